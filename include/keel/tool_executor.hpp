@@ -1,0 +1,55 @@
+// keel/tool_executor.hpp — runs one round's batch of tool calls.
+//
+// Arguments are parsed and validated against each tool's JSON Schema first; invalid arguments
+// become an error result naming the problem, never a crash. Concurrency-safe calls run in parallel
+// on a fixed thread pool (no thread per call); the others run one at a time in call order. Every
+// call has its own timeout (ToolSpec::effective_timeout_ms); a failure or timeout never cancels
+// the other calls (all results are kept, like Promise.allSettled), and results come back in call
+// order. A timed-out tool gets its stop token requested and is abandoned if it does not return.
+//
+// Thread-safety: run_batch() may be called from one thread at a time. The callbacks are invoked
+// from pool threads, possibly concurrently; they must be thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "keel/message.hpp"
+#include "keel/tool_registry.hpp"
+
+namespace keel {
+
+struct ToolExecutorOptions {
+  int threads = 4;             // pool size for concurrency-safe calls; >= 1
+  std::string workspace_root;  // passed to tools in ToolContext (absolute)
+};
+
+struct BatchCallbacks {
+  std::function<void(const ToolCall&)> on_start;                      // a call begins
+  std::function<void(const ToolCall&, const ToolResult&)> on_finish;  // a call ended
+};
+
+class ToolExecutor {
+ public:
+  // `registry` must outlive the executor.
+  ToolExecutor(const ToolRegistry& registry, ToolExecutorOptions options);
+  ~ToolExecutor();
+  ToolExecutor(const ToolExecutor&) = delete;
+  ToolExecutor& operator=(const ToolExecutor&) = delete;
+
+  // Runs `calls` and returns one result per call, in call order. Unknown tools get an error
+  // result. When `stop` is requested, running calls are cancelled and pending ones are not started
+  // (status kCancelled).
+  std::vector<ToolResult> run_batch(std::span<const ToolCall> calls, const BatchCallbacks& callbacks,
+                                    std::stop_token stop);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace keel

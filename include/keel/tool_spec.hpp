@@ -1,0 +1,34 @@
+// keel/tool_spec.hpp — what the core and the model know about a tool: its name, its JSON Schema
+// and the execution metadata that drives batching, approvals, timeouts and caching (seed 000's
+// tool-meta table).
+//
+// Thread-safety: plain value.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace keel {
+
+enum class Risk { kLow, kMedium, kHigh };
+
+// "low", "medium", "high".
+std::string_view risk_name(Risk risk);
+
+struct ToolSpec {
+  std::string name;         // unique in a registry; [A-Za-z0-9_.-], at most 64 characters
+  std::string description;  // one or two sentences the model reads
+  // JSON Schema (draft 7) of the arguments object, as JSON text.
+  std::string parameters_schema = R"({"type":"object","properties":{}})";
+  bool read_only = false;         // never changes anything outside keel
+  bool concurrency_safe = false;  // may run in parallel with other concurrency-safe calls
+  Risk risk = Risk::kLow;         // kHigh needs approval before it runs
+  int timeout_ms = 30000;         // per-call timeout in milliseconds
+  int timeout_floor_ms = 1000;    // no configured timeout goes below this (slow hosts)
+  bool cacheable = false;         // results may be reused for identical arguments
+
+  // The timeout a call actually gets: max(timeout_ms, timeout_floor_ms).
+  int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }
+};
+
+}  // namespace keel

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages keel needs, and only those that are missing.
+#   scripts/install-deps.sh build   — what building keel needs
+#   scripts/install-deps.sh test    — plus what the test suite needs (emscripten, node)
+set -euo pipefail
+
+build_pkgs=(cmake ninja-build g++ make pkg-config git
+  nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libre2-dev libvalijson-dev
+  libgtest-dev libgmock-dev)
+test_pkgs=(emscripten nodejs)
+
+want=("${build_pkgs[@]}")
+if [[ "${1:-build}" == "test" ]]; then want+=("${test_pkgs[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# A node from elsewhere (nvm, nodesource) satisfies the test suite too.
+if [[ " ${missing[*]} " == *" nodejs "* ]] && command -v node >/dev/null 2>&1; then
+  missing=("${missing[@]/nodejs/}")
+fi
+read -r -a missing <<<"${missing[*]}"
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "keel: installing missing Debian packages: ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "keel: these packages are missing and this user is not root: ${missing[*]}" >&2
+    echo "keel: install them with apt-get as root, then run make again." >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
