@@ -1,0 +1,46 @@
+// keel/core/agent_config.hpp — the settings of one agent run, as the pure core sees them.
+//
+// Every field has a default; a zero-initialised AgentConfig{} is a sensible agent.
+// Thread-safety: plain value.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "keel/tool_spec.hpp"
+
+namespace keel {
+
+// How tool calls travel between keel and the model.
+enum class ToolProtocol {
+  kNative,  // tools are sent in the API request (OpenAI `tools`); text-written calls are still accepted
+  kText,    // tools are described in the system prompt and calls are parsed from the reply text
+};
+
+// Which role carries the runtime continuation prompt. kUser is the portable choice: many chat
+// templates reject a system message after the first position.
+enum class ContinuationRole { kUser, kSystem };
+
+struct AgentConfig {
+  // Model calls with tools enabled before the round limit fires (then one last call without
+  // tools asks for the final answer). >= 1.
+  int max_rounds = 20;
+  // Consecutive replies with neither text nor a usable call that are corrected before the run
+  // fails. 0 fails on the first empty reply.
+  int max_empty_replies = 2;
+  // Failures of the same tool with the same arguments after which that call is disabled for the
+  // rest of the run. >= 1.
+  int repeated_failure_limit = 2;
+  // Similarity (0..1) at or above which a read-only call counts as a near-duplicate of an earlier
+  // one; values above 1 turn near-duplicate detection off (exact duplicates are still blocked).
+  double near_duplicate_threshold = 0.9;
+  // Largest tool result kept in the conversation, in characters (bytes of UTF-8); longer results
+  // are cut at a line or sentence boundary with a size note. 0 means no limit.
+  size_t result_char_budget = 8000;
+  // Calls to tools at or above this risk need an approval decision before they run.
+  Risk approval_threshold = Risk::kHigh;
+  ToolProtocol tool_protocol = ToolProtocol::kNative;
+  ContinuationRole continuation_role = ContinuationRole::kUser;
+};
+
+}  // namespace keel

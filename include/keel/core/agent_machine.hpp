@@ -1,0 +1,123 @@
+// keel/core/agent_machine.hpp — the agent's decisions as a pure state machine.
+//
+// The machine owns the conversation and decides; the host (keel::Agent, the server, a browser)
+// performs the I/O each Decision asks for and feeds the outcome back as an Event:
+//
+//   keel::AgentMachine m(config, tools, system_prompt, "list the files");
+//   keel::Decision d = m.start();                      // CallModel
+//   d = m.step(keel::ModelReplied{reply});             // RunTools / AskApproval / Finish / ...
+//   d = m.step(keel::ToolsFinished{results});          // CallModel (round 2, with continuation)
+//
+// Guarantees: no I/O, no clock, no randomness — the same events give the same decisions; the
+// loop is bounded (at most max_rounds tool rounds, then one final call without tools); every
+// guardrail that fires is reported in Decision::guards. An event the current phase cannot accept
+// yields Fail{kInternal} instead of undefined behaviour. After Finish or Fail the machine is done
+// and further events are rejected the same way.
+//
+// Thread-safety: not thread-safe; one host drives one machine.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "keel/core/agent_config.hpp"
+#include "keel/core/decision.hpp"
+#include "keel/core/event.hpp"
+#include "keel/core/tool_call_parser.hpp"
+#include "keel/message.hpp"
+#include "keel/tool_spec.hpp"
+
+namespace keel {
+
+enum class AgentPhase {
+  kIdle,              // start() not called yet
+  kAwaitingModel,     // a CallModel is outstanding
+  kAwaitingApproval,  // an AskApproval is outstanding
+  kAwaitingTools,     // a RunTools is outstanding
+  kFinished,          // Finish was decided
+  kFailed,            // Fail was decided
+};
+
+// "idle", "awaiting_model", "awaiting_approval", "awaiting_tools", "finished", "failed".
+std::string_view agent_phase_name(AgentPhase phase);
+
+class AgentMachine {
+ public:
+  // `parser` reads calls written as text; nullptr uses the default parser.
+  AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt, std::string task,
+               std::shared_ptr<const ToolCallParser> parser = nullptr);
+
+  // The first decision: CallModel for round 1.
+  Decision start();
+  // Advances the machine with the outcome of the last decision.
+  Decision step(const Event& event);
+
+  AgentPhase phase() const { return phase_; }
+  bool done() const { return phase_ == AgentPhase::kFinished || phase_ == AgentPhase::kFailed; }
+  // Model calls made so far with tools enabled (the final forced call is not counted).
+  int rounds_used() const { return rounds_used_; }
+  const AgentConfig& config() const { return config_; }
+  const std::vector<Message>& history() const { return history_; }
+  std::span<const ToolSpec> tools() const { return tools_; }
+  // Standing denial constraints recorded so far.
+  const std::vector<std::string>& denials() const { return denials_; }
+
+ private:
+  // One call of the round in progress and what became of it.
+  struct PendingCall {
+    enum class State { kRun, kApprove, kSettled };
+    ToolCall call;
+    const ToolSpec* spec = nullptr;  // points into tools_
+    std::string canonical;           // canonical arguments; empty when they were invalid
+    State state = State::kSettled;
+    bool ran = false;                // the host executed it (as opposed to a synthetic result)
+    std::optional<ToolResult> result;
+  };
+  Decision on_model_reply(const ModelReply& reply);
+  Decision on_approvals(const ApprovalsGiven& given);
+  Decision on_tools_finished(const ToolsFinished& done);
+  Decision on_continue(const ContinueRequested& req);
+  Decision finish_final_round(const ModelReply& reply, const ParsedReply& parsed);
+  Decision no_usable_call(const std::string& why);
+  Decision dispatch_tools();
+  Decision close_round();
+  Decision next_model_call();
+  Decision fail(FailureKind kind, std::string reason);
+  Decision reject(const char* event_name);
+  void classify_call(size_t index);
+  void record_result(PendingCall& pc);
+  const ToolSpec* find_tool(const std::string& name) const;
+
+  AgentConfig config_;
+  std::vector<ToolSpec> tools_;
+  std::shared_ptr<const ToolCallParser> parser_;
+  std::vector<Message> history_;
+  AgentPhase phase_ = AgentPhase::kIdle;
+  int rounds_used_ = 0;
+  int model_calls_ = 0;
+  bool final_round_ = false;
+  std::string last_answer_;
+  int empty_replies_ = 0;
+
+  // The round in progress.
+  std::vector<PendingCall> round_calls_;
+  std::vector<GuardEvent> guards_;        // fired during the current step
+  std::vector<std::string> guard_notes_;  // for the next continuation prompt
+  std::vector<std::string> tool_summary_;
+  std::string correction_;
+  bool injection_warning_ = false;
+
+  // Run-wide memory.
+  std::vector<std::string> denials_;
+  std::set<std::string> always_allowed_;           // tool names approved "always"
+  std::map<std::string, int> failure_counts_;      // signature -> failures
+  std::set<std::string> disabled_signatures_;
+  std::vector<std::pair<std::string, std::string>> successful_calls_;  // (tool, canonical args) since last mutation
+};
+
+}  // namespace keel

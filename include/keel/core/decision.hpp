@@ -1,0 +1,91 @@
+// keel/core/decision.hpp — what to do next: the outputs of the agent state machine.
+//
+// A Decision carries one action for the host plus the guardrail firings of that step, so every
+// guard is observable (events, --json, continuation prompt), never a silent drop.
+// Thread-safety: plain values.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "keel/message.hpp"
+#include "keel/model_io.hpp"
+#include "keel/tool_spec.hpp"
+
+namespace keel {
+
+// Call the model with exactly this request.
+struct CallModel {
+  ModelRequest request;
+};
+
+// Run these calls (arguments are JSON object text) and report ToolsFinished.
+struct RunTools {
+  std::vector<ToolCall> calls;
+};
+
+struct ApprovalRequest {
+  ToolCall call;
+  Risk risk = Risk::kHigh;
+  std::string reason;  // why approval is needed, e.g. "shell is a high-risk tool"
+};
+
+// Ask for approval of these calls and report ApprovalsGiven.
+struct AskApproval {
+  std::vector<ApprovalRequest> requests;
+};
+
+// The run is done; `answer` is the model's final text.
+struct Finish {
+  std::string answer;
+};
+
+enum class FailureKind {
+  kGuardrail,    // a guard ended the run (e.g. no answer after the round limit)
+  kModelOutput,  // the model's output was unusable (empty replies, broken calls)
+  kBackend,      // the backend failed
+  kAborted,      // stopped by the user or host
+  kInternal,     // an event arrived that the current phase cannot accept (a host bug)
+};
+
+// "guardrail", "model_output", "backend", "aborted", "internal".
+std::string_view failure_kind_name(FailureKind kind);
+
+// The run failed; `reason` says why in words a user can act on.
+struct Fail {
+  FailureKind kind = FailureKind::kInternal;
+  std::string reason;
+};
+
+using Action = std::variant<CallModel, RunTools, AskApproval, Finish, Fail>;
+
+enum class GuardKind {
+  kRoundLimit,        // max_rounds reached: final call without tools
+  kNoUsableCall,      // empty reply: corrective continuation
+  kMalformedCall,     // a call whose syntax or arguments could not be used
+  kRepeatedFailure,   // same call failed repeatedly: its signature is disabled
+  kSemanticRepeat,    // identical or near-identical call already made: blocked
+  kPermissionDenied,  // approval refused: a standing constraint for the run
+  kInjectionFlag,     // a tool result looks like a prompt injection: safety note
+  kContextLimit,      // a tool result exceeded its size budget: truncated
+};
+
+// "round_limit", "no_usable_call", "malformed_call", "repeated_failure", "semantic_repeat",
+// "permission_denied", "injection_flag", "context_limit".
+std::string_view guard_kind_name(GuardKind kind);
+
+struct GuardEvent {
+  GuardKind kind;
+  std::string detail;   // one sentence a person can read
+  std::string tool;     // the tool concerned, if any
+  std::string call_id;  // the call concerned, if any
+};
+
+struct Decision {
+  Action action;
+  std::vector<GuardEvent> guards;  // guards that fired during this step, in order
+};
+
+}  // namespace keel

@@ -1,0 +1,25 @@
+// Call signatures: canonical arguments and near-duplicate similarity, used by the repeated-failure
+// and semantic-repeat guards.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "keel/result.hpp"
+
+namespace keel::detail {
+
+// The arguments as canonical JSON (object keys sorted, no spaces). Empty text means {}.
+// InvalidArgument when the text is not a JSON object.
+Result<std::string> canonical_arguments(std::string_view json_text);
+
+// "name\x1f<canonical args>": equal signatures mean identical calls.
+std::string call_signature(std::string_view tool, std::string_view canonical_args);
+
+// Similarity in [0, 1] of two canonical argument objects of the same tool: 1 when identical
+// after normalising strings (case, whitespace, surrounding punctuation), 0 when the key sets or
+// any non-string value differ; otherwise the smallest word-set (Jaccard) similarity over the
+// string values that differ.
+double argument_similarity(std::string_view canonical_a, std::string_view canonical_b);
+
+}  // namespace keel::detail
