@@ -30,6 +30,9 @@ struct CallOptions {
   // Called before each retry: attempt (1-based, the one that failed), why, and the wait chosen.
   std::function<void(int attempt, const Status& why, int64_t delay_ms)> on_retry;
   std::stop_token stop;  // request_stop() cancels the call promptly with kCancelled
+  // Overall deadline for this call in milliseconds (kDeadlineExceeded when it passes); 0 uses the
+  // backend's configured request timeout. The preflight planner uses a short one.
+  int64_t timeout_ms = 0;
 };
 
 class LlmClient {

@@ -7,8 +7,18 @@
 // the other calls (all results are kept, like Promise.allSettled), and results come back in call
 // order. A timed-out tool gets its stop token requested and is abandoned if it does not return.
 //
+// Scheduling: calls are taken in order; a run of consecutive concurrency-safe calls forms one
+// parallel group, and every other call runs alone after the group before it has ended, so a read
+// that follows a write sees the write. All calls run on the pool (also the sequential ones, so the
+// thread calling run_batch() can enforce their timeouts). A call's timeout counts from the moment
+// a worker starts it. An abandoned call keeps its worker busy until the tool returns; the pool
+// then adds a worker (up to max_threads) so later batches are not starved. Tool output is made
+// valid UTF-8 (invalid bytes become U+FFFD) so it can always be sent to a model as JSON.
+//
 // Thread-safety: run_batch() may be called from one thread at a time. The callbacks are invoked
-// from pool threads, possibly concurrently; they must be thread-safe.
+// on the thread that called run_batch(), one at a time, never after run_batch() returns: on_start
+// when a worker has started the call (not for calls that never run: invalid arguments, unknown
+// tool, cancelled before starting), on_finish exactly once for every call, after its on_start.
 #pragma once
 
 #include <functional>
@@ -26,6 +36,12 @@ namespace keel {
 struct ToolExecutorOptions {
   int threads = 4;             // pool size for concurrency-safe calls; >= 1
   std::string workspace_root;  // passed to tools in ToolContext (absolute)
+  // Cap on workers, including those added to replace workers stuck in abandoned (timed-out)
+  // calls; raised to `threads` when smaller.
+  int max_threads = 16;
+  // On destruction, how long to wait for abandoned calls that are still running before their
+  // workers are detached (left to finish in the background).
+  int shutdown_grace_ms = 2000;
 };
 
 struct BatchCallbacks {

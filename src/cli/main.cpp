@@ -1,1 +1,42 @@
-int main() { return 0; }
+// The keel command line: parse arguments, dispatch to a command, return its exit code.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace keel::cli;
+  CLI::App app{"keel — a correctness-first LLM agent runtime", "keel"};
+  app.set_version_flag("--version", "keel " KEEL_VERSION);
+  app.require_subcommand(1);
+
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run an agent on a task until it answers or fails");
+  run_cmd->add_option("task", run.task, "What the agent should do")->required();
+  run_cmd->add_option("--model,-m", run.model,
+                      "Model: rules, openai/NAME, ollama/NAME, lmstudio/NAME, llamacpp/NAME, vllm/NAME, or any name with --base-url");
+  run_cmd->add_option("--base-url", run.base_url, "OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1");
+  run_cmd->add_option("--api-key", run.api_key, "API key (default: $OPENAI_API_KEY)");
+  run_cmd->add_option("--workspace,-w", run.workspace, "Folder the tools are confined to (default: current directory)");
+  run_cmd->add_option("--max-rounds", run.max_rounds, "Tool rounds before the agent must answer (default 20)")
+      ->check(CLI::Range(1, 1000));
+  run_cmd->add_flag("--yes,-y", run.yes, "Approve high-risk tool calls (shell) without asking");
+  run_cmd->add_flag("--json", run.json, "Print every event as one JSON object per line (see docs/events.md)");
+  run_cmd->add_flag("--no-stream", run.no_stream, "Ask the backend for whole replies instead of a stream");
+
+  ToolsListArgs tools_list;
+  CLI::App* tools_cmd = app.add_subcommand("tools", "Inspect the tools an agent can use");
+  tools_cmd->require_subcommand(1);
+  CLI::App* list_cmd = tools_cmd->add_subcommand("list", "List the built-in tools and their metadata");
+  list_cmd->add_option("--workspace,-w", tools_list.workspace, "Workspace folder (default: current directory)");
+  list_cmd->add_flag("--json", tools_list.json, "Print the tools as JSON, with their parameter schemas");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  if (run_cmd->parsed()) return run_command(run);
+  if (list_cmd->parsed()) return tools_list_command(tools_list);
+  return kExitUsage;
+}

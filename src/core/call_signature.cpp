@@ -32,6 +32,15 @@ std::string normalize(std::string_view s) {
   return out.substr(b, e - b);
 }
 
+bool has_space(std::string_view s) {
+  std::string_view t = s;
+  size_t b = t.find_first_not_of(" \t\r\n");
+  size_t e = t.find_last_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return false;
+  t = t.substr(b, e - b + 1);
+  return t.find_first_of(" \t\r\n") != std::string_view::npos;
+}
+
 std::set<std::string> words(std::string_view s) {
   std::set<std::string> out;
   std::string cur;
@@ -88,6 +97,9 @@ double argument_similarity(std::string_view canonical_a, std::string_view canoni
     if (va.is_string() && vb.is_string()) {
       const auto& sa = va.get_ref<const std::string&>();
       const auto& sb = vb.get_ref<const std::string&>();
+      // Single tokens (paths, ids, URLs) differ whenever they are not identical: "../x" is not "x".
+      // Phrases (queries, questions) are compared by normalised text, then by their word sets.
+      if (!has_space(sa) || !has_space(sb)) return 0.0;
       if (normalize(sa) == normalize(sb)) continue;
       lowest = std::min(lowest, jaccard(words(sa), words(sb)));
     } else if (va != vb) {

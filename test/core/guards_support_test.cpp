@@ -65,6 +65,10 @@ TEST(CallSignatureTest, CanonicalArgumentsAreOrderAndSpaceInsensitive) {
 TEST(CallSignatureTest, SimilarityNormalisesStringsAndRejectsOtherDifferences) {
   EXPECT_EQ(detail::argument_similarity(R"({"q":"Weather Paris"})", R"({"q":"weather  paris."})"), 1.0);
   EXPECT_LT(detail::argument_similarity(R"({"path":"src/a.cpp"})", R"({"path":"src/b.cpp"})"), 0.9);
+  EXPECT_EQ(detail::argument_similarity(R"({"path":"src/a/b.txt"})", R"({"path":"src/b/a.txt"})"), 0.0);
+  EXPECT_EQ(detail::argument_similarity(R"({"path":"../etc/passwd"})", R"({"path":"/etc/passwd"})"), 0.0);
+  EXPECT_GT(detail::argument_similarity(R"({"q":"cheap flights paris london march"})",
+                                        R"({"q":"cheap flights london paris march 2026"})"), 0.8);
   EXPECT_EQ(detail::argument_similarity(R"({"n":1})", R"({"n":2})"), 0.0);
   EXPECT_EQ(detail::argument_similarity(R"({"a":"x"})", R"({"b":"x"})"), 0.0);
 }

@@ -1,0 +1,93 @@
+// keel/hooks.hpp — the one extension interface of a run (seed 001's plugin hooks).
+//
+// Subclass Hooks and override what you need; every method does nothing by default. Plugins are
+// stateless: per-run state travels in RunContext::metadata, so one plugin object can serve many
+// runs. Some hooks may change the run: on_process_prompts may edit the outgoing request, and
+// on_response_complete may ask for another round.
+//
+//   struct Logger : keel::Hooks {
+//     void on_tool_result(keel::RunContext&, const keel::ToolCall& c, const keel::ToolResult& r) override {
+//       std::cerr << c.name << " -> " << keel::tool_status_name(r.status) << "\n";
+//     }
+//   };
+//   agent.add_hooks(std::make_shared<Logger>());
+//
+// Thread-safety: the agent never calls hooks concurrently (calls from tool threads are
+// serialised), so a plugin needs no locking of its own for per-run data.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "keel/core/decision.hpp"
+#include "keel/core/event.hpp"
+#include "keel/message.hpp"
+#include "keel/model_io.hpp"
+#include "keel/result.hpp"
+
+namespace keel {
+
+class AgentMachine;
+
+// Where a run is; reported through on_status_changed.
+enum class RunStatus { kStarting, kPlanning, kCallingModel, kWaitingApproval, kRunningTools, kFinished, kFailed };
+
+// "starting", "planning", "calling_model", "waiting_approval", "running_tools", "finished", "failed".
+std::string_view run_status_name(RunStatus status);
+
+// What a run ended with.
+struct RunOutcome {
+  bool ok = false;                              // an answer was produced
+  std::string answer;                           // the final answer (ok only)
+  FailureKind failure = FailureKind::kInternal; // why it failed (!ok only)
+  std::string error;                            // message a user can act on (!ok only)
+  int rounds = 0;                               // tool rounds used
+  int model_calls = 0;                          // model calls made (including planner and final)
+  int tool_calls = 0;                           // tool calls requested by the model
+  Usage usage;                                  // summed over all model calls
+  int64_t duration_ms = 0;                      // wall time of the run
+};
+
+// Per-run state shared with every hook.
+struct RunContext {
+  std::string run_id;                           // unique per run
+  std::string task;                             // the user's task
+  std::string model;                            // the backend's description
+  int round = 0;                                // the model call in progress (1-based)
+  RunStatus status = RunStatus::kStarting;
+  const AgentMachine* machine = nullptr;        // read-only view of the conversation; valid during the run
+  std::map<std::string, std::string> metadata;  // free for plugins to keep per-run state in
+};
+
+// Set by on_response_complete to continue instead of returning the answer.
+struct ResponseActions {
+  bool another_round = false;  // run another round
+  std::string message;         // the user message that starts it
+};
+
+class Hooks {
+ public:
+  virtual ~Hooks() = default;
+  virtual void on_run_started(RunContext&) {}
+  virtual void on_user_message(RunContext&, const Message&) {}
+  // Called before every model call; may edit `request` (appended messages, sampling, history).
+  virtual void on_process_prompts(RunContext&, ModelRequest&) {}
+  virtual void on_model_delta(RunContext&, std::string_view /*text*/) {}
+  virtual void on_reasoning_delta(RunContext&, std::string_view /*text*/) {}
+  virtual void on_model_retry(RunContext&, int /*attempt*/, const Status& /*why*/, int64_t /*delay_ms*/) {}
+  virtual void on_model_reply(RunContext&, const ModelReply&) {}
+  // A final answer is ready; set actions.another_round to continue instead.
+  virtual void on_response_complete(RunContext&, const std::string& /*answer*/, ResponseActions&) {}
+  virtual void on_tool_call(RunContext&, const ToolCall&) {}
+  virtual void on_approval_requested(RunContext&, const ApprovalRequest&) {}
+  virtual void on_approval_decided(RunContext&, const ApprovalRequest&, const ApprovalDecision&) {}
+  virtual void on_tool_result(RunContext&, const ToolCall&, const ToolResult&) {}
+  virtual void on_guard_fired(RunContext&, const GuardEvent&) {}
+  virtual void on_status_changed(RunContext&, RunStatus) {}
+  virtual void on_run_finished(RunContext&, const RunOutcome&) {}
+  virtual void on_run_failed(RunContext&, const RunOutcome&) {}
+};
+
+}  // namespace keel

@@ -1,0 +1,139 @@
+#include "cli/json_events.hpp"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "keel/core/agent_machine.hpp"
+
+namespace keel::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxContentInEvent = 16 * 1024;
+
+json call_json(const ToolCall& c) {
+  json args = json::parse(c.arguments.empty() ? "{}" : c.arguments, nullptr, false);
+  return {{"id", c.id}, {"name", c.name}, {"arguments", args.is_discarded() ? json(c.arguments) : args}};
+}
+
+std::string_view verdict_name(ApprovalVerdict v) {
+  switch (v) {
+    case ApprovalVerdict::kAllow: return "allow";
+    case ApprovalVerdict::kAllowAlways: return "allow_always";
+    case ApprovalVerdict::kDeny: return "deny";
+  }
+  return "deny";
+}
+
+}  // namespace
+
+int exit_code_for(const RunOutcome& o) {
+  if (o.ok) return 0;
+  switch (o.failure) {
+    case FailureKind::kBackend: return 4;
+    case FailureKind::kAborted: return 130;
+    default: return 3;
+  }
+}
+
+struct JsonEventsPlugin::Writer {
+  std::FILE* out;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void write(std::string_view type, json body, const RunContext* ctx = nullptr) {
+    json line = {{"v", 1}, {"type", type}};
+    if (ctx != nullptr) {
+      line["run_id"] = ctx->run_id;
+      if (ctx->round > 0) line["round"] = ctx->round;
+    }
+    line["t_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    for (auto it = body.begin(); it != body.end(); ++it) line[it.key()] = it.value();
+    std::string s = line.dump(-1, ' ', false, json::error_handler_t::replace);
+    s.push_back('\n');
+    std::fwrite(s.data(), 1, s.size(), out);
+    std::fflush(out);
+  }
+};
+
+JsonEventsPlugin::JsonEventsPlugin(std::FILE* out, bool stream_deltas)
+    : writer_(std::make_shared<Writer>(Writer{out})), stream_deltas_(stream_deltas) {}
+
+void JsonEventsPlugin::notice(const std::string& message) { writer_->write("notice", {{"message", message}}); }
+
+void JsonEventsPlugin::error(const std::string& kind, const std::string& message, int exit_code) {
+  writer_->write("run_failed", {{"kind", kind}, {"error", message}, {"exit_code", exit_code}});
+}
+
+void JsonEventsPlugin::on_run_started(RunContext& ctx) {
+  writer_->write("run_started", {{"task", ctx.task}, {"model", ctx.model}}, &ctx);
+}
+void JsonEventsPlugin::on_user_message(RunContext& ctx, const Message& m) {
+  writer_->write("user_message", {{"content", m.content}}, &ctx);
+}
+void JsonEventsPlugin::on_model_delta(RunContext& ctx, std::string_view text) {
+  if (stream_deltas_) writer_->write("model_delta", {{"text", text}}, &ctx);
+}
+void JsonEventsPlugin::on_reasoning_delta(RunContext& ctx, std::string_view text) {
+  if (stream_deltas_) writer_->write("reasoning_delta", {{"text", text}}, &ctx);
+}
+void JsonEventsPlugin::on_model_retry(RunContext& ctx, int attempt, const Status& why, int64_t delay_ms) {
+  writer_->write("model_retry", {{"attempt", attempt}, {"error", why.to_string()}, {"delay_ms", delay_ms}}, &ctx);
+}
+void JsonEventsPlugin::on_model_reply(RunContext& ctx, const ModelReply& r) {
+  json calls = json::array();
+  for (const auto& c : r.tool_calls) calls.push_back(call_json(c));
+  json body = {{"text", r.text}, {"tool_calls", calls}, {"finish_reason", r.finish_reason},
+               {"usage", {{"prompt_tokens", r.usage.prompt_tokens}, {"completion_tokens", r.usage.completion_tokens}}}};
+  if (!r.reasoning.empty()) body["reasoning"] = r.reasoning;
+  writer_->write("model_reply", std::move(body), &ctx);
+}
+void JsonEventsPlugin::on_tool_call(RunContext& ctx, const ToolCall& c) { writer_->write("tool_call", call_json(c), &ctx); }
+void JsonEventsPlugin::on_approval_requested(RunContext& ctx, const ApprovalRequest& r) {
+  writer_->write("approval_requested", {{"call", call_json(r.call)}, {"risk", risk_name(r.risk)}, {"reason", r.reason}}, &ctx);
+}
+void JsonEventsPlugin::on_approval_decided(RunContext& ctx, const ApprovalRequest& r, const ApprovalDecision& d) {
+  writer_->write("approval_decided", {{"call_id", r.call.id}, {"verdict", verdict_name(d.verdict)}, {"reason", d.reason}}, &ctx);
+}
+void JsonEventsPlugin::on_tool_result(RunContext& ctx, const ToolCall& c, const ToolResult& r) {
+  bool cut = r.content.size() > kMaxContentInEvent;
+  json body = {{"id", c.id},         {"name", c.name}, {"status", tool_status_name(r.status)},
+               {"content", cut ? r.content.substr(0, kMaxContentInEvent) : r.content},
+               {"duration_ms", r.duration_ms}};
+  if (cut) body["content_cut_at"] = kMaxContentInEvent;
+  writer_->write("tool_result", std::move(body), &ctx);
+}
+void JsonEventsPlugin::on_guard_fired(RunContext& ctx, const GuardEvent& g) {
+  writer_->write("guard_fired", {{"kind", guard_kind_name(g.kind)}, {"detail", g.detail}, {"tool", g.tool}, {"call_id", g.call_id}}, &ctx);
+}
+void JsonEventsPlugin::on_status_changed(RunContext& ctx, RunStatus s) {
+  json body = {{"status", run_status_name(s)}};
+  if (s == RunStatus::kCallingModel && ctx.machine != nullptr) body["phase"] = agent_phase_name(ctx.machine->phase());
+  auto planner = ctx.metadata.find("planner");
+  if (s == RunStatus::kCallingModel && planner != ctx.metadata.end() && ctx.round == 1) body["planner"] = planner->second;
+  writer_->write("status", std::move(body), &ctx);
+}
+
+namespace {
+json outcome_json(const RunOutcome& o) {
+  return {{"rounds", o.rounds},
+          {"model_calls", o.model_calls},
+          {"tool_calls", o.tool_calls},
+          {"usage", {{"prompt_tokens", o.usage.prompt_tokens}, {"completion_tokens", o.usage.completion_tokens}}},
+          {"duration_ms", o.duration_ms},
+          {"exit_code", exit_code_for(o)}};
+}
+}  // namespace
+
+void JsonEventsPlugin::on_run_finished(RunContext& ctx, const RunOutcome& o) {
+  json body = outcome_json(o);
+  body["answer"] = o.answer;
+  writer_->write("run_finished", std::move(body), &ctx);
+}
+void JsonEventsPlugin::on_run_failed(RunContext& ctx, const RunOutcome& o) {
+  json body = outcome_json(o);
+  body["kind"] = failure_kind_name(o.failure);
+  body["error"] = o.error;
+  writer_->write("run_failed", std::move(body), &ctx);
+}
+
+}  // namespace keel::cli

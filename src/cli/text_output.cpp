@@ -1,0 +1,95 @@
+#include "cli/text_output.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace keel::cli {
+namespace {
+
+constexpr const char* kStreamedKey = "text.streamed";  // "1" while the current reply's text is on stdout
+
+void flush_line(std::FILE* f, RunContext& ctx) {
+  if (ctx.metadata[kStreamedKey] == "1") {
+    std::fputc('\n', f);
+    std::fflush(f);
+    ctx.metadata[kStreamedKey] = "0";
+  }
+}
+
+}  // namespace
+
+std::string short_arguments(const std::string& json_text, size_t max_value) {
+  nlohmann::json args = nlohmann::json::parse(json_text.empty() ? "{}" : json_text, nullptr, false);
+  if (!args.is_object()) return json_text.substr(0, max_value);
+  std::string out;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    std::string v = it->is_string() ? it->get<std::string>() : it->dump();
+    for (char& c : v) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    if (v.size() > max_value) v = v.substr(0, max_value) + "…";
+    out += (out.empty() ? "" : " ") + it.key() + "=" + v;
+  }
+  return out;
+}
+
+void TextOutputPlugin::on_model_delta(RunContext& ctx, std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), out_);
+  std::fflush(out_);
+  if (!text.empty()) ctx.metadata[kStreamedKey] = "1";
+  ctx.metadata["text.answer_streamed"] = "1";
+}
+
+void TextOutputPlugin::on_model_retry(RunContext& ctx, int attempt, const Status& why, int64_t delay_ms) {
+  flush_line(out_, ctx);
+  std::fprintf(err_, "  … model call attempt %d failed (%s); retrying in %.1f s\n", attempt, why.to_string().c_str(),
+               static_cast<double>(delay_ms) / 1000.0);
+}
+
+void TextOutputPlugin::on_model_reply(RunContext& ctx, const ModelReply& reply) {
+  flush_line(out_, ctx);
+  // Text that came with tool calls was narration; only the final reply counts as the answer.
+  if (!reply.tool_calls.empty()) ctx.metadata["text.answer_streamed"] = "0";
+}
+
+void TextOutputPlugin::on_approval_decided(RunContext&, const ApprovalRequest& r, const ApprovalDecision& d) {
+  const char* what = d.verdict == ApprovalVerdict::kDeny ? "denied" : "approved";
+  std::fprintf(err_, "  %s %s %s%s%s\n", what, r.call.name.c_str(), short_arguments(r.call.arguments).c_str(),
+               d.reason.empty() ? "" : ": ", d.reason.c_str());
+}
+
+void TextOutputPlugin::on_tool_result(RunContext& ctx, const ToolCall& c, const ToolResult& r) {
+  flush_line(out_, ctx);
+  std::string line = std::string(r.ok() ? "  ✓ " : "  ✗ ") + c.name + " " + short_arguments(c.arguments) + "  (" +
+                     std::to_string(r.duration_ms) + " ms";
+  if (!r.ok()) {
+    std::string msg = r.content.substr(0, 160);
+    for (char& ch : msg) {
+      if (ch == '\n') ch = ' ';
+    }
+    line += ", " + std::string(tool_status_name(r.status)) + "): " + msg;
+  } else {
+    line += ")";
+  }
+  std::fprintf(err_, "%s\n", line.c_str());
+}
+
+void TextOutputPlugin::on_guard_fired(RunContext& ctx, const GuardEvent& g) {
+  flush_line(out_, ctx);
+  std::fprintf(err_, "  ! %s: %s\n", std::string(guard_kind_name(g.kind)).c_str(), g.detail.c_str());
+}
+
+void TextOutputPlugin::on_run_finished(RunContext& ctx, const RunOutcome& o) {
+  if (ctx.metadata["text.answer_streamed"] != "1") {
+    std::fprintf(out_, "%s\n", o.answer.c_str());
+  } else {
+    flush_line(out_, ctx);
+  }
+  std::fflush(out_);
+}
+
+void TextOutputPlugin::on_run_failed(RunContext& ctx, const RunOutcome& o) {
+  flush_line(out_, ctx);
+  std::fprintf(err_, "keel: run failed (%s): %s\n", std::string(failure_kind_name(o.failure)).c_str(), o.error.c_str());
+}
+
+}  // namespace keel::cli

@@ -1,0 +1,52 @@
+// `keel tools list`: the tools an agent gets, with their metadata.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "keel/builtin_tools.hpp"
+
+namespace keel::cli {
+
+int tools_list_command(const ToolsListArgs& args) {
+  std::string error;
+  std::string workspace = resolve_workspace(args.workspace, error);
+  if (workspace.empty()) {
+    std::fprintf(stderr, "keel: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  ToolRegistry tools;
+  BuiltinToolOptions options;
+  options.workspace_root = workspace;
+  if (Status s = register_builtin_tools(tools, options); !s.ok()) {
+    std::fprintf(stderr, "keel: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
+  if (args.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& t : tools.specs()) {
+      out.push_back({{"name", t.name},
+                     {"description", t.description},
+                     {"parameters", nlohmann::json::parse(t.parameters_schema, nullptr, false)},
+                     {"read_only", t.read_only},
+                     {"concurrency_safe", t.concurrency_safe},
+                     {"risk", risk_name(t.risk)},
+                     {"timeout_ms", t.effective_timeout_ms()},
+                     {"cacheable", t.cacheable}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%-14s %-7s %-22s %-9s %s\n", "TOOL", "RISK", "FLAGS", "TIMEOUT", "DESCRIPTION");
+  for (const auto& t : tools.specs()) {
+    std::string flags;
+    if (t.read_only) flags += "read-only ";
+    if (t.concurrency_safe) flags += "parallel ";
+    if (t.cacheable) flags += "cacheable";
+    std::string timeout = std::to_string(t.effective_timeout_ms() / 1000) + " s";
+    std::printf("%-14s %-7s %-22s %-9s %s\n", t.name.c_str(), std::string(risk_name(t.risk)).c_str(), flags.c_str(),
+                timeout.c_str(), t.description.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace keel::cli

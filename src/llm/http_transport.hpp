@@ -1,0 +1,78 @@
+// A minimal HTTP POST client over one reused libcurl easy handle, driven through a private multi
+// handle so that it can be woken at once by a stop request and can enforce an idle timeout.
+//
+// The connection cache lives in the multi handle, so consecutive requests to the same host reuse
+// one kept-alive connection (TCP keep-alive probes are enabled too).
+//
+// Thread-safety: an HttpSession is not thread-safe; one request at a time (the OpenAI client holds
+// a mutex around it). Stop requests may come from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "keel/result.hpp"
+
+namespace keel::detail {
+
+// The head of the final response.
+struct HttpHead {
+  long status = 0;           // 0 until a status line arrived
+  std::string content_type;  // Content-Type header, as sent
+  std::string retry_after;   // Retry-After header, as sent; empty when absent
+};
+
+struct HttpRequest {
+  std::string url;
+  std::string target;                 // names the server in error messages (the base URL)
+  std::string body;                   // POST body
+  std::vector<std::string> headers;   // "Name: value" lines
+  int64_t connect_timeout_ms = 0;     // 0: libcurl's default
+  int64_t total_timeout_ms = 0;       // whole transfer; 0: none
+  std::string total_timeout_name = "request_timeout_ms";  // the setting named when it fires
+  int64_t idle_timeout_ms = 0;        // longest time without a received byte; 0: none
+  std::stop_token stop;               // a stop request aborts the transfer promptly
+  // Receives the body as it arrives, with the response head; returning false aborts the transfer.
+  // It is called from the thread running post() only.
+  std::function<bool(const HttpHead&, std::string_view)> on_body;
+};
+
+enum class HttpEnd {
+  kCompleted,      // a full response arrived (any status)
+  kCancelled,      // the stop token fired
+  kIdleTimeout,    // idle_timeout_ms passed without a received byte
+  kAbortedByBody,  // on_body returned false (the caller knows why)
+  kFailed,         // a transport error (see error)
+};
+
+struct HttpOutcome {
+  HttpEnd end = HttpEnd::kFailed;
+  HttpHead head;
+  Status error;                  // why, for every end but kCompleted and kAbortedByBody
+  bool retryable = false;        // kFailed: a connection-level failure worth another attempt
+  bool connection_lost = false;  // kFailed: the connection broke after the response began
+};
+
+class HttpSession {
+ public:
+  HttpSession();
+  ~HttpSession();
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
+
+  // False when libcurl could not create its handles (then post() fails with kInternal).
+  bool ok() const { return easy_ != nullptr && multi_ != nullptr; }
+
+  // Sends one POST and reads the whole response through request.on_body.
+  HttpOutcome post(const HttpRequest& request);
+
+ private:
+  void* easy_ = nullptr;   // CURL*
+  void* multi_ = nullptr;  // CURLM*
+};
+
+}  // namespace keel::detail

@@ -1,0 +1,241 @@
+// OpenAI chat-completions JSON mapping; see openai_wire.hpp.
+#include "llm/openai_wire.hpp"
+
+#include <exception>
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+
+json message_json(const Message& m) {
+  json out = json::object();
+  out["role"] = std::string(role_name(m.role));
+  switch (m.role) {
+    case Role::kSystem:
+    case Role::kUser:
+      out["content"] = m.content;
+      break;
+    case Role::kAssistant:
+      if (m.tool_calls.empty()) {
+        out["content"] = m.content;
+      } else {
+        // OpenAI expects null rather than "" next to tool calls.
+        out["content"] = m.content.empty() ? json(nullptr) : json(m.content);
+        json calls = json::array();
+        for (const ToolCall& call : m.tool_calls) {
+          calls.push_back({{"id", call.id},
+                           {"type", "function"},
+                           {"function", {{"name", call.name},
+                                         {"arguments", call.arguments.empty() ? "{}" : call.arguments}}}});
+        }
+        out["tool_calls"] = std::move(calls);
+      }
+      break;
+    case Role::kTool:
+      out["tool_call_id"] = m.tool_call_id;
+      out["content"] = m.content;
+      break;
+  }
+  return out;
+}
+
+Result<json> tools_json(const ModelRequest& request) {
+  json tools = json::array();
+  for (const ToolSpec& spec : request.tools) {
+    json params = json::parse(spec.parameters_schema, nullptr, /*allow_exceptions=*/false);
+    if (params.is_discarded() || !params.is_object()) {
+      return Status::InvalidArgument("tool '" + spec.name +
+                                     "' has a parameters_schema that is not a JSON object: " +
+                                     truncate_text(spec.parameters_schema, 200));
+    }
+    tools.push_back({{"type", "function"},
+                     {"function", {{"name", spec.name},
+                                   {"description", spec.description},
+                                   {"parameters", std::move(params)}}}});
+  }
+  return tools;
+}
+
+int64_t int_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end()) return 0;
+  if (it->is_number_integer() || it->is_number_unsigned()) return it->get<int64_t>();
+  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
+  return 0;
+}
+
+std::string string_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Result<ModelReply> parse_completion_json(const json& body) {
+  if (auto error = embedded_error(body)) {
+    return Status::Unavailable("server reported an error: " + *error);
+  }
+  if (!body.is_object()) return Status::Unavailable("reply is not a JSON object");
+  const auto choices = body.find("choices");
+  if (choices == body.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) {
+    return Status::Unavailable("reply has no choices: " + truncate_text(body.dump(), 300));
+  }
+  const json& choice = (*choices)[0];
+  ModelReply reply;
+  reply.model = string_field(body, "model");
+  reply.finish_reason = string_field(choice, "finish_reason");
+  if (const auto usage = body.find("usage"); usage != body.end() && usage->is_object()) {
+    reply.usage.prompt_tokens = int_field(*usage, "prompt_tokens");
+    reply.usage.completion_tokens = int_field(*usage, "completion_tokens");
+  }
+  const auto message = choice.find("message");
+  if (message == choice.end() || !message->is_object()) {
+    return Status::Unavailable("reply's first choice has no message object");
+  }
+  if (const auto content = message->find("content"); content != message->end()) {
+    reply.text = content_text(*content);
+  }
+  reply.reasoning = string_field(*message, "reasoning_content");
+  if (reply.reasoning.empty()) reply.reasoning = string_field(*message, "reasoning");
+  if (const auto calls = message->find("tool_calls"); calls != message->end() && calls->is_array()) {
+    for (const json& call : *calls) {
+      if (!call.is_object()) continue;
+      ToolCall out;
+      out.id = string_field(call, "id");
+      if (const auto fn = call.find("function"); fn != call.end() && fn->is_object()) {
+        out.name = string_field(*fn, "name");
+        const auto args = fn->find("arguments");
+        out.arguments = arguments_text(args == fn->end() ? json(nullptr) : *args);
+      }
+      reply.tool_calls.push_back(std::move(out));
+    }
+  }
+  return reply;
+}
+
+}  // namespace
+
+Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options) {
+  try {
+    json body = json::object();
+    if (!options.model.empty()) body["model"] = std::string(options.model);
+    json messages = json::array();
+    request.for_each_message([&](const Message& m) { messages.push_back(message_json(m)); });
+    body["messages"] = std::move(messages);
+    if (request.tools_enabled && !request.tools.empty()) {
+      KEEL_ASSIGN_OR_RETURN(json tools, tools_json(request));
+      body["tools"] = std::move(tools);
+    }
+    const SamplingParams& s = request.sampling;
+    if (s.temperature) body["temperature"] = *s.temperature;
+    if (s.max_tokens) body["max_tokens"] = *s.max_tokens;
+    if (s.top_p) body["top_p"] = *s.top_p;
+    if (s.seed) body["seed"] = *s.seed;
+    if (options.stream) {
+      body["stream"] = true;
+      if (options.stream_usage) body["stream_options"] = {{"include_usage", true}};
+    }
+    // Invalid UTF-8 (e.g. binary tool output) is replaced rather than failing the request.
+    return body.dump(-1, ' ', false, json::error_handler_t::replace);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("cannot build the request JSON: ") + e.what());
+  }
+}
+
+Result<ModelReply> parse_chat_completion(std::string_view body) {
+  try {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) {
+      return Status::Unavailable("invalid JSON from server: " + truncate_text(body, 200));
+    }
+    return parse_completion_json(parsed);
+  } catch (const std::exception& e) {
+    return Status::Unavailable(std::string("unexpected reply from server: ") + e.what());
+  }
+}
+
+std::string arguments_text(const json& arguments) {
+  if (arguments.is_string()) {
+    std::string text = arguments.get<std::string>();
+    return text.empty() ? "{}" : text;
+  }
+  if (arguments.is_null()) return "{}";
+  return arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string content_text(const json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string out;
+  if (content.is_array()) {
+    for (const json& part : content) {
+      if (part.is_object()) out += string_field(part, "text");
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> embedded_error(const json& value) {
+  if (!value.is_object()) return std::nullopt;
+  const auto error = value.find("error");
+  if (error == value.end() || error->is_null()) return std::nullopt;
+  if (error->is_string()) return error->get<std::string>();
+  if (error->is_object()) {
+    std::string message = string_field(*error, "message");
+    return message.empty() ? truncate_text(error->dump(), 500) : message;
+  }
+  return truncate_text(error->dump(), 500);
+}
+
+long embedded_error_status(const json& value) {
+  if (!value.is_object()) return 0;
+  const auto error = value.find("error");
+  if (error == value.end() || !error->is_object()) return 0;
+  for (const char* key : {"code", "status"}) {
+    const int64_t code = int_field(*error, key);
+    if (code >= 400 && code <= 599) return static_cast<long>(code);
+  }
+  return 0;
+}
+
+std::string server_error_message(std::string_view body) {
+  try {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_discarded()) {
+      if (auto message = embedded_error(parsed)) return truncate_text(*message, 500);
+      if (parsed.is_object()) {
+        std::string message = string_field(parsed, "message");  // some proxies
+        if (!message.empty()) return truncate_text(message, 500);
+      }
+    }
+  } catch (const std::exception&) {
+    // fall through to the raw body
+  }
+  std::string raw = truncate_text(body, 500);
+  return raw.empty() ? "(empty body)" : raw;
+}
+
+Status http_error_status(long status, std::string_view server_message, std::string_view url) {
+  std::string message = "HTTP " + std::to_string(status) + ": " + std::string(server_message);
+  switch (status) {
+    case 400: return Status::InvalidArgument(std::move(message));
+    case 401: return Status::Unauthenticated(message + " (check the API key for " + std::string(url) + ")");
+    case 403: return Status::PermissionDenied(std::move(message));
+    case 404:
+      return Status::NotFound(message + " (POST " + std::string(url) + "; check base_url and the model name)");
+    default: break;
+  }
+  if (status >= 400 && status <= 499 && status != 408 && status != 409 && status != 429) {
+    return Status::InvalidArgument(std::move(message));
+  }
+  return Status::Unavailable(std::move(message));
+}
+
+std::string truncate_text(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  std::string out(text.substr(0, cut));
+  out += "...";
+  return out;
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,58 @@
+// The OpenAI chat-completions wire format: keel's ModelRequest to request JSON, a non-streamed
+// reply body to a ModelReply, and servers' error bodies to Status values.
+//
+// Thread-safety: free functions without shared state; safe from any thread.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "keel/model_io.hpp"
+#include "keel/result.hpp"
+
+namespace keel::detail {
+
+struct WireOptions {
+  std::string_view model;     // empty: the "model" field is omitted
+  bool stream = false;        // "stream": true
+  bool stream_usage = true;   // with stream: "stream_options": {"include_usage": true}
+};
+
+// The JSON body of POST /chat/completions. Fails with kInvalidArgument when a tool's
+// parameters_schema is not a JSON object.
+Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options);
+
+// Parses a non-streamed "chat.completion" body. A body that is not JSON, carries an "error"
+// object, or has no choices fails with kUnavailable (the caller may retry).
+Result<ModelReply> parse_chat_completion(std::string_view body);
+
+// Tool-call arguments as JSON text: strings pass through, objects (some servers send them) are
+// serialised, null/absent/empty become "{}".
+std::string arguments_text(const nlohmann::json& arguments);
+
+// Message content that may be a string, null, or an array of {"type":"text","text":...} parts.
+std::string content_text(const nlohmann::json& content);
+
+// The message of an {"error": ...} object (error.message, or error as a string); nullopt when
+// `value` is not an error object.
+std::optional<std::string> embedded_error(const nlohmann::json& value);
+
+// The numeric error.code / error.status of an error object when it is an HTTP status; else 0.
+long embedded_error_status(const nlohmann::json& value);
+
+// A human-readable server message from an error body: its error message, or the raw body
+// truncated to about 500 characters.
+std::string server_error_message(std::string_view body);
+
+// The Status for a non-2xx HTTP reply: 400 kInvalidArgument, 401 kUnauthenticated,
+// 403 kPermissionDenied, 404 kNotFound, other 4xx kInvalidArgument, everything else kUnavailable.
+// The message reads "HTTP <code>: <server message>", plus a hint naming `url` where it helps.
+Status http_error_status(long status, std::string_view server_message, std::string_view url);
+
+// `text` cut to at most `max_bytes` (on a UTF-8 boundary) with "..." appended when cut.
+std::string truncate_text(std::string_view text, size_t max_bytes);
+
+}  // namespace keel::detail

@@ -1,0 +1,153 @@
+// resolve_config(): layers defaults < user file < workspace file < environment < flags. Files are
+// parsed in config_file.cpp, model names in model_spec.cpp; this file only decides who wins.
+#include "keel/config.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <filesystem>
+#include <system_error>
+
+#include "runtime/config_file.hpp"
+#include "runtime/model_spec.hpp"
+
+extern char** environ;  // POSIX; declared here because <unistd.h> only does so with _GNU_SOURCE
+
+namespace keel {
+namespace {
+
+using detail::ConfigLayer;
+using detail::env_value;
+
+// $XDG_CONFIG_HOME/keel/config.yaml, else $HOME/.config/keel/config.yaml; empty when neither is
+// known. A relative XDG_CONFIG_HOME is ignored, as the XDG spec asks.
+std::string user_config_path(const ConfigInputs& in) {
+  std::string xdg = env_value(in.env, "XDG_CONFIG_HOME");
+  if (!xdg.empty() && xdg.front() == '/') return (std::filesystem::path(xdg) / "keel" / "config.yaml").string();
+  if (!in.home.empty()) return (std::filesystem::path(in.home) / ".config" / "keel" / "config.yaml").string();
+  return {};
+}
+
+// Copies every setting the layer has onto `cfg` (the layer wins).
+void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
+  if (layer.max_rounds) cfg.max_rounds = *layer.max_rounds;
+  if (layer.stream) cfg.stream = *layer.stream;
+  if (layer.request_timeout_ms) cfg.request_timeout_ms = *layer.request_timeout_ms;
+  if (layer.stream_idle_timeout_ms) cfg.stream_idle_timeout_ms = *layer.stream_idle_timeout_ms;
+  if (layer.connect_timeout_ms) cfg.connect_timeout_ms = *layer.connect_timeout_ms;
+  if (layer.retry_max_attempts) cfg.retry.max_attempts = *layer.retry_max_attempts;
+  if (layer.retry_initial_delay_ms) cfg.retry.initial_delay_ms = *layer.retry_initial_delay_ms;
+  if (layer.retry_max_delay_ms) cfg.retry.max_delay_ms = *layer.retry_max_delay_ms;
+  if (layer.shell_enabled) cfg.shell_enabled = *layer.shell_enabled;
+  if (layer.shell_timeout_ms) cfg.shell_timeout_ms = *layer.shell_timeout_ms;
+  if (layer.planner_enabled) cfg.planner_enabled = *layer.planner_enabled;
+  if (layer.planner_timeout_ms) cfg.planner_timeout_ms = *layer.planner_timeout_ms;
+  cfg.intents.insert(cfg.intents.end(), layer.intents.begin(), layer.intents.end());
+}
+
+Result<int> parse_max_rounds(const std::string& text, const std::string& what) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > 1000) {
+    return Status::InvalidArgument(what + " must be an integer >= 1 and <= 1000, got '" + text + "'");
+  }
+  return value;
+}
+
+// The model name, highest precedence first, and the model-related settings of the files.
+Result<detail::ModelInputs> model_inputs(const ConfigInputs& in, const std::vector<const ConfigLayer*>& files,
+                                         const ConfigLayer* workspace_file, const std::string& user_config) {
+  detail::ModelInputs mi;
+  mi.flag_base_url = in.base_url;
+  mi.flag_api_key = in.api_key;
+  std::string env_model = env_value(in.env, "KEEL_MODEL");
+  if (in.model) {
+    if (in.model->empty()) return Status::InvalidArgument("--model must not be empty; e.g. --model ollama/qwen2.5:7b");
+    mi.name = *in.model;
+    mi.source = "--model";
+  } else if (!env_model.empty()) {
+    mi.name = env_model;
+    mi.source = "KEEL_MODEL";
+  }
+  // `files` is highest precedence first (workspace, then user).
+  for (const ConfigLayer* f : files) {
+    if (mi.name.empty() && f->model) {
+      if (f->model->empty()) return Status::InvalidArgument(f->path + ": model must not be empty");
+      mi.name = *f->model;
+      mi.source = f->path;
+    }
+    if (!mi.config_base_url && f->base_url) {
+      mi.config_base_url = f->base_url;
+      mi.config_base_url_source = f->path;
+      mi.base_url_from_workspace = f == workspace_file;
+    }
+    if (f == workspace_file && f->api_key_env) {
+      return Status::InvalidArgument(f->path + ": api_key_env is only honoured in your user config (" + user_config +
+                                     "), so that a repository cannot read your environment; move it there");
+    }
+    if (!mi.config_api_key && !mi.config_api_key_env && (f->api_key || f->api_key_env)) {
+      mi.config_api_key = f->api_key;
+      mi.config_api_key_env = f->api_key_env;
+      mi.config_api_key_source = f->path;
+    }
+  }
+  if (mi.name.empty()) {
+    mi.name = "rules";
+    mi.source = "default";
+  }
+  return mi;
+}
+
+}  // namespace
+
+Result<KeelConfig> resolve_config(const ConfigInputs& in) {
+  KeelConfig cfg;
+  std::optional<ConfigLayer> user_file;
+  std::optional<ConfigLayer> workspace_file;
+  if (std::string path = user_config_path(in); !path.empty()) {
+    KEEL_ASSIGN_OR_RETURN(user_file, detail::load_config_file(path));
+  }
+  if (!in.workspace.empty()) {
+    std::string path = (std::filesystem::path(in.workspace) / "keel.yaml").string();
+    KEEL_ASSIGN_OR_RETURN(workspace_file, detail::load_config_file(path));
+  }
+  std::vector<const ConfigLayer*> by_precedence;  // highest first
+  if (workspace_file) by_precedence.push_back(&*workspace_file);
+  if (user_file) by_precedence.push_back(&*user_file);
+
+  for (const std::optional<ConfigLayer>* file : {&user_file, &workspace_file}) {
+    if (!*file) continue;
+    apply_layer(**file, cfg);
+    cfg.loaded_files.push_back((*file)->path);
+  }
+
+  if (std::string rounds = env_value(in.env, "KEEL_MAX_ROUNDS"); !rounds.empty()) {
+    KEEL_ASSIGN_OR_RETURN(cfg.max_rounds, parse_max_rounds(rounds, "KEEL_MAX_ROUNDS"));
+  }
+  if (in.max_rounds) {
+    if (*in.max_rounds < 1 || *in.max_rounds > 1000) {
+      return Status::InvalidArgument("--max-rounds must be an integer >= 1 and <= 1000, got " +
+                                     std::to_string(*in.max_rounds));
+    }
+    cfg.max_rounds = *in.max_rounds;
+  }
+  if (in.stream) cfg.stream = *in.stream;
+
+  KEEL_ASSIGN_OR_RETURN(detail::ModelInputs mi, model_inputs(in, by_precedence, workspace_file ? &*workspace_file : nullptr,
+                                                             user_config_path(in)));
+  KEEL_ASSIGN_OR_RETURN(cfg.model, detail::resolve_model(mi, in.env));
+  return cfg;
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    size_t eq = text.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+  }
+  return env;
+}
+
+}  // namespace keel

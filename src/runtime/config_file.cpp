@@ -1,0 +1,293 @@
+// Parses one keel config file. yaml-cpp throws on type errors, so every access happens inside one
+// try block and each value is checked before it is converted; messages name the file and the full
+// key path ("retry.max_attempts", "intents[1].patterns") so a user can find the line to fix.
+#include "runtime/config_file.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <regex>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+namespace keel::detail {
+namespace {
+
+// Edit distance, to suggest the key a typo meant.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string join(std::initializer_list<const char*> words) {
+  std::string out;
+  for (const char* w : words) {
+    if (!out.empty()) out += ", ";
+    out += w;
+  }
+  return out;
+}
+
+// Reads values out of one file, producing messages that name it.
+class FileReader {
+ public:
+  explicit FileReader(const std::string& path) : path_(path) {}
+
+  Status error(const std::string& key, const std::string& what) const {
+    return Status::InvalidArgument(path_ + ": " + key + " " + what);
+  }
+
+  // Every key of `map` (a mapping named `where`, "" for the top level) must be in `known`.
+  Status check_keys(const YAML::Node& map, const std::string& where, std::initializer_list<const char*> known) const {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (!it->first.IsScalar()) return error(where.empty() ? "a key" : where, "has a key that is not a plain name");
+      const std::string& key = it->first.Scalar();
+      if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) != known.end()) continue;
+      std::string msg = path_ + ": unknown key '" + (where.empty() ? key : where + "." + key) + "'";
+      const char* closest = nullptr;
+      size_t best = 3;  // suggest only near misses: at most two edits away
+      for (const char* k : known) {
+        size_t d = edit_distance(key, k);
+        if (d < best) {
+          best = d;
+          closest = k;
+        }
+      }
+      if (closest != nullptr) msg += " (did you mean '" + std::string(closest) + "'?)";
+      msg += "; known keys" + (where.empty() ? std::string() : " in " + where) + ": " + join(known);
+      return Status::InvalidArgument(msg);
+    }
+    return Status::Ok();
+  }
+
+  Status mapping(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsMap()) return error(key, "must be a mapping of keys to values");
+    return Status::Ok();
+  }
+
+  Result<std::string> string(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) return error(key, "must be a string");
+    return node.Scalar();
+  }
+
+  Result<int64_t> integer(const YAML::Node& node, const std::string& key, int64_t min, int64_t max) const {
+    std::string range = "must be an integer >= " + std::to_string(min);
+    if (max != INT64_MAX) range += " and <= " + std::to_string(max);
+    if (!node.IsScalar()) return error(key, range);
+    const std::string& text = node.Scalar();
+    int64_t value = 0;
+    const char* begin = text.data() + (text.starts_with('+') ? 1 : 0);
+    auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || begin == end || value < min || value > max) {
+      return error(key, range + ", got '" + text + "'");
+    }
+    return value;
+  }
+
+  Result<bool> boolean(const YAML::Node& node, const std::string& key) const {
+    std::string word = node.IsScalar() ? node.Scalar() : std::string();
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (word == "true" || word == "yes" || word == "on") return true;
+    if (word == "false" || word == "no" || word == "off") return false;
+    return error(key, "must be true or false" + (node.IsScalar() ? ", got '" + node.Scalar() + "'" : std::string()));
+  }
+
+  Result<std::vector<std::string>> strings(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsSequence()) return error(key, "must be a list of strings, e.g. [a, b]");
+    std::vector<std::string> out;
+    for (const YAML::Node& item : node) {
+      if (!item.IsScalar()) return error(key, "must be a list of strings, e.g. [a, b]");
+      out.push_back(item.Scalar());
+    }
+    return out;
+  }
+
+ private:
+  const std::string& path_;
+};
+
+constexpr int64_t kIntMax = INT_MAX;
+constexpr int64_t kNoMax = INT64_MAX;
+
+// Fills optional fields from the keys of one mapping, when present. `prefix` names the mapping in
+// messages ("" at the top level, "retry." inside retry).
+class SectionReader {
+ public:
+  SectionReader(const FileReader& r, const YAML::Node& map, std::string prefix)
+      : r_(r), map_(map), prefix_(std::move(prefix)) {}
+
+  template <class T>
+  Status integer(const char* key, int64_t min, int64_t max, std::optional<T>& field) const {
+    const YAML::Node n = map_[key];
+    if (!n) return Status::Ok();
+    KEEL_ASSIGN_OR_RETURN(int64_t value, r_.integer(n, prefix_ + key, min, max));
+    field = static_cast<T>(value);  // in range: checked against min and max above
+    return Status::Ok();
+  }
+  Status boolean(const char* key, std::optional<bool>& field) const {
+    const YAML::Node n = map_[key];
+    if (!n) return Status::Ok();
+    KEEL_ASSIGN_OR_RETURN(field, r_.boolean(n, prefix_ + key));
+    return Status::Ok();
+  }
+  Status string(const char* key, std::optional<std::string>& field) const {
+    const YAML::Node n = map_[key];
+    if (!n) return Status::Ok();
+    KEEL_ASSIGN_OR_RETURN(field, r_.string(n, prefix_ + key));
+    return Status::Ok();
+  }
+  Status strings(const char* key, std::vector<std::string>& field) const {
+    const YAML::Node n = map_[key];
+    if (!n) return Status::Ok();
+    KEEL_ASSIGN_OR_RETURN(field, r_.strings(n, prefix_ + key));
+    return Status::Ok();
+  }
+
+ private:
+  const FileReader& r_;
+  const YAML::Node& map_;
+  std::string prefix_;
+};
+
+Result<IntentRule> parse_intent(const FileReader& r, const YAML::Node& node, const std::string& where) {
+  KEEL_TRY(r.mapping(node, where));
+  KEEL_TRY(r.check_keys(node, where, {"name", "keywords", "patterns", "tools"}));
+  std::optional<std::string> name;
+  KEEL_TRY(SectionReader(r, node, where + ".").string("name", name));
+  if (!name || name->empty()) return r.error(where, "needs a non-empty name");
+  IntentRule rule;
+  rule.name = *name;
+  std::string label = where + " ('" + rule.name + "')";
+  SectionReader fields(r, node, label + ".");
+  KEEL_TRY(fields.strings("keywords", rule.keywords));
+  KEEL_TRY(fields.strings("patterns", rule.patterns));
+  KEEL_TRY(fields.strings("tools", rule.tools));
+  if (rule.keywords.empty() && rule.patterns.empty()) {
+    return r.error(label, "needs at least one keyword or pattern, or it can never match");
+  }
+  for (const std::string& pattern : rule.patterns) {
+    try {
+      std::regex compiled(pattern, std::regex::ECMAScript | std::regex::icase);
+      (void)compiled;
+    } catch (const std::regex_error& e) {
+      return r.error(label + ".patterns",
+                     "has '" + pattern + "', which is not a valid regular expression (" + e.what() + ")");
+    }
+  }
+  return rule;
+}
+
+// The nested sections: retry, tools.shell, planner, intents.
+Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& out) {
+  if (const YAML::Node n = root["retry"]) {
+    KEEL_TRY(r.mapping(n, "retry"));
+    KEEL_TRY(r.check_keys(n, "retry", {"max_attempts", "initial_delay_ms", "max_delay_ms"}));
+    SectionReader retry(r, n, "retry.");
+    KEEL_TRY(retry.integer("max_attempts", 1, 100, out.retry_max_attempts));
+    KEEL_TRY(retry.integer("initial_delay_ms", 0, kNoMax, out.retry_initial_delay_ms));
+    KEEL_TRY(retry.integer("max_delay_ms", 0, kNoMax, out.retry_max_delay_ms));
+  }
+  if (const YAML::Node n = root["tools"]) {
+    KEEL_TRY(r.mapping(n, "tools"));
+    KEEL_TRY(r.check_keys(n, "tools", {"shell"}));
+    if (const YAML::Node shell_node = n["shell"]) {
+      KEEL_TRY(r.mapping(shell_node, "tools.shell"));
+      KEEL_TRY(r.check_keys(shell_node, "tools.shell", {"enabled", "timeout_ms"}));
+      SectionReader shell(r, shell_node, "tools.shell.");
+      KEEL_TRY(shell.boolean("enabled", out.shell_enabled));
+      KEEL_TRY(shell.integer("timeout_ms", 1, kIntMax, out.shell_timeout_ms));
+    }
+  }
+  if (const YAML::Node n = root["planner"]) {
+    KEEL_TRY(r.mapping(n, "planner"));
+    KEEL_TRY(r.check_keys(n, "planner", {"enabled", "timeout_ms"}));
+    SectionReader planner(r, n, "planner.");
+    KEEL_TRY(planner.boolean("enabled", out.planner_enabled));
+    KEEL_TRY(planner.integer("timeout_ms", 1, kNoMax, out.planner_timeout_ms));
+  }
+  if (const YAML::Node n = root["intents"]) {
+    if (!n.IsSequence()) return r.error("intents", "must be a list of {name, keywords, patterns, tools}");
+    for (size_t i = 0; i < n.size(); ++i) {
+      KEEL_ASSIGN_OR_RETURN(IntentRule rule, parse_intent(r, n[i], "intents[" + std::to_string(i) + "]"));
+      out.intents.push_back(std::move(rule));
+    }
+  }
+  return Status::Ok();
+}
+
+Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out) {
+  if (!root || root.IsNull()) return Status::Ok();  // an empty file sets nothing
+  if (!root.IsMap()) return r.error("the top level", "must be a mapping of keys to values (e.g. `model: rules`)");
+  KEEL_TRY(r.check_keys(root, "",
+                        {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
+                         "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner"}));
+  SectionReader top(r, root, "");
+  KEEL_TRY(top.string("model", out.model));
+  KEEL_TRY(top.string("base_url", out.base_url));
+  KEEL_TRY(top.string("api_key", out.api_key));
+  KEEL_TRY(top.string("api_key_env", out.api_key_env));
+  if (out.api_key && out.api_key_env) return r.error("api_key", "and api_key_env are both set; keep one");
+  if (out.api_key_env && out.api_key_env->empty()) return r.error("api_key_env", "must name an environment variable");
+  KEEL_TRY(top.integer("max_rounds", 1, 1000, out.max_rounds));
+  KEEL_TRY(top.boolean("stream", out.stream));
+  KEEL_TRY(top.integer("request_timeout_ms", 1, kNoMax, out.request_timeout_ms));
+  KEEL_TRY(top.integer("stream_idle_timeout_ms", 1, kNoMax, out.stream_idle_timeout_ms));
+  KEEL_TRY(top.integer("connect_timeout_ms", 1, kNoMax, out.connect_timeout_ms));
+  return parse_sections(r, root, out);
+}
+
+}  // namespace
+
+Result<ConfigLayer> parse_config_text(const std::string& text, const std::string& path) {
+  ConfigLayer layer;
+  layer.path = path;
+  FileReader reader(path);
+  try {
+    YAML::Node root = YAML::Load(text);
+    KEEL_TRY(parse_root(reader, root, layer));
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
+                                   std::to_string(e.mark.column + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(path + ": cannot be parsed: " + e.what());
+  }
+  return layer;
+}
+
+Result<std::optional<ConfigLayer>> load_config_file(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (st.type() == std::filesystem::file_type::not_found) return std::optional<ConfigLayer>();
+  if (ec) return Status::InvalidArgument("cannot read config file " + path + ": " + ec.message());
+  if (std::filesystem::is_directory(st)) {
+    return Status::InvalidArgument("cannot read config file " + path + ": it is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidArgument("cannot read config file " + path + ": " + std::strerror(errno));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::InvalidArgument("cannot read config file " + path + ": read error");
+  KEEL_ASSIGN_OR_RETURN(ConfigLayer layer, parse_config_text(buffer.str(), path));
+  return std::optional<ConfigLayer>(std::move(layer));
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,47 @@
+// Private to the runtime: one keel config file (keel.yaml or the user's config.yaml) parsed into
+// optional fields, so resolve_config() can layer files under the environment and flags.
+//
+// Thread-safety: plain value and a free function that reads only the file it is given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "keel/config.hpp"
+#include "keel/result.hpp"
+
+namespace keel::detail {
+
+// The settings one file sets; an unset optional means "the file does not say".
+struct ConfigLayer {
+  std::string path;  // the file as named in messages, e.g. "/ws/keel.yaml"
+  std::optional<std::string> model;
+  std::optional<std::string> base_url;
+  std::optional<std::string> api_key;
+  std::optional<std::string> api_key_env;  // name of an environment variable holding the key
+  std::optional<int> max_rounds;
+  std::optional<bool> stream;
+  std::optional<int64_t> request_timeout_ms;
+  std::optional<int64_t> stream_idle_timeout_ms;
+  std::optional<int64_t> connect_timeout_ms;
+  std::optional<int> retry_max_attempts;
+  std::optional<int64_t> retry_initial_delay_ms;
+  std::optional<int64_t> retry_max_delay_ms;
+  std::optional<bool> shell_enabled;
+  std::optional<int> shell_timeout_ms;
+  std::vector<IntentRule> intents;
+  std::optional<bool> planner_enabled;
+  std::optional<int64_t> planner_timeout_ms;
+};
+
+// Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument
+// naming the file (and key) when it cannot be read, is not valid YAML, has an unknown key, a value
+// of the wrong type or out of range, or an intent pattern that does not compile.
+Result<std::optional<ConfigLayer>> load_config_file(const std::string& path);
+
+// Parses YAML text as if it were the file `path` (the part of load_config_file after reading).
+Result<ConfigLayer> parse_config_text(const std::string& text, const std::string& path);
+
+}  // namespace keel::detail

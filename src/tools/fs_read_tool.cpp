@@ -1,0 +1,159 @@
+// fs_read — returns a text file's contents, or a range of its lines, bounded by
+// BuiltinToolOptions::max_output_bytes. The file is streamed, so reading late lines of a large
+// file does not load all of it. Binary files (a NUL byte in the first 8 KiB) are refused.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tools/builtin_factories.hpp"
+#include "tools/fs_common.hpp"
+#include "tools/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kSchema = R"({
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File to read, relative to the workspace root"},
+    "offset_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based); default 1"},
+    "max_lines": {"type": "integer", "minimum": 1, "description": "Most lines to return; default: all that fit the output limit"}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+})";
+
+// What a streaming pass over the file found.
+struct LineWindow {
+  std::string text;            // the selected lines, newlines included
+  int64_t complete_lines = 0;  // whole lines in `text`
+  bool cut = false;            // stopped at the byte cap
+  bool more = false;           // stopped at max_lines with more bytes after
+  int64_t total_lines = 0;     // lines in the file; valid only when neither cut nor more
+};
+
+// Owns a file descriptor. Not thread-safe (one call uses it).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Streams the file, keeping lines [offset, offset + max_lines) up to `cap` bytes.
+Result<LineWindow> read_window(const fs::path& path, std::string_view shown, int64_t offset, int64_t max_lines,
+                               size_t cap) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return fs_error("open", shown, std::error_code(errno, std::generic_category()));
+  LineWindow w;
+  int64_t line = 1;
+  bool last_was_newline = true;  // an empty file has no lines
+  std::string buf(64 * 1024, '\0');
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fs_error("read", shown, std::error_code(errno, std::generic_category()));
+    if (n == 0) break;
+    const size_t size = static_cast<size_t>(n);
+    size_t i = 0;
+    while (i < size) {
+      if (max_lines > 0 && line >= offset + max_lines) {
+        w.more = true;
+        return w;
+      }
+      const void* nl = std::memchr(buf.data() + i, '\n', size - i);
+      const size_t end = nl != nullptr ? static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1 : size;
+      if (line >= offset) {
+        const size_t len = end - i;
+        if (w.text.size() + len > cap) {
+          w.text.append(buf, i, cap - w.text.size());
+          w.cut = true;
+          return w;
+        }
+        w.text.append(buf, i, len);
+        if (nl != nullptr) ++w.complete_lines;
+      }
+      i = end;
+      last_was_newline = nl != nullptr;
+      if (nl != nullptr) ++line;
+    }
+  }
+  w.total_lines = last_was_newline ? line - 1 : line;
+  return w;
+}
+
+Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann::json& args) {
+  const std::string shown = string_arg(args, "path", "");
+  KEEL_ASSIGN_OR_RETURN(fs::path path, ws->resolve(shown, /*must_exist=*/true));
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec) return fs_error("read", shown, ec);
+  if (fs::is_directory(st)) return Status::InvalidArgument("'" + shown + "' is a directory; use fs_list to see its entries");
+  if (!fs::is_regular_file(st)) {
+    return Status::InvalidArgument("'" + shown + "' is a " + std::string(file_type_name(st.type())) +
+                                   ", not a regular file; fs_read only reads files");
+  }
+  KEEL_ASSIGN_OR_RETURN(std::string head, read_prefix(path, kBinarySniffBytes, shown));
+  if (looks_binary(head)) {
+    return Status::InvalidArgument("'" + shown + "' is a binary file (it contains NUL bytes); fs_read only reads text");
+  }
+  if (head.empty()) return std::string("[empty file: 0 bytes]");
+
+  const int64_t offset = int_arg(args, "offset_line").value_or(1);
+  const int64_t max_lines = int_arg(args, "max_lines").value_or(0);
+  if (cap == 0) cap = 1;
+  KEEL_ASSIGN_OR_RETURN(LineWindow w, read_window(path, shown, offset, max_lines, cap));
+
+  std::string out = std::move(w.text);
+  std::string note;
+  const int64_t last = offset + w.complete_lines - 1;
+  if (w.cut) {
+    const uintmax_t size = fs::file_size(path, ec);
+    const std::string size_text = ec ? "" : " of a " + std::to_string(size) + "-byte file";
+    const size_t keep = out.rfind('\n');
+    if (keep != std::string::npos) {
+      out.resize(keep + 1);  // whole lines only, so offset_line below is exact
+      note = "[output truncated at " + std::to_string(cap) + " bytes: showing lines " + std::to_string(offset) + "-" +
+             std::to_string(last) + size_text + "; use offset_line=" + std::to_string(last + 1) + " to read on]";
+    } else {
+      out.resize(utf8_complete_prefix(out));
+      note = "[line " + std::to_string(offset) + " is longer than " + std::to_string(cap) +
+             " bytes; only its start is shown; use offset_line=" + std::to_string(offset + 1) + " to skip it]";
+    }
+  } else if (w.more) {
+    note = "[showing lines " + std::to_string(offset) + "-" + std::to_string(last) +
+           "; more lines follow: use offset_line=" + std::to_string(last + 1) + " to read on]";
+  } else if (offset > w.total_lines) {
+    note = "[offset_line " + std::to_string(offset) + " is past the end of '" + shown + "', which has " +
+           std::to_string(w.total_lines) + " lines]";
+  }
+  if (!note.empty()) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    out += note;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Tool> make_fs_read_tool(WorkspacePtr workspace, const BuiltinToolOptions& options) {
+  ToolSpec spec = read_only_fs_spec(
+      "fs_read",
+      "Read a text file in the workspace; use offset_line and max_lines to page through long files.", kSchema);
+  const size_t cap = options.max_output_bytes;
+  return make_tool(std::move(spec), [ws = std::move(workspace), cap](const nlohmann::json& args, const ToolContext&) {
+    return read_file(ws, cap, args);
+  });
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,59 @@
+#include "support/cli_runner.hpp"
+
+#include <filesystem>
+
+#include "support/temp_dir.hpp"
+#include "tools/subprocess.hpp"
+
+namespace keel::testing {
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out.push_back(c);
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+CliRun run_cli(const std::string& keel_binary, const std::vector<std::string>& args, const CliOptions& options) {
+  TempDir capture;
+  std::string command = "exec ";
+  if (options.interrupt_after_s > 0) command += "timeout --preserve-status -s INT " + std::to_string(options.interrupt_after_s) + " ";
+  command += "env -i PATH=/usr/bin:/bin HOME=" + quote(capture.path().string());
+  for (const auto& [k, v] : options.env) command += " " + quote(k + "=" + v);
+  command += " " + quote(keel_binary);
+  for (const auto& a : args) command += " " + quote(a);
+  command += " >" + quote((capture.path() / "out").string()) + " 2>" + quote((capture.path() / "err").string());
+
+  detail::SubprocessRequest req;
+  req.command = command;
+  req.cwd = options.cwd.empty() ? capture.path().string() : options.cwd;
+  req.timeout = std::chrono::milliseconds(options.timeout_ms);
+  CliRun run;
+  auto result = detail::run_subprocess(req);
+  if (result.ok()) {
+    run.elapsed_ms = result->elapsed_ms;
+    if (result->end == detail::SubprocessResult::End::kExited) run.exit_code = result->exit_code;
+  }
+  run.out = read_file(capture.path() / "out");
+  run.err = read_file(capture.path() / "err");
+  return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    if (nl > start) out.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace keel::testing
