@@ -23,7 +23,6 @@
 
 #include "keel/agent.hpp"
 #include "keel/openai_client.hpp"
-#include "support/fake_llm.hpp"
 #include "support/mock_llm_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -56,17 +55,23 @@ size_t count_tool_messages(const std::string& body) {
   return n;
 }
 
-// Answers rounds 1..N-1 with a noop call and round N with text.
-keel::testing::MockLlmServer::Responder responder(int rounds, bool stream) {
-  return [rounds, stream](const std::string& body) {
-    size_t done = count_tool_messages(body);
+// Answers rounds 1..N-1 with a call of `tool` and round N with text. The answers are built once,
+// so the server's own work per request is a copy and a count, not JSON building.
+keel::testing::MockLlmServer::Responder responder(int rounds, bool stream, const std::string& tool,
+                                                  const std::string& arg, const std::string& arg_end = "") {
+  auto answers = std::make_shared<std::vector<keel::testing::MockResponse>>();
+  for (int done = 0; done < rounds; ++done) {
     keel::ModelReply r;
-    if (static_cast<int>(done) + 1 < rounds) {
-      r.tool_calls.push_back({"c" + std::to_string(done), "noop", "{\"i\":" + std::to_string(done) + "}"});
+    if (done + 1 < rounds) {
+      r.tool_calls.push_back({"c" + std::to_string(done), tool, "{" + arg + std::to_string(done) + arg_end + "}"});
     } else {
       r.text = "finished after " + std::to_string(done) + " tool calls";
     }
-    return stream ? keel::testing::mock_stream(r, 64) : keel::testing::mock_completion(r);
+    answers->push_back(stream ? keel::testing::mock_stream(r, 64) : keel::testing::mock_completion(r));
+  }
+  return [answers](const std::string& body) {
+    size_t done = std::min(count_tool_messages(body), answers->size() - 1);
+    return (*answers)[done];
   };
 }
 
@@ -78,7 +83,7 @@ struct Figures {
 Figures bench_http(int runs, int rounds, bool stream) {
   keel::testing::MockLlmServer server;
   server.set_record_requests(false);
-  server.set_responder(responder(rounds, stream));
+  server.set_responder(responder(rounds, stream, "noop", "\"i\":"));
   keel::OpenAiOptions o;
   o.base_url = server.base_url();
   o.model = "bench";
@@ -109,6 +114,27 @@ Figures bench_http(int runs, int rounds, bool stream) {
   return f;
 }
 
+// An in-process model that answers like the mock server without copying anything: what is left
+// of a step is keel's own work (core decisions, tool batch, hooks).
+class ScriptedModel final : public keel::LlmClient {
+ public:
+  explicit ScriptedModel(int rounds) : rounds_(rounds) {}
+  keel::Result<keel::ModelReply> complete(const keel::ModelRequest& request, const keel::CallOptions&) override {
+    keel::ModelReply r;
+    int done = request.round - 1;
+    if (done + 1 < rounds_) {
+      r.tool_calls.push_back({"c" + std::to_string(done), "noop", "{\"i\":" + std::to_string(done) + "}"});
+    } else {
+      r.text = "done";
+    }
+    return r;
+  }
+  std::string describe() const override { return "scripted"; }
+
+ private:
+  int rounds_;
+};
+
 Figures bench_in_process(int runs, int rounds) {
   keel::ToolRegistry tools;
   (void)tools.add(noop_tool());
@@ -117,9 +143,7 @@ Figures bench_in_process(int runs, int rounds) {
   Figures f;
   double total = 0;
   for (int i = 0; i < runs; ++i) {
-    keel::testing::FakeLlm llm;
-    for (int r = 0; r + 1 < rounds; ++r) llm.push_call("noop", "{\"i\":" + std::to_string(r) + "}");
-    llm.push_text("done");
+    ScriptedModel llm(rounds);
     keel::Agent agent(llm, tools, options);
     auto t = Clock::now();
     auto out = agent.run("benchmark task");
@@ -191,17 +215,9 @@ int main(int argc, char** argv) {
   keel::testing::TempDir ws;
   keel::testing::MockLlmServer server;
   server.set_record_requests(false);
-  // The bench tool is not built into the executable, so the process run calls fs_stat.
-  server.set_responder([rounds](const std::string& body) {
-    size_t done = count_tool_messages(body);
-    keel::ModelReply r;
-    if (static_cast<int>(done) + 1 < rounds) {
-      r.tool_calls.push_back({"c" + std::to_string(done), "fs_stat", "{\"path\":\".\",\"n\":" + std::to_string(done) + "}"});
-    } else {
-      r.text = "done";
-    }
-    return keel::testing::mock_stream(r, 64);
-  });
+  // The bench tool is not built into the executable, so the process run stats files f0..fN.
+  for (int i = 0; i < rounds; ++i) ws.write("f" + std::to_string(i), "x");
+  server.set_responder(responder(rounds, true, "fs_stat", "\"path\":\"f", "\""));
   ProcessFigures full = best_of(3, {KEEL_BINARY, "run", "--base-url", server.base_url(), "--model", "bench",
                                     "--max-rounds", std::to_string(rounds + 1), "benchmark task"},
                                 ws.path().string());

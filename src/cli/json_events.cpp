@@ -17,15 +17,6 @@ json call_json(const ToolCall& c) {
   return {{"id", c.id}, {"name", c.name}, {"arguments", args.is_discarded() ? json(c.arguments) : args}};
 }
 
-std::string_view verdict_name(ApprovalVerdict v) {
-  switch (v) {
-    case ApprovalVerdict::kAllow: return "allow";
-    case ApprovalVerdict::kAllowAlways: return "allow_always";
-    case ApprovalVerdict::kDeny: return "deny";
-  }
-  return "deny";
-}
-
 }  // namespace
 
 int exit_code_for(const RunOutcome& o) {
@@ -92,7 +83,7 @@ void JsonEventsPlugin::on_approval_requested(RunContext& ctx, const ApprovalRequ
   writer_->write("approval_requested", {{"call", call_json(r.call)}, {"risk", risk_name(r.risk)}, {"reason", r.reason}}, &ctx);
 }
 void JsonEventsPlugin::on_approval_decided(RunContext& ctx, const ApprovalRequest& r, const ApprovalDecision& d) {
-  writer_->write("approval_decided", {{"call_id", r.call.id}, {"verdict", verdict_name(d.verdict)}, {"reason", d.reason}}, &ctx);
+  writer_->write("approval_decided", {{"call_id", r.call.id}, {"verdict", approval_verdict_name(d.verdict)}, {"reason", d.reason}}, &ctx);
 }
 void JsonEventsPlugin::on_tool_result(RunContext& ctx, const ToolCall& c, const ToolResult& r) {
   bool cut = r.content.size() > kMaxContentInEvent;

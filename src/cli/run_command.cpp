@@ -58,6 +58,7 @@ std::string resolve_workspace(const std::optional<std::string>& flag, std::strin
 }
 
 int run_command(const RunArgs& args) {
+  std::stop_token stop = install_interrupt_handler();  // first: Ctrl-C during set-up is a clean abort too
   std::unique_ptr<JsonEventsPlugin> json_out;
   if (args.json) json_out = std::make_unique<JsonEventsPlugin>(stdout, !args.no_stream);
   auto usage_error = [&](const std::string& message) {
@@ -117,7 +118,6 @@ int run_command(const RunArgs& args) {
     agent.set_approver(make_deny_all(kNoTtyDenial));
   }
 
-  std::stop_token stop = install_interrupt_handler();
   Result<RunOutcome> outcome = agent.run(args.task, stop);
   if (!outcome.ok()) return usage_error(outcome.status().message());
   return exit_code_for(*outcome);

@@ -5,6 +5,7 @@
 
 #include "core/call_signature.hpp"
 #include "core/result_budget.hpp"
+#include "core/text_util.hpp"
 #include "keel/core/injection_detector.hpp"
 #include "keel/core/prompt_builder.hpp"
 
@@ -12,19 +13,9 @@ namespace keel {
 
 namespace {
 
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
+using detail::Overloaded;
 
-std::string trimmed(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+std::string trimmed(std::string_view s) { return std::string(detail::trim(s)); }
 
 std::string shorten(std::string_view s, size_t max) {
   if (s.size() <= max) return std::string(s);

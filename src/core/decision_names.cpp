@@ -29,6 +29,15 @@ std::string_view guard_kind_name(GuardKind kind) {
   return "round_limit";
 }
 
+std::string_view approval_verdict_name(ApprovalVerdict verdict) {
+  switch (verdict) {
+    case ApprovalVerdict::kAllow: return "allow";
+    case ApprovalVerdict::kAllowAlways: return "allow_always";
+    case ApprovalVerdict::kDeny: return "deny";
+  }
+  return "deny";
+}
+
 std::string_view agent_phase_name(AgentPhase phase) {
   switch (phase) {
     case AgentPhase::kIdle: return "idle";

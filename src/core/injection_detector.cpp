@@ -3,14 +3,12 @@
 #include <array>
 #include <cctype>
 
+#include "core/text_util.hpp"
+
 namespace keel {
 namespace {
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using detail::lowercase;
 
 std::vector<std::string_view> split_words(std::string_view lower) {
   std::vector<std::string_view> words;

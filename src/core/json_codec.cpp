@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text_util.hpp"
+
 namespace keel {
 namespace {
 
@@ -9,12 +11,7 @@ using nlohmann::json;
 
 json call_to_json(const ToolCall& c) { return {{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}}; }
 
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
+using detail::Overloaded;
 
 Result<std::string> get_string(const json& j, const char* key, bool required = true) {
   if (!j.contains(key)) {
@@ -89,10 +86,14 @@ Result<Event> event_from_json_impl(const json& j) {
         ApprovalDecision dec;
         KEEL_ASSIGN_OR_RETURN(dec.call_id, get_string(d, "call_id"));
         KEEL_ASSIGN_OR_RETURN(std::string verdict, get_string(d, "verdict"));
-        if (verdict == "allow") dec.verdict = ApprovalVerdict::kAllow;
-        else if (verdict == "allow_always") dec.verdict = ApprovalVerdict::kAllowAlways;
-        else if (verdict == "deny") dec.verdict = ApprovalVerdict::kDeny;
-        else return Status::InvalidArgument("verdict must be allow, allow_always or deny, got '" + verdict + "'");
+        bool known = false;
+        for (auto v : {ApprovalVerdict::kAllow, ApprovalVerdict::kAllowAlways, ApprovalVerdict::kDeny}) {
+          if (approval_verdict_name(v) == verdict) {
+            dec.verdict = v;
+            known = true;
+          }
+        }
+        if (!known) return Status::InvalidArgument("verdict must be allow, allow_always or deny, got '" + verdict + "'");
         KEEL_ASSIGN_OR_RETURN(dec.reason, get_string(d, "reason", false));
         given.decisions.push_back(std::move(dec));
       }

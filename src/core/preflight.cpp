@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text_util.hpp"
+
 namespace keel {
 namespace {
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using detail::lowercase;
 
 bool has_word(std::string_view lower_text, std::string_view word) {
   std::string w = lowercase(word);

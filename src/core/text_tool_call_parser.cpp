@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/text_util.hpp"
 #include "keel/core/tool_call_parser.hpp"
 
 namespace keel {
@@ -16,12 +17,7 @@ struct Segment {
   size_t end;
 };
 
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+using detail::trim;
 
 // One call from a JSON object, or nullopt when the object is not shaped like a call.
 // `error` is set when it is shaped like a call but its arguments are unusable.

@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "core/text_util.hpp"
 #include "keel/core/agent_machine.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "keel/tool_executor.hpp"
@@ -14,12 +15,7 @@
 namespace keel {
 namespace {
 
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
+using detail::Overloaded;
 
 constexpr size_t kMaxAgentsMdBytes = 64 * 1024;
 

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "core/text_util.hpp"
+
 namespace keel::detail {
 namespace {
 
@@ -21,12 +23,6 @@ constexpr std::array<Provider, 5> kProviders = {{
     {"llamacpp/", "http://127.0.0.1:8080/v1"},
     {"vllm/", "http://127.0.0.1:8000/v1"},
 }};
-
-std::string_view trim(std::string_view s) {
-  size_t begin = s.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
-}
 
 std::string strip_trailing_slashes(std::string s) {
   while (!s.empty() && s.back() == '/') s.pop_back();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -34,6 +35,9 @@ enum class ApprovalVerdict {
   kAllowAlways,  // run it, and every later call of this tool in this run
   kDeny,         // do not run it; the model is told why
 };
+
+// "allow", "allow_always", "deny".
+std::string_view approval_verdict_name(ApprovalVerdict verdict);
 
 struct ApprovalDecision {
   std::string call_id;  // the ToolCall::id decided on
