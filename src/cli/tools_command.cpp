@@ -36,14 +36,14 @@ int tools_list_command(const ToolsListArgs& args) {
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("%-14s %-7s %-22s %-9s %s\n", "TOOL", "RISK", "FLAGS", "TIMEOUT", "DESCRIPTION");
+  std::printf("%-14s %-7s %-30s %-9s %s\n", "TOOL", "RISK", "FLAGS", "TIMEOUT", "DESCRIPTION");
   for (const auto& t : tools.specs()) {
     std::string flags;
     if (t.read_only) flags += "read-only ";
     if (t.concurrency_safe) flags += "parallel ";
     if (t.cacheable) flags += "cacheable";
     std::string timeout = std::to_string(t.effective_timeout_ms() / 1000) + " s";
-    std::printf("%-14s %-7s %-22s %-9s %s\n", t.name.c_str(), std::string(risk_name(t.risk)).c_str(), flags.c_str(),
+    std::printf("%-14s %-7s %-30s %-9s %s\n", t.name.c_str(), std::string(risk_name(t.risk)).c_str(), flags.c_str(),
                 timeout.c_str(), t.description.c_str());
   }
   return kExitOk;

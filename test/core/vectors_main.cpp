@@ -117,6 +117,6 @@ int main() {
       std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
     }
   }
-  std::printf("core vectors: %d passed, %d failed\n", passed, failed);
+  std::printf("vectors: %d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }
