@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -156,6 +159,33 @@ Figures bench_in_process(int runs, int rounds) {
   return f;
 }
 
+// One thread waking another and being woken back, averaged: the floor under any step that hands
+// work to a tool thread or waits on a socket. It varies a lot between bare metal and VMs.
+double thread_round_trip_us() {
+  std::mutex m;
+  std::condition_variable cv;
+  int turn = 0;
+  constexpr int kTrips = 2000;
+  std::thread other([&] {
+    for (int i = 0; i < kTrips; ++i) {
+      std::unique_lock l(m);
+      cv.wait(l, [&] { return turn == 1; });
+      turn = 0;
+      cv.notify_one();
+    }
+  });
+  auto t = Clock::now();
+  for (int i = 0; i < kTrips; ++i) {
+    std::unique_lock l(m);
+    turn = 1;
+    cv.notify_one();
+    cv.wait(l, [&] { return turn == 0; });
+  }
+  double us = ms_since(t) * 1000.0 / kTrips;
+  other.join();
+  return us;
+}
+
 struct ProcessFigures {
   double wall_ms = 0;
   long max_rss_kb = 0;
@@ -205,6 +235,7 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::max(2, std::atoi(argv[++i]));
   }
   std::printf("keel_bench: %d runs x %d rounds\n", runs, rounds);
+  std::printf("thread wake round trip on this machine: %.1f us\n", thread_round_trip_us());
   Figures plain = bench_http(runs, rounds, false);
   Figures streamed = bench_http(runs, rounds, true);
   Figures loop = bench_in_process(runs, rounds);

@@ -3,58 +3,79 @@
 
 #include <exception>
 
+#include "llm/json_text.hpp"
+
 namespace keel::detail {
 namespace {
 
 using nlohmann::json;
 
-json message_json(const Message& m) {
-  json out = json::object();
-  out["role"] = std::string(role_name(m.role));
+// The body is written straight into a string (see json_text.hpp): no JSON document of the whole
+// conversation is built per round.
+void append_message(std::string& out, const Message& m) {
+  out += "{\"role\":";
+  append_json_string(out, role_name(m.role));
   switch (m.role) {
     case Role::kSystem:
     case Role::kUser:
-      out["content"] = m.content;
+      out += ",\"content\":";
+      append_json_string(out, m.content);
       break;
     case Role::kAssistant:
+      out += ",\"content\":";
       if (m.tool_calls.empty()) {
-        out["content"] = m.content;
-      } else {
-        // OpenAI expects null rather than "" next to tool calls.
-        out["content"] = m.content.empty() ? json(nullptr) : json(m.content);
-        json calls = json::array();
-        for (const ToolCall& call : m.tool_calls) {
-          calls.push_back({{"id", call.id},
-                           {"type", "function"},
-                           {"function", {{"name", call.name},
-                                         {"arguments", call.arguments.empty() ? "{}" : call.arguments}}}});
-        }
-        out["tool_calls"] = std::move(calls);
+        append_json_string(out, m.content);
+        break;
       }
+      // OpenAI expects null rather than "" next to tool calls.
+      if (m.content.empty()) out += "null";
+      else append_json_string(out, m.content);
+      out += ",\"tool_calls\":[";
+      for (size_t i = 0; i < m.tool_calls.size(); ++i) {
+        const ToolCall& call = m.tool_calls[i];
+        if (i > 0) out += ',';
+        out += "{\"id\":";
+        append_json_string(out, call.id);
+        out += ",\"type\":\"function\",\"function\":{\"name\":";
+        append_json_string(out, call.name);
+        out += ",\"arguments\":";
+        append_json_string(out, call.arguments.empty() ? std::string_view("{}") : std::string_view(call.arguments));
+        out += "}}";
+      }
+      out += ']';
       break;
     case Role::kTool:
-      out["tool_call_id"] = m.tool_call_id;
-      out["content"] = m.content;
+      out += ",\"tool_call_id\":";
+      append_json_string(out, m.tool_call_id);
+      out += ",\"content\":";
+      append_json_string(out, m.content);
       break;
   }
-  return out;
+  out += '}';
 }
 
-Result<json> tools_json(const ModelRequest& request) {
-  json tools = json::array();
+Status append_tools(std::string& out, const ModelRequest& request) {
+  out += ",\"tools\":[";
+  bool first = true;
   for (const ToolSpec& spec : request.tools) {
-    json params = json::parse(spec.parameters_schema, nullptr, /*allow_exceptions=*/false);
-    if (params.is_discarded() || !params.is_object()) {
-      return Status::InvalidArgument("tool '" + spec.name +
-                                     "' has a parameters_schema that is not a JSON object: " +
+    std::string_view schema = spec.parameters_schema;
+    size_t open = schema.find_first_not_of(" \t\r\n");
+    if (open == std::string_view::npos || schema[open] != '{' || !is_json_value(schema)) {
+      return Status::InvalidArgument("tool '" + spec.name + "' has a parameters_schema that is not a JSON object: " +
                                      truncate_text(spec.parameters_schema, 200));
     }
-    tools.push_back({{"type", "function"},
-                     {"function", {{"name", spec.name},
-                                   {"description", spec.description},
-                                   {"parameters", std::move(params)}}}});
+    if (!first) out += ',';
+    first = false;
+    out += "{\"type\":\"function\",\"function\":{\"name\":";
+    append_json_string(out, spec.name);
+    out += ",\"description\":";
+    append_json_string(out, spec.description);
+    out += ",\"parameters\":";
+    out += schema;
+    out += "}}";
   }
-  return tools;
+  out += ']';
+  return Status::Ok();
 }
 
 int64_t int_field(const json& object, const char* key) {
@@ -116,26 +137,34 @@ Result<ModelReply> parse_completion_json(const json& body) {
 
 Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options) {
   try {
-    json body = json::object();
-    if (!options.model.empty()) body["model"] = std::string(options.model);
-    json messages = json::array();
-    request.for_each_message([&](const Message& m) { messages.push_back(message_json(m)); });
-    body["messages"] = std::move(messages);
-    if (request.tools_enabled && !request.tools.empty()) {
-      KEEL_ASSIGN_OR_RETURN(json tools, tools_json(request));
-      body["tools"] = std::move(tools);
+    std::string out;
+    out.reserve(4096);
+    out += '{';
+    if (!options.model.empty()) {
+      out += "\"model\":";
+      append_json_string(out, options.model);
+      out += ',';
     }
+    out += "\"messages\":[";
+    bool first = true;
+    request.for_each_message([&](const Message& m) {
+      if (!first) out += ',';
+      first = false;
+      append_message(out, m);
+    });
+    out += ']';
+    if (request.tools_enabled && !request.tools.empty()) KEEL_TRY(append_tools(out, request));
     const SamplingParams& s = request.sampling;
-    if (s.temperature) body["temperature"] = *s.temperature;
-    if (s.max_tokens) body["max_tokens"] = *s.max_tokens;
-    if (s.top_p) body["top_p"] = *s.top_p;
-    if (s.seed) body["seed"] = *s.seed;
+    if (s.temperature) out += ",\"temperature\":" + json(*s.temperature).dump();
+    if (s.max_tokens) out += ",\"max_tokens\":" + std::to_string(*s.max_tokens);
+    if (s.top_p) out += ",\"top_p\":" + json(*s.top_p).dump();
+    if (s.seed) out += ",\"seed\":" + std::to_string(*s.seed);
     if (options.stream) {
-      body["stream"] = true;
-      if (options.stream_usage) body["stream_options"] = {{"include_usage", true}};
+      out += ",\"stream\":true";
+      if (options.stream_usage) out += ",\"stream_options\":{\"include_usage\":true}";
     }
-    // Invalid UTF-8 (e.g. binary tool output) is replaced rather than failing the request.
-    return body.dump(-1, ' ', false, json::error_handler_t::replace);
+    out += '}';
+    return out;
   } catch (const std::exception& e) {
     return Status::Internal(std::string("cannot build the request JSON: ") + e.what());
   }

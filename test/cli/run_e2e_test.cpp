@@ -123,6 +123,27 @@ TEST_F(RunE2eTest, HighRiskCallIsDeniedWithoutATerminalOrYes) {
   EXPECT_NE(results[0]["content"].get<std::string>().find("--yes"), std::string::npos);
 }
 
+TEST_F(RunE2eTest, TerminalApprovalAsksAndHonoursTheAnswer) {
+  ws_.write("precious.txt", "keep me");
+  server_.push(testing::mock_tool_calls({call("shell", {{"command", "rm precious.txt"}})}));
+  server_.push(testing::mock_text("left it alone"));
+  CliOptions no;
+  no.tty_input = "n\n";
+  CliRun denied = run({}, "delete precious.txt", no);
+  EXPECT_EQ(denied.exit_code, 0) << denied.out;
+  EXPECT_NE(denied.out.find("approve shell command=rm precious.txt"), std::string::npos) << denied.out;
+  EXPECT_TRUE(std::filesystem::exists(ws_.path() / "precious.txt"));
+  EXPECT_NE(server_.request_bodies()[1].find("denied by the user"), std::string::npos);
+
+  server_.push(testing::mock_tool_calls({call("shell", {{"command", "rm precious.txt"}})}));
+  server_.push(testing::mock_text("deleted"));
+  CliOptions yes;
+  yes.tty_input = "y\n";
+  CliRun approved = run({}, "delete precious.txt", yes);
+  EXPECT_EQ(approved.exit_code, 0) << approved.out;
+  EXPECT_FALSE(std::filesystem::exists(ws_.path() / "precious.txt"));
+}
+
 TEST_F(RunE2eTest, RetriesThenSuccess) {
   server_.push(testing::mock_error(500, "internal hiccup"));
   server_.push(testing::mock_error(429, "slow down", {{"Retry-After", "0"}}));

@@ -21,12 +21,20 @@ std::string quote(const std::string& s) {
 
 CliRun run_cli(const std::string& keel_binary, const std::vector<std::string>& args, const CliOptions& options) {
   TempDir capture;
-  std::string command = "exec ";
-  if (options.interrupt_after_s > 0) command += "timeout --preserve-status -s INT " + std::to_string(options.interrupt_after_s) + " ";
-  command += "env -i PATH=/usr/bin:/bin HOME=" + quote(capture.path().string());
-  for (const auto& [k, v] : options.env) command += " " + quote(k + "=" + v);
-  command += " " + quote(keel_binary);
-  for (const auto& a : args) command += " " + quote(a);
+  std::string keel = "env -i PATH=/usr/bin:/bin HOME=" + quote(capture.path().string());
+  for (const auto& [k, v] : options.env) keel += " " + quote(k + "=" + v);
+  keel += " " + quote(keel_binary);
+  for (const auto& a : args) keel += " " + quote(a);
+  std::string command;
+  if (options.tty_input) {
+    command = "printf '%s' " + quote(*options.tty_input) + " | script -qefc " + quote(keel) + " /dev/null";
+  } else {
+    command = "exec ";
+    if (options.interrupt_after_s > 0) {
+      command += "timeout --preserve-status -s INT " + std::to_string(options.interrupt_after_s) + " ";
+    }
+    command += keel;
+  }
   command += " >" + quote((capture.path() / "out").string()) + " 2>" + quote((capture.path() / "err").string());
 
   detail::SubprocessRequest req;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct CliOptions {
   std::map<std::string, std::string> env;   // the whole environment besides PATH and HOME
   int timeout_ms = 30000;                   // killed after this long
   double interrupt_after_s = 0;             // > 0: send SIGINT after this many seconds
+  // When set, keel runs on a pseudo-terminal (util-linux `script`) that receives this input;
+  // stdout and stderr then both arrive in CliRun::out.
+  std::optional<std::string> tty_input;
 };
 
 // Runs `keel_binary args...`.

@@ -1,0 +1,49 @@
+#include "llm/json_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace keel::detail {
+namespace {
+
+std::string escaped(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+TEST(JsonTextTest, EscapesWhatJsonRequires) {
+  EXPECT_EQ(escaped("plain"), "\"plain\"");
+  EXPECT_EQ(escaped("a\"b\\c\n\t\r"), R"("a\"b\\c\n\t\r")");
+  EXPECT_EQ(escaped(std::string("x\x01y", 3)), R"("x\u0001y")");
+  EXPECT_EQ(escaped("héllo ✓ 😀"), "\"héllo ✓ 😀\"");  // valid UTF-8 passes through
+}
+
+TEST(JsonTextTest, InvalidUtf8IsReplaced) {
+  EXPECT_EQ(escaped("a\xff" "b"), R"("a\ufffdb")");
+  EXPECT_EQ(escaped("\xc3"), R"("\ufffd")");          // cut-off sequence
+  EXPECT_EQ(escaped("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");  // surrogate
+  EXPECT_EQ(escaped("\xc0\xaf"), R"("\ufffd\ufffd")");  // overlong
+}
+
+TEST(JsonTextTest, RandomBytesAlwaysGiveParseableJsonThatRoundTripsValidText) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    std::string s(rng() % 40, '\0');
+    for (char& c : s) c = static_cast<char>(rng() % 256);
+    std::string q = escaped(s);
+    ASSERT_TRUE(nlohmann::json::accept(q)) << q;
+    std::string ascii = "k" + std::to_string(rng()) + "\"\\\n é";
+    EXPECT_EQ(nlohmann::json::parse(escaped(ascii)).get<std::string>(), ascii);
+  }
+}
+
+TEST(JsonTextTest, ValidatesValues) {
+  EXPECT_TRUE(is_json_value(R"({"type":"object"})"));
+  EXPECT_FALSE(is_json_value(R"({"type":)"));
+}
+
+}  // namespace
+}  // namespace keel::detail
