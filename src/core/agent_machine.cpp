@@ -110,12 +110,7 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
     }
     std::string answer = trimmed(text);
     if (answer.empty()) return no_usable_call("the reply was empty");
-    Message m = Message::assistant(answer);
-    m.reasoning = reply.reasoning;
-    history_.push_back(std::move(m));
-    last_answer_ = answer;
-    phase_ = AgentPhase::kFinished;
-    return {Finish{answer}, std::move(guards_)};
+    return finish(std::move(answer), reply.reasoning);
   }
 
   empty_replies_ = 0;
@@ -325,12 +320,16 @@ Decision AgentMachine::finish_final_round(const ModelReply& reply, const ParsedR
                 "the round limit of " + std::to_string(config_.max_rounds) + " was reached and the model " +
                     (wanted_tools ? "still asked for tools instead of answering" : "gave no final answer"));
   }
+  return finish(std::move(answer), reply.reasoning);
+}
+
+Decision AgentMachine::finish(std::string answer, const std::string& reasoning) {
   Message m = Message::assistant(answer);
-  m.reasoning = reply.reasoning;
+  m.reasoning = reasoning;
   history_.push_back(std::move(m));
   last_answer_ = answer;
   phase_ = AgentPhase::kFinished;
-  return {Finish{answer}, std::move(guards_)};
+  return {Finish{std::move(answer)}, std::move(guards_)};
 }
 
 Decision AgentMachine::on_continue(const ContinueRequested& req) {

@@ -87,6 +87,7 @@ class AgentMachine {
   Decision dispatch_tools();
   Decision close_round();
   Decision next_model_call();
+  Decision finish(std::string answer, const std::string& reasoning);
   Decision fail(FailureKind kind, std::string reason);
   Decision reject(const char* event_name);
   void classify_call(size_t index);
