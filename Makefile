@@ -1,7 +1,7 @@
 # keel — two commands do everything on a fresh Debian 12 machine:
 #   make demo   install what is missing, build, run the demo task
 #   make test   install what is missing, build, run every test (native, ASan+UBSan, WebAssembly)
-.PHONY: all deps deps-test build build-asan test test-native test-asan test-wasm demo bench example clean
+.PHONY: all deps deps-test build build-asan test test-native test-asan test-wasm test-fuzz demo bench example clean
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 EMSDK_NODE_PATH ?= /usr/share/nodejs
@@ -36,16 +36,38 @@ test-wasm: deps-test
 	@NODE_PATH=$(EMSDK_NODE_PATH) cmake --build build/wasm -j $(JOBS)
 	@node build/wasm/keel_core_vectors.js
 
+# libFuzzer targets (clang-14, ASan+UBSan) for the tool-call parser and the JSON repair pass, seeded
+# from the protocol corpus; each runs FUZZ_SECONDS and any crash, leak or hang fails the build.
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS = -std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -I$(CURDIR)/include -I$(CURDIR)/src
+FUZZ_CORE = $(abspath $(wildcard src/core/*.cpp src/core/formats/*.cpp))
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+test-fuzz: deps-test
+	@rm -rf build/fuzz && mkdir -p build/fuzz/obj
+	@python3 scripts/fuzz_seeds.py test/core/protocol_corpus build/fuzz/seeds >/dev/null
+	@printf '%s\n' $(FUZZ_CORE) | xargs -P $(JOBS) -I{} sh -c \
+	  'clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c {} -o build/fuzz/obj/$$(basename {} .cpp).o' 
+	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/parser_fuzz.cpp -o build/fuzz/parser_fuzz
+	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/json_repair_fuzz.cpp -o build/fuzz/json_repair_fuzz
+	@for t in parser_fuzz json_repair_fuzz; do \
+	  cp -r build/fuzz/seeds build/fuzz/$$t-corpus; \
+	  if ! build/fuzz/$$t $(FUZZ_RUN) build/fuzz/$$t-corpus >build/fuzz/$$t.log 2>&1; then \
+	    tail -40 build/fuzz/$$t.log; echo "fuzz: $$t failed (log: build/fuzz/$$t.log)"; exit 1; fi; \
+	  echo "fuzz: $$t ran $(FUZZ_SECONDS) s clean: $$(grep -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/$$t.log | grep -o '[0-9]*$$') inputs"; \
+	done
+
 test: deps-test
 	@$(MAKE) --no-print-directory test-native
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory test-wasm
+	@$(MAKE) --no-print-directory test-fuzz
 
 demo: build
 	@scripts/demo.sh
 
 bench: build
 	@build/default/keel_bench
+	@build/default/keel_parse_bench test/core/protocol_corpus
 
 clean:
 	rm -rf build

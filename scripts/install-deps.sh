@@ -7,7 +7,7 @@ set -euo pipefail
 build_pkgs=(cmake ninja-build g++ make pkg-config git
   nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libre2-dev libvalijson-dev
   libgtest-dev libgmock-dev)
-test_pkgs=(emscripten nodejs)
+test_pkgs=(emscripten nodejs clang-14 libclang-rt-14-dev python3)
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-build}" == "test" ]]; then want+=("${test_pkgs[@]}"); fi

@@ -9,6 +9,7 @@ namespace keel::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitRunFailed = 3;
 
 struct RunArgs {
   std::string task;
@@ -27,6 +28,16 @@ struct ToolsListArgs {
 };
 
 int tools_list_command(const ToolsListArgs& args);
+
+struct ParseArgs {
+  std::string input = "-";            // file with the model output, or "-" for stdin
+  std::string format = "auto";        // auto or a format name
+  std::optional<std::string> tools;   // OpenAI tools array file
+  bool list_formats = false;
+};
+
+// Prints {"format","content","reasoning","tool_calls","repairs","error"}; exit 3 when error is set.
+int parse_command(const ParseArgs& args);
 
 // The workspace folder: the flag, else the current directory, made absolute and canonical.
 // Empty with a message in `error` when it does not exist or is not a directory.

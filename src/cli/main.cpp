@@ -30,6 +30,13 @@ int main(int argc, char** argv) {
   list_cmd->add_option("--workspace,-w", tools_list.workspace, "Workspace folder (default: current directory)");
   list_cmd->add_flag("--json", tools_list.json, "Print the tools as JSON, with their parameter schemas");
 
+  ParseArgs parse;
+  CLI::App* parse_cmd = app.add_subcommand("parse", "Show how keel reads tool calls in a model's raw output (JSON)");
+  parse_cmd->add_option("input", parse.input, "File with the model output, or - for stdin (default -)");
+  parse_cmd->add_option("--format,-f", parse.format, "auto (default) or a format from --list-formats");
+  parse_cmd->add_option("--tools", parse.tools, "Tool definitions as an OpenAI tools array (JSON file)");
+  parse_cmd->add_flag("--list-formats", parse.list_formats, "List the supported formats and exit");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -38,5 +45,6 @@ int main(int argc, char** argv) {
   }
   if (run_cmd->parsed()) return run_command(run);
   if (list_cmd->parsed()) return tools_list_command(tools_list);
+  if (parse_cmd->parsed()) return parse_command(parse);
   return kExitUsage;
 }

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
@@ -42,6 +45,27 @@ Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
   o.retry.max_delay_ms = config.retry.max_delay_ms;
   KEEL_TRY(validate_openai_options(o));
   return make_openai_client(std::move(o));
+}
+
+// The editable repair prompt: <workspace>/.keel/prompts/repair.md, else the user's
+// $XDG_CONFIG_HOME/keel/prompts/repair.md; empty (keel's default) when neither exists.
+std::string load_repair_prompt(const std::string& workspace, const std::map<std::string, std::string>& env) {
+  std::vector<std::filesystem::path> candidates = {std::filesystem::path(workspace) / ".keel/prompts/repair.md"};
+  auto xdg = env.find("XDG_CONFIG_HOME");
+  auto home = env.find("HOME");
+  if (xdg != env.end() && !xdg->second.empty()) {
+    candidates.push_back(std::filesystem::path(xdg->second) / "keel/prompts/repair.md");
+  } else if (home != env.end() && !home->second.empty()) {
+    candidates.push_back(std::filesystem::path(home->second) / ".config/keel/prompts/repair.md");
+  }
+  for (const auto& path : candidates) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) continue;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  return {};
 }
 
 }  // namespace
@@ -96,6 +120,7 @@ int run_command(const RunArgs& args) {
 
   AgentOptions options;
   options.config.max_rounds = config->max_rounds;
+  options.config.repair_prompt = load_repair_prompt(workspace, inputs.env);
   options.workspace = workspace;
   for (const auto& rule : config->intents) options.intents.push_back(rule);
   options.planner.enabled = config->planner_enabled;

@@ -89,28 +89,30 @@ Decision AgentMachine::step(const Event& event) {
 Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   std::vector<ToolCall> calls = reply.tool_calls;
   std::string text = reply.text;
+  std::string reasoning = reply.reasoning;
   ParsedReply parsed;
   if (calls.empty()) {
     parsed = parser_->parse(reply.text, tools_);
-    if (!parsed.calls.empty() || !parsed.errors.empty()) {
-      calls = parsed.calls;
-      text = parsed.text;
+    calls = parsed.calls;
+    text = parsed.text;
+    if (reasoning.empty()) reasoning = parsed.reasoning;
+    if (!parsed.repairs.empty()) {
+      std::string fixes;
+      for (const auto& r : parsed.repairs) fixes += (fixes.empty() ? "" : "; ") + r;
+      guards_.push_back({GuardKind::kRepairedCall, "recovered the tool call from malformed output (" + fixes + ")", "", ""});
     }
   }
-  if (final_round_) return finish_final_round(reply, parsed);
-
+  if (final_round_) return finish_final_round(text, reasoning, !calls.empty() || !parsed.errors.empty());
+  if (calls.empty() && !parsed.errors.empty()) return malformed_call(reply.text, parsed.errors.front());
   for (const auto& err : parsed.errors) {
     guards_.push_back({GuardKind::kMalformedCall, err, "", ""});
-    guard_notes_.push_back("Your tool call could not be used: " + err + ".");
+    guard_notes_.push_back("One of your tool calls could not be used: " + err + ".");
   }
+  repair_rounds_ = 0;
   if (calls.empty()) {
-    if (!parsed.errors.empty()) {
-      if (!trimmed(reply.text).empty()) history_.push_back(Message::assistant(reply.text));
-      return no_usable_call("the reply contained a tool call that could not be parsed");
-    }
     std::string answer = trimmed(text);
     if (answer.empty()) return no_usable_call("the reply was empty");
-    return finish(std::move(answer), reply.reasoning);
+    return finish(std::move(answer), reasoning);
   }
 
   empty_replies_ = 0;
@@ -124,7 +126,7 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   std::vector<ToolCall> assistant_calls;
   for (const auto& pc : round_calls_) assistant_calls.push_back(pc.call);
   Message m = Message::assistant(trimmed(text), std::move(assistant_calls));
-  m.reasoning = reply.reasoning;
+  m.reasoning = reasoning;
   m.metadata["round"] = std::to_string(model_calls_);
   history_.push_back(std::move(m));
 
@@ -312,15 +314,28 @@ Decision AgentMachine::no_usable_call(const std::string& why) {
   return next_model_call();
 }
 
-Decision AgentMachine::finish_final_round(const ModelReply& reply, const ParsedReply& parsed) {
-  std::string answer = trimmed(parsed.calls.empty() && parsed.errors.empty() ? reply.text : parsed.text);
+Decision AgentMachine::finish_final_round(const std::string& text, const std::string& reasoning, bool wanted_tools) {
+  std::string answer = trimmed(text);
   if (answer.empty()) {
-    bool wanted_tools = !reply.tool_calls.empty() || !parsed.calls.empty();
     return fail(FailureKind::kGuardrail,
                 "the round limit of " + std::to_string(config_.max_rounds) + " was reached and the model " +
                     (wanted_tools ? "still asked for tools instead of answering" : "gave no final answer"));
   }
-  return finish(std::move(answer), reply.reasoning);
+  return finish(std::move(answer), reasoning);
+}
+
+Decision AgentMachine::malformed_call(const std::string& raw, const std::string& error) {
+  guards_.push_back({GuardKind::kMalformedCall, error, "", ""});
+  if (repair_rounds_ >= 1) {
+    return fail(FailureKind::kModelOutput, "the model's tool call could not be parsed, again after a repair round: " +
+                                               error + "; raw output: " + shorten(one_line(raw), 300));
+  }
+  ++repair_rounds_;
+  if (!trimmed(raw).empty()) history_.push_back(Message::assistant(raw));
+  std::string names;
+  for (const auto& t : tools_) names += (names.empty() ? "" : ", ") + t.name;
+  correction_ = render_repair_prompt(config_.repair_prompt, error, names);
+  return next_model_call();
 }
 
 Decision AgentMachine::finish(std::string answer, const std::string& reasoning) {

@@ -25,6 +25,7 @@ std::string_view guard_kind_name(GuardKind kind) {
     case GuardKind::kPermissionDenied: return "permission_denied";
     case GuardKind::kInjectionFlag: return "injection_flag";
     case GuardKind::kContextLimit: return "context_limit";
+    case GuardKind::kRepairedCall: return "repaired_call";
   }
   return "round_limit";
 }

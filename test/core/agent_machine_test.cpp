@@ -307,13 +307,45 @@ TEST_F(AgentMachineTest, TextProtocolCallsAreParsed) {
   EXPECT_EQ(std::get<RunTools>(d.action).calls[0].arguments, R"({"path":"a.txt"})");
 }
 
-TEST_F(AgentMachineTest, MalformedTaggedCallIsCorrected) {
+TEST_F(AgentMachineTest, MalformedCallGetsOneRepairRoundThenFails) {
   auto m = make();
   (void)m.start();
-  Decision d = m.step(ModelReplied{text_reply("<tool_call>{\"name\": \"fs_read\", \"arguments\": {\"path\": </tool_call>")});
+  const std::string broken = "{\"name\": \"fs_read\", \"arguments\": {\"path\": \"a.t";
+  Decision d = m.step(ModelReplied{text_reply(broken)});
   ASSERT_TRUE(std::holds_alternative<CallModel>(d.action));
   EXPECT_TRUE(has_guard(d, GuardKind::kMalformedCall));
-  EXPECT_TRUE(has_guard(d, GuardKind::kNoUsableCall));
+  std::string cont = continuation_of(d);
+  EXPECT_NE(cont.find("could not be parsed"), std::string::npos) << cont;
+  EXPECT_NE(cont.find("Available tools: fs_read, web_search"), std::string::npos) << cont;
+  EXPECT_EQ(std::get<CallModel>(d.action).request.history.back().content, broken);  // the model sees its output
+  d = m.step(ModelReplied{text_reply(broken)});
+  ASSERT_TRUE(std::holds_alternative<Fail>(d.action));
+  EXPECT_EQ(std::get<Fail>(d.action).kind, FailureKind::kModelOutput);
+  EXPECT_NE(std::get<Fail>(d.action).reason.find("raw output: {\"name\": \"fs_read\""), std::string::npos);
+}
+
+TEST_F(AgentMachineTest, RepairRoundSucceedsAndRepairsAreReported) {
+  AgentConfig cfg;
+  cfg.repair_prompt = "FIX: {error}";
+  auto m = make(cfg);
+  (void)m.start();
+  Decision d = m.step(ModelReplied{text_reply("{\"name\": \"fs_read\", \"arguments\": {\"path\": \"a.t")});
+  EXPECT_NE(continuation_of(d).find("FIX: "), std::string::npos);
+  d = m.step(ModelReplied{text_reply("{\"name\": \"fs_read\", \"arguments\": {\"path\": \"a.txt\"}}")});
+  ASSERT_TRUE(std::holds_alternative<RunTools>(d.action));
+  d = m.step(ToolsFinished{{ok_result(std::get<RunTools>(d.action).calls[0])}});
+  // A later malformed call gets its own repair round again.
+  d = m.step(ModelReplied{text_reply("{\"name\": \"fs_read\", \"arguments\": {\"path\": \"b")});
+  EXPECT_TRUE(std::holds_alternative<CallModel>(d.action));
+}
+
+TEST_F(AgentMachineTest, ReasoningIsSeparatedFromTheAnswer) {
+  auto m = make();
+  (void)m.start();
+  Decision d = m.step(ModelReplied{text_reply("<think>the user wants 42</think>\nThe answer is 42.")});
+  ASSERT_TRUE(std::holds_alternative<Finish>(d.action));
+  EXPECT_EQ(std::get<Finish>(d.action).answer, "The answer is 42.");
+  EXPECT_EQ(m.history().back().reasoning, "the user wants 42");
 }
 
 TEST_F(AgentMachineTest, AbortFailsAndLaterEventsAreRejected) {

@@ -40,6 +40,9 @@ struct AgentConfig {
   // Calls to tools at or above this risk need an approval decision before they run.
   Risk approval_threshold = Risk::kHigh;
   ToolProtocol tool_protocol = ToolProtocol::kNative;
+  // The message that asks the model to re-emit a call that could not be parsed (one repair round
+  // per malformed call). "{error}" and "{tools}" are replaced. Empty: default_repair_prompt().
+  std::string repair_prompt;
   ContinuationRole continuation_role = ContinuationRole::kUser;
 };
 

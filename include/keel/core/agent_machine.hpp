@@ -82,7 +82,8 @@ class AgentMachine {
   Decision on_approvals(const ApprovalsGiven& given);
   Decision on_tools_finished(const ToolsFinished& done);
   Decision on_continue(const ContinueRequested& req);
-  Decision finish_final_round(const ModelReply& reply, const ParsedReply& parsed);
+  Decision finish_final_round(const std::string& text, const std::string& reasoning, bool wanted_tools);
+  Decision malformed_call(const std::string& raw, const std::string& error);
   Decision no_usable_call(const std::string& why);
   Decision dispatch_tools();
   Decision close_round();
@@ -104,6 +105,7 @@ class AgentMachine {
   bool final_round_ = false;
   std::string last_answer_;
   int empty_replies_ = 0;
+  int repair_rounds_ = 0;  // repair rounds since the last usable reply (at most one)
 
   // The round in progress.
   std::vector<PendingCall> round_calls_;

@@ -70,10 +70,11 @@ enum class GuardKind {
   kPermissionDenied,  // approval refused: a standing constraint for the run
   kInjectionFlag,     // a tool result looks like a prompt injection: safety note
   kContextLimit,      // a tool result exceeded its size budget: truncated
+  kRepairedCall,      // a call was recovered from malformed output; the fixes are listed
 };
 
 // "round_limit", "no_usable_call", "malformed_call", "repeated_failure", "semantic_repeat",
-// "permission_denied", "injection_flag", "context_limit".
+// "permission_denied", "injection_flag", "context_limit", "repaired_call".
 std::string_view guard_kind_name(GuardKind kind);
 
 struct GuardEvent {

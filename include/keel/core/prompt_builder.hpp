@@ -46,4 +46,10 @@ std::string build_continuation_prompt(const ContinuationParts& parts);
 // The text of the safety note added when a tool result was flagged as a possible injection.
 std::string injection_safety_note();
 
+// keel's repair prompt (the same text as prompts/repair.md in the source tree).
+std::string default_repair_prompt();
+
+// `templ` (or the default when empty) with {error} and {tools} replaced.
+std::string render_repair_prompt(const std::string& templ, const std::string& error, const std::string& tools);
+
 }  // namespace keel

@@ -1,13 +1,11 @@
-// keel/core/tool_call_parser.hpp — finds tool calls written as text by models without native
-// tool calling. Replaceable: the agent takes any ToolCallParser.
+// keel/core/tool_call_parser.hpp — finds tool calls that a model wrote as text (models without
+// native tool calling, or that print calls instead of using it). Replaceable: the agent takes any
+// ToolCallParser.
 //
-// The default parser understands the prompted text protocol:
-//   {"tool": "fs_read", "path": "a.txt"}                       (arguments inline, seed 004)
-//   {"name": "fs_read", "arguments": {"path": "a.txt"}}        ("parameters" too; arguments may be a JSON string)
-// bare, as an array of such objects, inside ```json fences, or inside <tool_call>...</tool_call>.
-// Bare and fenced JSON counts as a call only when it names a registered tool, so prose that shows
-// JSON to the user is not executed; inside <tool_call> tags the intent is explicit, so an unknown
-// name is still returned (the agent answers it with "unknown tool") and broken JSON is an error.
+// The default parser is the universal one (keel/core/universal_parser.hpp): it separates
+// reasoning, recognises every supported model family's call syntax, repairs small-model JSON
+// (listing each fix), and reports calls that were cut off or broken instead of guessing. JSON
+// that names no registered tool stays prose.
 //
 // Thread-safety: parse() is const and safe to call concurrently.
 #pragma once
@@ -24,9 +22,12 @@
 namespace keel {
 
 struct ParsedReply {
-  std::vector<ToolCall> calls;      // in text order; ids left empty (the agent assigns them)
-  std::string text;                 // the reply with the call segments removed, trimmed
-  std::vector<std::string> errors;  // calls that were clearly intended but unusable, with why
+  std::vector<ToolCall> calls;        // in text order; ids empty unless the format carries them
+  std::string text;                   // the reply with the call segments (and reasoning) removed, trimmed
+  std::vector<std::string> errors;    // calls that were clearly intended but unusable, with why
+  std::string format;                 // the format that matched ("none" when no call syntax was found)
+  std::string reasoning;              // reasoning separated from the visible text
+  std::vector<std::string> repairs;   // fixes applied to recover the calls
 };
 
 class ToolCallParser {
@@ -35,6 +36,7 @@ class ToolCallParser {
   virtual ParsedReply parse(std::string_view reply, std::span<const ToolSpec> tools) const = 0;
 };
 
+// The universal parser with format auto-detection.
 std::unique_ptr<ToolCallParser> make_default_tool_call_parser();
 
 }  // namespace keel

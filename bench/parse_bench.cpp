@@ -1,0 +1,128 @@
+// keel_parse_bench — throughput of the universal tool-call parser.
+//
+//   keel_parse_bench [corpus_dir]
+//
+// Prints MB/s over the mixed protocol corpus (every family's inputs, parsed with format auto), and
+// the time to parse 10 KB, 100 KB and 1 MB inputs of three shapes (long prose with one call at
+// the end; many calls; one call with a huge argument), with the growth ratio per 10x of input:
+// ~10 means linear. Target (issue 3): >= 100 MB/s on the mixed corpus, no quadratic path.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "keel/core/universal_parser.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<keel::ToolSpec> bench_tools() {
+  std::vector<keel::ToolSpec> tools(3);
+  tools[0].name = "get_weather";
+  tools[0].parameters_schema = R"({"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}}})";
+  tools[1].name = "search";
+  tools[1].parameters_schema = R"({"type":"object","properties":{"query":{"type":"string"}}})";
+  tools[2].name = "now";
+  return tools;
+}
+
+// Seconds per parse of `text`, best of a few repetitions of enough iterations to take ~50 ms.
+double seconds_per_parse(const keel::UniversalToolCallParser& p, const std::string& text,
+                         const std::vector<keel::ToolSpec>& tools) {
+  size_t iterations = std::max<size_t>(1, 2'000'000 / (text.size() + 1));
+  double best = 1e9;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto t = Clock::now();
+    size_t sink = 0;
+    for (size_t i = 0; i < iterations; ++i) sink += p.parse_full(text, tools).calls.size();
+    double s = std::chrono::duration<double>(Clock::now() - t).count() / static_cast<double>(iterations);
+    if (sink == static_cast<size_t>(-1)) std::printf("impossible\n");
+    best = std::min(best, s);
+  }
+  return best;
+}
+
+std::string prose_then_call(size_t bytes) {
+  std::string s;
+  while (s.size() < bytes) s += "The quick brown fox jumps over the lazy dog, again and again. ";
+  s += "\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>";
+  return s;
+}
+
+std::string many_calls(size_t bytes) {
+  std::string s;
+  int i = 0;
+  while (s.size() < bytes) {
+    s += "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"item " + std::to_string(i++) + "\"}}</tool_call>\n";
+  }
+  return s;
+}
+
+std::string huge_argument(size_t bytes) {
+  std::string arg;
+  while (arg.size() < bytes) arg += "lorem ipsum dolor sit amet ";
+  return "{\"name\": \"search\", \"arguments\": {\"query\": \"" + arg + "\"}}";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::filesystem::path dir = argc > 1 ? argv[1] : "test/core/protocol_corpus";
+  auto parser = std::move(keel::UniversalToolCallParser::create("auto")).value();
+  std::vector<keel::ToolSpec> tools = bench_tools();
+
+  std::vector<std::string> inputs;
+  size_t bytes = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto doc = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (doc.is_discarded()) continue;
+    for (const auto& c : doc["cases"]) {
+      inputs.push_back(c["input"].get<std::string>());
+      bytes += inputs.back().size();
+    }
+  }
+  if (inputs.empty()) {
+    std::fprintf(stderr, "no corpus inputs under %s\n", dir.string().c_str());
+    return 1;
+  }
+  size_t rounds = std::max<size_t>(1, 20'000'000 / bytes);
+  auto t = Clock::now();
+  size_t calls = 0;
+  for (size_t r = 0; r < rounds; ++r) {
+    for (const auto& in : inputs) calls += parser->parse_full(in, tools).calls.size();
+  }
+  double s = std::chrono::duration<double>(Clock::now() - t).count();
+  std::printf("mixed corpus: %zu inputs, %.1f KB, parsed %zu times: %.1f MB/s (%zu calls found)\n", inputs.size(),
+              static_cast<double>(bytes) / 1024.0, rounds, static_cast<double>(bytes * rounds) / s / 1e6, calls);
+
+  struct Shape {
+    const char* name;
+    std::string (*make)(size_t);
+  };
+  for (Shape shape : {Shape{"prose then one call", prose_then_call}, Shape{"many calls", many_calls},
+                      Shape{"one huge argument", huge_argument}}) {
+    double previous = 0;
+    for (size_t size : {10'000u, 100'000u, 1'000'000u}) {
+      std::string text = shape.make(size);
+      double sec = seconds_per_parse(*parser, text, tools);
+      std::printf("%-20s %8zu bytes: %9.3f ms (%.1f MB/s)", shape.name, text.size(), sec * 1000.0,
+                  static_cast<double>(text.size()) / sec / 1e6);
+      if (previous > 0) std::printf("  x%.1f per 10x input", sec / previous);
+      std::printf("\n");
+      previous = sec;
+    }
+  }
+  std::printf("target: >= 100 MB/s on the mixed corpus; about x10 per 10x input (linear)\n");
+  return 0;
+}

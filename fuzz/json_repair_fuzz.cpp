@@ -1,0 +1,53 @@
+// libFuzzer target for parse_json_lenient and unwrap_string_arguments. Invariants: exactly one of
+// value and error is set; a value dumps (so it holds well-formed UTF-8) and re-parses strictly
+// to itself; repairs come only with a value; error messages are well-formed UTF-8 (they travel
+// inside JSON events); valid JSON gets no repairs.
+// Build: clang++-14 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I include -I src
+//        src/core/json_repair*.cpp fuzz/json_repair_fuzz.cpp -o /tmp/jrfuzz
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "core/json_repair.hpp"
+
+namespace {
+
+using keel::detail::LenientJson;
+
+void check(const LenientJson& r) {
+  if (r.value.has_value() == !r.error.empty()) std::abort();  // never both, never neither
+  if (!r.value) {
+    if (!r.repairs.empty()) std::abort();
+    // Must not throw: an ill-formed message would make dump() throw type_error 316.
+    (void)nlohmann::json(r.error).dump();
+    return;
+  }
+  const std::string dumped = r.value->dump();  // throws (and so aborts) on ill-formed UTF-8
+  if (nlohmann::json::parse(dumped, nullptr, false) != *r.value) std::abort();
+  for (const auto& s : r.repairs) {
+    if (s.empty()) std::abort();
+    (void)nlohmann::json(s).dump();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const LenientJson r = keel::detail::parse_json_lenient(text);
+  check(r);
+  // Valid JSON (within the depth limit) is taken as it is.
+  const nlohmann::json strict = nlohmann::json::parse(text, nullptr, false);
+  if (!strict.is_discarded() && r.value && (!r.repairs.empty() || *r.value != strict)) std::abort();
+  // The same text handed over as a string of arguments; an object is passed through unchanged.
+  const LenientJson args = keel::detail::unwrap_string_arguments(nlohmann::json(std::string(text)));
+  check(args);
+  if (args.value && (!args.value->is_object() || args.repairs.empty())) std::abort();
+  if (r.value && r.value->is_object()) {
+    const LenientJson same = keel::detail::unwrap_string_arguments(*r.value);
+    if (!same.value || *same.value != *r.value || !same.repairs.empty()) std::abort();
+  }
+  return 0;
+}

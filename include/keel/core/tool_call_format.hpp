@@ -1,0 +1,50 @@
+// keel/core/tool_call_format.hpp — one model family's way of writing tool calls as text.
+//
+// Each supported family (Hermes/Qwen, Mistral, Llama 3, harmony, ...) is a ToolCallFormat. The
+// universal parser strips reasoning, asks every format whether its markers are present
+// (detect), and lets the first matching format parse. A format never guesses: output that was
+// clearly meant as a call but cannot be recovered is reported in FormatResult::error with a
+// precise message, and repairs that were applied are listed.
+//
+// Thread-safety: formats are immutable; detect() and parse() may run concurrently.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "keel/message.hpp"
+#include "keel/tool_spec.hpp"
+
+namespace keel {
+
+struct FormatResult {
+  std::vector<ToolCall> calls;        // in text order; `arguments` is a JSON object as text; ids only when the format carries them
+  std::string content;                // the visible text with call segments removed, trimmed
+  std::string reasoning;              // reasoning the format itself separates (e.g. harmony's analysis channel)
+  std::vector<std::string> repairs;   // fixes applied to recover the calls, e.g. "removed a trailing comma"
+  std::optional<std::string> error;   // an intended call that cannot be used, with a precise message
+};
+
+class ToolCallFormat {
+ public:
+  virtual ~ToolCallFormat() = default;
+  // Stable name, e.g. "hermes"; used by --format and in results.
+  virtual std::string_view name() const = 0;
+  // One line for `keel parse --list-formats`.
+  virtual std::string_view description() const = 0;
+  // Whether the text carries this format's markers. Cheap and linear; false positives are allowed
+  // (parse() then finds no calls), false negatives are not.
+  virtual bool detect(std::string_view text) const = 0;
+  // Extracts the calls. `tools` are the registered tools: they type untyped values (XML
+  // parameters) and tell calls from prose where the format is ambiguous. Linear in the text.
+  virtual FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const = 0;
+};
+
+// Every built-in format, in auto-detection priority order.
+std::vector<std::unique_ptr<ToolCallFormat>> builtin_tool_call_formats();
+
+}  // namespace keel

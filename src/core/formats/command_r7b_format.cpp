@@ -1,0 +1,191 @@
+// Cohere Command R7B:
+//   <|START_THINKING|>...<|END_THINKING|>                                  reasoning
+//   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, ...]<|END_ACTION|>
+//   <|START_RESPONSE|>...<|END_RESPONSE|>                                  the answer (content)
+// tool_call_id is kept as ToolCall::id; a single action object instead of a list is accepted.
+// An action block without <|END_ACTION|> counts when its JSON is complete and is an error when it
+// is not. <|END_OF_TURN_TOKEN|> is dropped; tokens right after a backtick, and an action block
+// that holds no JSON, are a mention in prose.
+#include <array>
+#include <utility>
+
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/json_repair.hpp"
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+constexpr size_t npos = std::string_view::npos;
+
+enum class Tok { kText, kThink, kThinkEnd, kAction, kActionEnd, kResponse, kResponseEnd, kEot };
+
+constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
+    {"<|START_THINKING|>", Tok::kThink},
+    {"<|END_THINKING|>", Tok::kThinkEnd},
+    {"<|START_ACTION|>", Tok::kAction},
+    {"<|END_ACTION|>", Tok::kActionEnd},
+    {"<|START_RESPONSE|>", Tok::kResponse},
+    {"<|END_RESPONSE|>", Tok::kResponseEnd},
+    {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
+}};
+
+struct Piece {
+  Tok tok;
+  std::string_view text;
+};
+
+// Splits the reply into text and special tokens in one pass.
+std::vector<Piece> tokenize(std::string_view s) {
+  std::vector<Piece> out;
+  size_t pos = 0;
+  size_t text_begin = 0;
+  while ((pos = s.find("<|", pos)) != npos) {
+    if (pos > 0 && s[pos - 1] == '`' && (pos == 1 || s[pos - 2] != '`')) {  // quoted in prose (not a ``` fence)
+      size_t close = s.find('`', pos);
+      pos = close == npos ? s.size() : close + 1;
+      continue;
+    }
+    const std::pair<std::string_view, Tok>* hit = nullptr;
+    for (const auto& t : kTokens) {
+      if (s.substr(pos, t.first.size()) == t.first) {
+        hit = &t;  // no token is a prefix of another
+        break;
+      }
+    }
+    if (hit == nullptr) {
+      pos += 2;
+      continue;
+    }
+    if (pos > text_begin) out.push_back({Tok::kText, s.substr(text_begin, pos - text_begin)});
+    out.push_back({hit->second, hit->first});
+    pos += hit->first.size();
+    text_begin = pos;
+  }
+  if (text_begin < s.size()) out.push_back({Tok::kText, s.substr(text_begin)});
+  return out;
+}
+
+void append_line(std::string& to, std::string_view piece) {
+  std::string_view t = trim(piece);
+  if (t.empty()) return;
+  if (!to.empty()) to += "\n";
+  to.append(t);
+}
+
+// Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
+// null/absent ({}). False (out.error set) when they are unusable.
+bool add_json_call(FormatResult& out, const std::string& name, const json* args, std::string id) {
+  if (args == nullptr || args->is_null()) {
+    out.calls.push_back(ToolCall{std::move(id), name, "{}"});
+    return true;
+  }
+  if (args->is_object()) {  // the usual case, without a copy through unwrap_string_arguments
+    add_call(out, name, *args, std::move(id));
+    return !out.error;
+  }
+  std::string where = "the call to '" + name + "'";
+  LenientJson v = unwrap_string_arguments(*args);
+  if (!v.value) {
+    out.error = where + ": " + v.error;
+    return false;
+  }
+  for (auto& r : v.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
+  add_call(out, name, *v.value, std::move(id));
+  return !out.error;
+}
+
+// The calls of one action block's JSON text; false when the block holds prose, not JSON.
+bool actions(std::string_view body, bool terminated, FormatResult& out) {
+  std::string_view b = trim(body);
+  if (!b.empty() && b[0] != '[' && b[0] != '{') return false;
+  if (b.empty()) {
+    out.error = terminated ? "an empty <|START_ACTION|> block" : "the action block was cut off before its JSON";
+    return true;
+  }
+  if (!terminated && json_extent(b, 0) == npos) {
+    LenientJson p = parse_json_lenient(b);
+    out.error = "the action block was cut off before <|END_ACTION|>: its JSON is " +
+                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
+    return true;
+  }
+  auto v = parse_payload(b, out, "the action block");
+  if (!v) return true;
+  if (v->is_object()) *v = json::array({std::move(*v)});
+  if (!v->is_array() || v->empty()) {
+    out.error = "the action block must be a list of actions";
+    return true;
+  }
+  size_t n = 0;
+  for (const auto& a : *v) {
+    ++n;
+    if (!a.is_object() || !a.contains("tool_name") || !a["tool_name"].is_string() ||
+        a["tool_name"].get<std::string>().empty()) {
+      out.error = "action " + std::to_string(n) + " has no \"tool_name\"";
+      return true;
+    }
+    std::string id;
+    if (a.contains("tool_call_id")) {
+      const json& v = a["tool_call_id"];
+      id = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    const json* params = a.contains("parameters") ? &a["parameters"] : nullptr;
+    if (!add_json_call(out, a["tool_name"].get<std::string>(), params, id)) break;
+  }
+  return true;
+}
+
+class CommandR7bFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "command_r7b"; }
+  std::string_view description() const override {
+    return "Command R7B: <|START_THINKING|>, <|START_ACTION|>[{\"tool_name\", \"parameters\"}]<|END_ACTION|>, "
+           "<|START_RESPONSE|>";
+  }
+  bool detect(std::string_view text) const override {
+    return text.find("<|START_ACTION|>") != npos || text.find("<|START_THINKING|>") != npos ||
+           text.find("<|START_RESPONSE|>") != npos;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    std::vector<Piece> pieces = tokenize(text);
+    size_t i = 0;
+    while (i < pieces.size() && !out.error) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kText) append_line(out.content, pieces[i].text);
+      if (t != Tok::kThink && t != Tok::kAction && t != Tok::kResponse) {
+        ++i;  // text done above; stray end tokens and <|END_OF_TURN_TOKEN|> drop
+        continue;
+      }
+      // A block: text up to its end token, another block's start, or the end of the reply.
+      Tok end = t == Tok::kThink ? Tok::kThinkEnd : t == Tok::kAction ? Tok::kActionEnd : Tok::kResponseEnd;
+      std::string body;
+      for (++i; i < pieces.size() && pieces[i].tok != end; ++i) {
+        Tok b = pieces[i].tok;
+        if (b == Tok::kThink || b == Tok::kAction || b == Tok::kResponse) break;
+        if (b == Tok::kText) body.append(pieces[i].text);
+      }
+      bool terminated = i < pieces.size() && pieces[i].tok == end;
+      if (terminated) ++i;
+      if (t == Tok::kThink) {
+        append_line(out.reasoning, body);
+      } else if (t == Tok::kResponse) {
+        append_line(out.content, body);
+      } else if (!actions(body, terminated, out)) {  // prose between the tokens: keep it as written
+        append_line(out.content, "<|START_ACTION|>" + body + (terminated ? "<|END_ACTION|>" : ""));
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_command_r7b_format() {
+  return std::make_unique<CommandR7bFormat>();
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,204 @@
+// DeepSeek tool-call sections, with the tokens exactly as the chat templates print them
+// (fullwidth bar U+FF5C, lower one-eighth block U+2581):
+//   R1 / V3-0324:  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME
+//                  ```json\n{...}\n```<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
+//   V3.1:          <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>...
+// Text outside the section is content; <｜end▁of▁sentence｜> is dropped. A call without
+// <｜tool▁call▁end｜> counts when its JSON is complete (the reply stopped after it) and is an
+// error when it is not. Tokens right after a backtick are a mention in prose.
+#include <array>
+#include <utility>
+
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/json_repair.hpp"
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+constexpr size_t npos = std::string_view::npos;
+
+enum class Tok { kText, kCallsBegin, kCallBegin, kSep, kCallEnd, kCallsEnd, kEos };
+
+constexpr std::string_view kCallEndToken = "<｜tool▁call▁end｜>";
+constexpr std::array<std::pair<std::string_view, Tok>, 6> kTokens = {{
+    {"<｜tool▁calls▁begin｜>", Tok::kCallsBegin},
+    {"<｜tool▁call▁begin｜>", Tok::kCallBegin},
+    {"<｜tool▁sep｜>", Tok::kSep},
+    {kCallEndToken, Tok::kCallEnd},
+    {"<｜tool▁calls▁end｜>", Tok::kCallsEnd},
+    {"<｜end▁of▁sentence｜>", Tok::kEos},
+}};
+constexpr std::string_view kPrefix = "<｜";
+
+struct Piece {
+  Tok tok;
+  std::string_view text;
+};
+
+// Splits the reply into text and special tokens in one pass.
+std::vector<Piece> tokenize(std::string_view s) {
+  std::vector<Piece> out;
+  size_t pos = 0;
+  size_t text_begin = 0;
+  while ((pos = s.find(kPrefix, pos)) != npos) {
+    if (pos > 0 && s[pos - 1] == '`' && (pos == 1 || s[pos - 2] != '`')) {  // quoted in prose (not a ``` fence)
+      size_t close = s.find('`', pos);
+      pos = close == npos ? s.size() : close + 1;
+      continue;
+    }
+    const std::pair<std::string_view, Tok>* hit = nullptr;
+    for (const auto& t : kTokens) {
+      if (s.substr(pos, t.first.size()) == t.first) {
+        hit = &t;  // no token is a prefix of another
+        break;
+      }
+    }
+    if (hit == nullptr) {
+      pos += kPrefix.size();
+      continue;
+    }
+    if (pos > text_begin) out.push_back({Tok::kText, s.substr(text_begin, pos - text_begin)});
+    out.push_back({hit->second, hit->first});
+    pos += hit->first.size();
+    text_begin = pos;
+  }
+  if (text_begin < s.size()) out.push_back({Tok::kText, s.substr(text_begin)});
+  return out;
+}
+
+void append_line(std::string& to, std::string_view piece) {
+  std::string_view t = trim(piece);
+  if (t.empty()) return;
+  if (!to.empty()) to += "\n";
+  to.append(t);
+}
+
+// The arguments object of a call whose JSON is `body`. Without its end token, JSON that is not
+// complete is an error (cut off), never completed.
+std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
+  std::string_view b = trim(body);
+  std::string where = "the call to '" + name + "'";
+  if (b.empty()) {
+    if (!terminated) {
+      out.error = where + " was cut off before its arguments";
+      return std::nullopt;
+    }
+    out.repairs.push_back(where + ": empty arguments taken as {}");
+    return json::object();
+  }
+  if (!terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == npos) {
+    LenientJson p = parse_json_lenient(b);
+    out.error = where + " was cut off before " + std::string(kCallEndToken) + ": its arguments are " +
+                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
+    return std::nullopt;
+  }
+  auto v = parse_payload(b, out, where);
+  if (!v) return std::nullopt;
+  if (v->is_string()) {
+    LenientJson inner = unwrap_string_arguments(*v);
+    if (!inner.value) {
+      out.error = where + ": " + inner.error;
+      return std::nullopt;
+    }
+    for (auto& r : inner.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
+    v = std::move(inner.value);
+  }
+  if (!v->is_object()) {
+    out.error = where + ": the arguments must be a JSON object, got " + std::string(v->type_name());
+    return std::nullopt;
+  }
+  return v;
+}
+
+// R1's arguments: an optional ```json fence around the JSON.
+std::string_view unfence(std::string_view s) {
+  s = trim(s);
+  if (s.substr(0, 3) != "```") return s;
+  size_t nl = s.find('\n');
+  if (nl == npos) return {};  // cut off inside the fence line
+  s = trim(s.substr(nl + 1));
+  if (s.size() >= 3 && s.substr(s.size() - 3) == "```") s = trim(s.substr(0, s.size() - 3));
+  return s;
+}
+
+class DeepSeekFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "deepseek"; }
+  std::string_view description() const override {
+    return "DeepSeek R1/V3/V3.1: "
+           "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>[function<｜tool▁sep｜>]NAME...<｜tool▁call▁end｜>";
+  }
+  bool detect(std::string_view text) const override { return text.find("<｜tool▁call") != npos; }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    std::vector<Piece> pieces = tokenize(text);
+    size_t i = 0;
+    while (i < pieces.size() && !out.error) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kCallBegin) {  // also accepted without <｜tool▁calls▁begin｜>
+        i = call(pieces, i + 1, out);
+        continue;
+      }
+      // Prose (inside the section too: it is no call); section tokens and <｜end▁of▁sentence｜> drop.
+      if (t == Tok::kText) append_line(out.content, pieces[i].text);
+      ++i;
+    }
+    return out;
+  }
+
+ private:
+  // Reads the call after <｜tool▁call▁begin｜> at pieces[i]; returns the index after it.
+  static size_t call(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
+    std::string head;
+    std::string body;
+    bool sep = false;
+    for (; i < pieces.size(); ++i) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kText) {
+        (sep ? body : head).append(pieces[i].text);
+      } else if (t == Tok::kSep && !sep) {
+        sep = true;
+      } else {
+        break;
+      }
+    }
+    bool cut_off = i >= pieces.size();  // the reply ended inside the call
+    bool terminated = !cut_off && pieces[i].tok == Tok::kCallEnd;
+    if (terminated) ++i;
+    if (!sep) {
+      out.error = cut_off ? "a DeepSeek tool call was cut off before <｜tool▁sep｜>"
+                          : "a DeepSeek tool call has no <｜tool▁sep｜>";
+      return i;
+    }
+    std::string_view h = trim(head);
+    std::string_view b = trim(body);
+    std::string name;
+    std::string_view json_text;
+    if (h != "function" || (!b.empty() && b[0] == '{')) {  // V3.1: NAME<｜tool▁sep｜>{...}
+      name = std::string(h);
+      json_text = b;
+    } else {  // R1 / V3: function<｜tool▁sep｜>NAME\n```json\n{...}\n```
+      size_t nl = b.find('\n');
+      name = std::string(trim(b.substr(0, nl)));
+      json_text = nl == npos ? std::string_view() : unfence(b.substr(nl + 1));
+    }
+    if (name.empty()) {
+      out.error = "a DeepSeek tool call names no function";
+      return i;
+    }
+    if (auto args = call_arguments(json_text, terminated, name, out)) add_call(out, name, *args);
+    return i;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_deepseek_format() {
+  return std::make_unique<DeepSeekFormat>();
+}
+
+}  // namespace keel::detail

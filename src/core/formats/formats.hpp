@@ -1,0 +1,27 @@
+// Factories of the built-in tool-call formats (one file per family in src/core/formats/).
+#pragma once
+
+#include <memory>
+
+#include "keel/core/tool_call_format.hpp"
+
+namespace keel::detail {
+
+std::unique_ptr<ToolCallFormat> make_json_format();             // bare / fenced JSON, arrays, {"tool": ...}
+std::unique_ptr<ToolCallFormat> make_hermes_format();           // <tool_call>{json}</tool_call> (Hermes, Qwen2.5)
+std::unique_ptr<ToolCallFormat> make_qwen3_coder_format();      // <tool_call><function=N><parameter=K>v</parameter></function></tool_call>
+std::unique_ptr<ToolCallFormat> make_glm45_format();            // <tool_call>N<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
+std::unique_ptr<ToolCallFormat> make_llama3_format();           // <|python_tag|>, {"name", "parameters"}, built-in tool calls
+std::unique_ptr<ToolCallFormat> make_pythonic_format();         // [f(a=1), g()]
+std::unique_ptr<ToolCallFormat> make_functionary_v31_format();  // <function=N>{json}</function>
+std::unique_ptr<ToolCallFormat> make_functionary_v32_format();  // >>>N\n{json}
+std::unique_ptr<ToolCallFormat> make_gemma_format();            // ```tool_code\nf(a=1)\n```
+std::unique_ptr<ToolCallFormat> make_mistral_format();          // [TOOL_CALLS][...] and [TOOL_CALLS]N[ARGS]{...}
+std::unique_ptr<ToolCallFormat> make_firefunction_format();     // functools[...]
+std::unique_ptr<ToolCallFormat> make_command_r7b_format();      // <|START_ACTION|>[...]<|END_ACTION|>
+std::unique_ptr<ToolCallFormat> make_deepseek_format();         // DeepSeek R1 / V3 tool-call token sections
+std::unique_ptr<ToolCallFormat> make_harmony_format();          // GPT-OSS harmony channels
+std::unique_ptr<ToolCallFormat> make_granite_format();          // <|tool_call|>[...]
+std::unique_ptr<ToolCallFormat> make_kimi_k2_format();          // Kimi-K2 tool-call sections
+
+}  // namespace keel::detail

@@ -1,0 +1,73 @@
+// Functionary v3.1 (Llama 3.1 based): each call is the tool name in a tag and its JSON arguments,
+//   <function=get_weather>{"city": "Paris"}</function>
+// several in a row, text before them is content, <|eom_id|> / <|eot_id|> end the turn. The tag
+// is explicit, so an unknown name is still a call and broken JSON is an error. Only a tag followed
+// by '{' is this format: <function=N><parameter=...> is Qwen3-Coder's, and Functionary's python
+// form <|python_tag|>code is read by the llama3 format.
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/formats/text_scan.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kOpen = "<function=";
+constexpr std::string_view kClose = "</function>";
+
+class FunctionaryV31Format final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "functionary_v31"; }
+  std::string_view description() const override {
+    return "Functionary v3.1: <function=NAME>{\"arg\": ...}</function>, several in a row";
+  }
+  bool detect(std::string_view text) const override { return text.find(kOpen) != kNpos; }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
+    FormatResult out;
+    std::vector<std::pair<size_t, size_t>> cuts;
+    MarkdownCode code(text);
+    Finder closes(text, kClose);
+    size_t pos = 0;
+    size_t open;
+    while ((open = find_outside_code(text, kOpen, pos, code)) != kNpos) {
+      size_t name_b = open + kOpen.size();
+      size_t name_e = name_end(text, name_b);
+      size_t body = name_e < text.size() && text[name_e] == '>' ? skip_space(text, name_e + 1) : text.size();
+      if (name_e == name_b || body == text.size() || text[body] != '{') {  // not this format (or cut off
+        pos = name_b;                                                      // before the JSON: Qwen3-Coder says so)
+        continue;
+      }
+      std::string where =
+          "<function=" + std::string(text.substr(name_b, name_e - name_b)) + "> at offset " + std::to_string(open);
+      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes);
+      cuts.emplace_back(open, seg.segment_end);
+      code.consumed(seg.segment_end);
+      pos = seg.segment_end;
+      CallDraft d;
+      d.name = std::string(text.substr(name_b, name_e - name_b));
+      std::string why;
+      std::optional<json> args = lenient_payload(text.substr(body, seg.payload_end - body), where, d.repairs, why);
+      if (!args) {
+        fail(out, where + (seg.cut_off ? ": the arguments were cut off before </function> (" : ": invalid JSON (") +
+                      why + ")");
+      } else if (!take_arguments(&*args, d, where, why)) {
+        fail(out, where + ": " + why);
+      } else {
+        commit(out, std::move(d), where);
+      }
+      if (seg.cut_off) break;
+    }
+    out.content = text_outside(text, cuts, {"<|eom_id|>", "<|eot_id|>"});
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_functionary_v31_format() {
+  return std::make_unique<FunctionaryV31Format>();
+}
+
+}  // namespace keel::detail

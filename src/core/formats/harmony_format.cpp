@@ -1,0 +1,237 @@
+// GPT-OSS "harmony" replies, a sequence of messages:
+//   <|start|>assistant<|channel|>analysis<|message|>...<|end|>            reasoning
+//   <|start|>assistant<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>
+//   <|start|>assistant<|channel|>final<|message|>...<|end|> or <|return|>  the answer (content)
+// The recipient may stand in the role part (`<|start|>assistant to=functions.NAME<|channel|>...`),
+// <|constrain|>json is optional, and generation often begins at <|channel|> (the prompt ends with
+// <|start|>assistant). Analysis text is never searched for calls; only a message addressed with
+// `to=` is a call (whatever its channel). <|call|> and <|return|> are stop tokens that servers often
+// drop: a call that ends the reply without <|call|> counts when its JSON is complete and is an error
+// (never completed) when it is not. Tokens right after a backtick are a mention in prose.
+#include <array>
+#include <utility>
+
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/json_repair.hpp"
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+constexpr size_t npos = std::string_view::npos;
+
+enum class Tok { kText, kStart, kChannel, kConstrain, kMessage, kEnd, kCall, kReturn };
+
+constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
+    {"<|start|>", Tok::kStart},
+    {"<|channel|>", Tok::kChannel},
+    {"<|constrain|>", Tok::kConstrain},
+    {"<|message|>", Tok::kMessage},
+    {"<|end|>", Tok::kEnd},
+    {"<|call|>", Tok::kCall},
+    {"<|return|>", Tok::kReturn},
+}};
+
+struct Piece {
+  Tok tok;
+  std::string_view text;  // the text itself, or the token's spelling
+};
+
+// Splits the reply into text and special tokens in one pass.
+std::vector<Piece> tokenize(std::string_view s) {
+  std::vector<Piece> out;
+  size_t pos = 0;
+  size_t text_begin = 0;
+  while ((pos = s.find("<|", pos)) != npos) {
+    if (pos > 0 && s[pos - 1] == '`' && (pos == 1 || s[pos - 2] != '`')) {  // quoted in prose (not a ``` fence)
+      size_t close = s.find('`', pos);
+      pos = close == npos ? s.size() : close + 1;
+      continue;
+    }
+    const std::pair<std::string_view, Tok>* hit = nullptr;
+    for (const auto& t : kTokens) {
+      if (s.substr(pos, t.first.size()) == t.first) {
+        hit = &t;  // no token is a prefix of another
+        break;
+      }
+    }
+    if (hit == nullptr) {
+      pos += 2;
+      continue;
+    }
+    if (pos > text_begin) out.push_back({Tok::kText, s.substr(text_begin, pos - text_begin)});
+    out.push_back({hit->second, hit->first});
+    pos += hit->first.size();
+    text_begin = pos;
+  }
+  if (text_begin < s.size()) out.push_back({Tok::kText, s.substr(text_begin)});
+  return out;
+}
+
+void append_line(std::string& to, std::string_view piece) {
+  std::string_view t = trim(piece);
+  if (t.empty()) return;
+  if (!to.empty()) to += "\n";
+  to.append(t);
+}
+
+// The value of the first whitespace-separated word of `header` that starts with `prefix`.
+std::string word_after(std::string_view header, std::string_view prefix) {
+  size_t pos = 0;
+  while (pos < header.size()) {
+    size_t b = header.find_first_not_of(" \t\r\n", pos);
+    if (b == npos) break;
+    size_t e = header.find_first_of(" \t\r\n", b);
+    if (e == npos) e = header.size();
+    std::string_view w = header.substr(b, e - b);
+    if (w.substr(0, prefix.size()) == prefix) return std::string(w.substr(prefix.size()));
+    pos = e;
+  }
+  return {};
+}
+
+std::string_view first_word(std::string_view s) {
+  s = trim(s);
+  return s.substr(0, s.find_first_of(" \t\r\n"));
+}
+
+// The arguments object of a call whose JSON is `body`. Without its end token, JSON that is not
+// complete is an error (cut off), never completed.
+std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
+  std::string_view b = trim(body);
+  std::string where = "the call to '" + name + "'";
+  if (b.empty()) {
+    if (!terminated) {
+      out.error = where + " was cut off before its arguments";
+      return std::nullopt;
+    }
+    out.repairs.push_back(where + ": empty arguments taken as {}");
+    return json::object();
+  }
+  if (!terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == npos) {
+    LenientJson p = parse_json_lenient(b);
+    out.error = where + " was cut off before <|call|>: its arguments are " +
+                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
+    return std::nullopt;
+  }
+  auto v = parse_payload(b, out, where);
+  if (!v) return std::nullopt;
+  if (v->is_string()) {
+    LenientJson inner = unwrap_string_arguments(*v);
+    if (!inner.value) {
+      out.error = where + ": " + inner.error;
+      return std::nullopt;
+    }
+    for (auto& r : inner.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
+    v = std::move(inner.value);
+  }
+  if (!v->is_object()) {
+    out.error = where + ": the arguments must be a JSON object, got " + std::string(v->type_name());
+    return std::nullopt;
+  }
+  return v;
+}
+
+class HarmonyFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "harmony"; }
+  std::string_view description() const override {
+    return "GPT-OSS harmony: <|channel|>analysis (reasoning), commentary to=functions.NAME<|message|>{...}<|call|>, "
+           "final";
+  }
+  bool detect(std::string_view text) const override {
+    return text.find("<|channel|>") != npos || text.find("<|message|>") != npos || text.find("<|start|>") != npos;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    std::vector<Piece> pieces = tokenize(text);
+    size_t i = 0;
+    while (i < pieces.size() && !out.error) {
+      const Piece& p = pieces[i];
+      bool header = p.tok == Tok::kText ? role_part(pieces, i)
+                                        : p.tok != Tok::kEnd && p.tok != Tok::kCall && p.tok != Tok::kReturn;
+      if (header) {
+        i = message(pieces, i, out);
+      } else {  // text outside any message is visible; a stray end token drops
+        if (p.tok == Tok::kText) append_line(out.content, p.text);
+        ++i;
+      }
+    }
+    return out;
+  }
+
+ private:
+  // Whether text pieces[i] is the role part of a header whose <|start|>assistant was in the prompt:
+  // ` to=functions.NAME` (or `assistant`) right before <|channel|>, <|constrain|> or <|message|>.
+  static bool role_part(const std::vector<Piece>& pieces, size_t i) {
+    if (i + 1 >= pieces.size()) return false;
+    Tok next = pieces[i + 1].tok;
+    if (next != Tok::kChannel && next != Tok::kConstrain && next != Tok::kMessage) return false;
+    std::string_view w = first_word(pieces[i].text);
+    return w.substr(0, 3) == "to=" || w == "assistant";
+  }
+
+  // Reads the message whose header starts at pieces[i]; returns the index after it.
+  static size_t message(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
+    std::string header;
+    std::string channel;
+    bool in_channel = false;
+    size_t n = pieces.size();
+    // Header: role text, <|channel|> text, <|constrain|> text, up to <|message|>.
+    for (; i < n && pieces[i].tok != Tok::kMessage; ++i) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kEnd || t == Tok::kCall || t == Tok::kReturn) break;
+      if (t == Tok::kStart && !header.empty()) break;  // the next message begins
+      if (t == Tok::kText) {
+        header.append(pieces[i].text);
+        if (in_channel) channel.append(pieces[i].text);
+      } else {
+        header += ' ';
+        in_channel = t == Tok::kChannel;
+      }
+    }
+    std::string recipient = word_after(header, "to=");
+    std::string name = recipient.substr(0, 10) == "functions." ? recipient.substr(10) : recipient;
+    bool is_call = !recipient.empty() && recipient != "assistant" && recipient != "user" && recipient != "all";
+    if (i >= n || pieces[i].tok != Tok::kMessage) {
+      if (is_call) out.error = "the call to '" + name + "' was cut off in its header (no <|message|>)";
+      return i;
+    }
+    // Body: up to an end token, or (end token dropped) the next message's header, or the end.
+    std::string body;
+    bool terminated = false;
+    for (++i; i < n; ++i) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kEnd || t == Tok::kCall || t == Tok::kReturn) {
+        terminated = true;
+        ++i;
+        break;
+      }
+      if (t == Tok::kStart || t == Tok::kChannel) break;
+      body.append(pieces[i].text);
+    }
+    if (is_call) {
+      if (name.empty()) {
+        out.error = "a harmony call names no function (to=functions. is empty)";
+        return i;
+      }
+      if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, *args);
+    } else if (first_word(channel) == "analysis") {
+      append_line(out.reasoning, body);
+    } else {
+      append_line(out.content, body);  // final, a commentary preamble, or no channel
+    }
+    return i;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_harmony_format() {
+  return std::make_unique<HarmonyFormat>();
+}
+
+}  // namespace keel::detail

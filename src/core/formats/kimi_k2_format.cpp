@@ -1,0 +1,193 @@
+// Kimi-K2 tool-call sections:
+//   <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}
+//   <|tool_call_end|>...<|tool_calls_section_end|>
+// The call id `functions.NAME:IDX` names the tool NAME and is kept whole as ToolCall::id. The
+// singular section tokens (<|tool_call_section_begin|>) that the model also emits are accepted.
+// Text outside the section is content; <|im_end|> is dropped. A call without <|tool_call_end|>
+// counts when its JSON is complete and is an error when it is not. Tokens right after a backtick
+// are a mention in prose.
+#include <array>
+#include <utility>
+
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/json_repair.hpp"
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+constexpr size_t npos = std::string_view::npos;
+
+enum class Tok { kText, kSection, kCallBegin, kArgBegin, kCallEnd, kOther };
+
+constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
+    {"<|tool_calls_section_begin|>", Tok::kSection},
+    {"<|tool_call_section_begin|>", Tok::kSection},
+    {"<|tool_calls_section_end|>", Tok::kSection},
+    {"<|tool_call_section_end|>", Tok::kSection},
+    {"<|tool_call_begin|>", Tok::kCallBegin},
+    {"<|tool_call_argument_begin|>", Tok::kArgBegin},
+    {"<|tool_call_end|>", Tok::kCallEnd},
+    {"<|im_end|>", Tok::kOther},
+}};
+
+struct Piece {
+  Tok tok;
+  std::string_view text;
+};
+
+// Splits the reply into text and special tokens in one pass.
+std::vector<Piece> tokenize(std::string_view s) {
+  std::vector<Piece> out;
+  size_t pos = 0;
+  size_t text_begin = 0;
+  while ((pos = s.find("<|", pos)) != npos) {
+    if (pos > 0 && s[pos - 1] == '`' && (pos == 1 || s[pos - 2] != '`')) {  // quoted in prose (not a ``` fence)
+      size_t close = s.find('`', pos);
+      pos = close == npos ? s.size() : close + 1;
+      continue;
+    }
+    const std::pair<std::string_view, Tok>* hit = nullptr;
+    for (const auto& t : kTokens) {
+      if (s.substr(pos, t.first.size()) == t.first) {
+        hit = &t;  // no token is a prefix of another
+        break;
+      }
+    }
+    if (hit == nullptr) {
+      pos += 2;
+      continue;
+    }
+    if (pos > text_begin) out.push_back({Tok::kText, s.substr(text_begin, pos - text_begin)});
+    out.push_back({hit->second, hit->first});
+    pos += hit->first.size();
+    text_begin = pos;
+  }
+  if (text_begin < s.size()) out.push_back({Tok::kText, s.substr(text_begin)});
+  return out;
+}
+
+void append_line(std::string& to, std::string_view piece) {
+  std::string_view t = trim(piece);
+  if (t.empty()) return;
+  if (!to.empty()) to += "\n";
+  to.append(t);
+}
+
+// The arguments object of a call whose JSON is `body`. Without its end token, JSON that is not
+// complete is an error (cut off), never completed.
+std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
+  std::string_view b = trim(body);
+  std::string where = "the call to '" + name + "'";
+  if (b.empty()) {
+    if (!terminated) {
+      out.error = where + " was cut off before its arguments";
+      return std::nullopt;
+    }
+    out.repairs.push_back(where + ": empty arguments taken as {}");
+    return json::object();
+  }
+  if (!terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == npos) {
+    LenientJson p = parse_json_lenient(b);
+    out.error = where + " was cut off before <|tool_call_end|>: its arguments are " +
+                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
+    return std::nullopt;
+  }
+  auto v = parse_payload(b, out, where);
+  if (!v) return std::nullopt;
+  if (v->is_string()) {
+    LenientJson inner = unwrap_string_arguments(*v);
+    if (!inner.value) {
+      out.error = where + ": " + inner.error;
+      return std::nullopt;
+    }
+    for (auto& r : inner.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
+    v = std::move(inner.value);
+  }
+  if (!v->is_object()) {
+    out.error = where + ": the arguments must be a JSON object, got " + std::string(v->type_name());
+    return std::nullopt;
+  }
+  return v;
+}
+
+// NAME from a call id `functions.NAME:IDX` (either part may be missing).
+std::string name_from_id(std::string_view id) {
+  if (id.substr(0, 10) == "functions.") id.remove_prefix(10);
+  size_t colon = id.rfind(':');
+  if (colon != npos && colon + 1 < id.size() && id.find_first_not_of("0123456789", colon + 1) == npos) {
+    id = id.substr(0, colon);
+  }
+  return std::string(id);
+}
+
+class KimiK2Format final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "kimi_k2"; }
+  std::string_view description() const override {
+    return "Kimi-K2: <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}"
+           "<|tool_call_end|>";
+  }
+  bool detect(std::string_view text) const override { return text.find("<|tool_call_begin|>") != npos; }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    std::vector<Piece> pieces = tokenize(text);
+    size_t i = 0;
+    while (i < pieces.size() && !out.error) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kCallBegin) {  // also accepted without the section token
+        i = call(pieces, i + 1, out);
+        continue;
+      }
+      // Prose (inside the section too: it is no call); section tokens and <|im_end|> drop.
+      if (t == Tok::kText) append_line(out.content, pieces[i].text);
+      ++i;
+    }
+    return out;
+  }
+
+ private:
+  // Reads the call after <|tool_call_begin|> at pieces[i]; returns the index after it.
+  static size_t call(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
+    std::string head;
+    std::string body;
+    bool arg = false;
+    for (; i < pieces.size(); ++i) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kText) {
+        (arg ? body : head).append(pieces[i].text);
+      } else if (t == Tok::kArgBegin && !arg) {
+        arg = true;
+      } else {
+        break;
+      }
+    }
+    bool cut_off = i >= pieces.size();  // the reply ended inside the call
+    bool terminated = !cut_off && pieces[i].tok == Tok::kCallEnd;
+    if (terminated) ++i;
+    std::string id(trim(head));
+    if (!arg) {
+      out.error = "the Kimi-K2 call '" + id + "' " + (cut_off ? "was cut off before" : "has no") +
+                  " <|tool_call_argument_begin|>";
+      return i;
+    }
+    std::string name = name_from_id(id);
+    if (name.empty()) {
+      out.error = "a Kimi-K2 call names no function (id '" + id + "')";
+      return i;
+    }
+    if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, *args, id);
+    return i;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_kimi_k2_format() {
+  return std::make_unique<KimiK2Format>();
+}
+
+}  // namespace keel::detail

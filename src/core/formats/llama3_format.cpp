@@ -1,0 +1,211 @@
+// Llama 3.1 / 3.2 / 3.3 tool calls:
+//   {"name": "get_weather", "parameters": {"city": "Paris"}}            JSON tool calling (bare)
+//   {"type": "function", "name": ..., "parameters": {...}}              (3.2 / 3.3 variant)
+//   <|python_tag|>{"name": ..., "parameters": ...}; {"name": ...}        after the python tag, ';'-separated
+//   <|python_tag|>brave_search.call(query="...")<|eom_id|>              built-in tools (also wolfram_alpha)
+//   <|python_tag|>import math\nprint(math.pi)                           code interpreter
+// After <|python_tag|> the intent is explicit (unknown names are calls, broken JSON is an error);
+// bare JSON needs a "parameters" key, a registered tool and its own line, so {"name", "arguments"}
+// stays with the generic json format and prose is not a call. Code after the tag becomes a call
+// to "code_interpreter" with {"code": ...}, the name Llama's documentation gives that tool (or to
+// "python", Functionary's name for it, when only that one is registered).
+// <|eom_id|> / <|eot_id|> are end-of-turn tokens and never content.
+#include <algorithm>
+
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/formats/python_call.hpp"
+#include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kTag = "<|python_tag|>";
+using Cuts = std::vector<std::pair<size_t, size_t>>;
+
+// Where python-tag segments end: at an end-of-turn token or the next tag.
+struct SegmentEnds {
+  explicit SegmentEnds(std::string_view t) : text(t), eom(t, "<|eom_id|>"), eot(t, "<|eot_id|>"), tag(t, kTag) {}
+  size_t after(size_t pos) {
+    size_t end = text.size();
+    for (Finder* f : {&eom, &eot, &tag}) end = std::min(end, f->next(pos));
+    return end;
+  }
+  std::string_view text;
+  Finder eom;
+  Finder eot;
+  Finder tag;
+};
+
+// Whether a bare JSON candidate is a Llama call: "parameters" and a registered "name".
+bool bare_call_shape(const json& v, std::span<const ToolSpec> tools) {
+  if (!v.is_object() || !v.contains("parameters")) return false;
+  auto name = v.find("name");
+  return name != v.end() && name->is_string() && find_tool(tools, name->get<std::string>()) != nullptr;
+}
+
+// Whether unbalanced text looks like the start of a bare Llama call to a registered tool.
+bool looks_like_cut_call(std::string_view rest, std::span<const ToolSpec> tools) {
+  if (rest.find("\"parameters\"") == kNpos && rest.find("'parameters'") == kNpos) return false;
+  for (const auto& t : tools) {
+    if (rest.find("\"" + t.name + "\"") != kNpos || rest.find("'" + t.name + "'") != kNpos) return true;
+  }
+  return false;
+}
+
+class Llama3Format final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "llama3"; }
+  std::string_view description() const override {
+    return "Llama 3.x: <|python_tag|>, {\"name\": ..., \"parameters\": {...}}, brave_search.call(query=...)";
+  }
+  bool detect(std::string_view text) const override {
+    return text.find(kTag) != kNpos || text.find("\"parameters\"") != kNpos || text.find("'parameters'") != kNpos;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
+    FormatResult out;
+    Cuts cuts;
+    MarkdownCode code(text);
+    SegmentEnds ends(text);
+    size_t pos = 0;
+    size_t tag;
+    while ((tag = find_outside_code(text, kTag, pos, code)) != kNpos) {
+      size_t body = skip_space(text, tag + kTag.size());
+      size_t end = std::max(body, ends.after(body));
+      if (!tagged(text, tag, body, end, tools, out)) {
+        pos = body;
+        continue;
+      }
+      cuts.emplace_back(tag, end);
+      code.consumed(end);
+      pos = end;
+    }
+    if (out.calls.empty() && !out.error) bare(text, tools, out, cuts);
+    out.content = text_outside(text, cuts, {"<|eom_id|>", "<|eot_id|>"});
+    return out;
+  }
+
+ private:
+  // The body of one python-tag segment, text[body, end). False when it is prose mentioning the
+  // tag: code (or nothing) after a tag that does not start a line, as Llama prints it.
+  static bool tagged(std::string_view text, size_t tag, size_t body, size_t end, std::span<const ToolSpec> tools,
+                     FormatResult& out) {
+    std::string where = "<|python_tag|> at offset " + std::to_string(tag);
+    bool line_start = at_line_start(text, tag);
+    std::string_view seg = text.substr(0, end);
+    if (body >= end) {
+      if (line_start) fail(out, where + ": nothing follows <|python_tag|>");
+      return line_start;
+    }
+    if (text[body] == '{') {
+      json_calls(seg, body, where, out);
+      return true;
+    }
+    size_t name = name_end(seg, body);
+    std::string_view word = seg.substr(body, name - body);
+    if (word.ends_with(".call")) word.remove_suffix(5);
+    bool builtin = word == "brave_search" || word == "wolfram_alpha" || find_tool(tools, word) != nullptr;
+    bool call_syntax = starts_at(seg, body + word.size(), ".call(") || starts_at(seg, body + word.size(), "(");
+    if ((builtin && call_syntax) || seg[body] == '[') {
+      PyCalls r = seg[body] == '[' ? read_python_call_list(seg, body) : read_python_call(seg, body);
+      if (r.error.empty() && skip_space(seg, r.end) == end) {
+        for (auto& c : r.calls) {
+          CallDraft d;
+          d.name = c.name.ends_with(".call") ? c.name.substr(0, c.name.size() - 5) : c.name;
+          d.arguments = std::move(c.arguments);
+          for (const auto& fix : r.repairs) d.repairs.push_back(where + ": " + fix);
+          r.repairs.clear();
+          commit(out, std::move(d), where);
+        }
+        return true;
+      }
+      if (builtin && seg[body] != '[') {
+        fail(out, where + ": " + (r.error.empty() ? "unexpected text after the call" : r.error));
+        return true;
+      }
+    }
+    if (!line_start) return false;
+    CallDraft code;  // anything else is Python for the code interpreter
+    bool python_only = find_tool(tools, "python") != nullptr && find_tool(tools, "code_interpreter") == nullptr;
+    code.name = python_only ? "python" : "code_interpreter";
+    code.arguments = {{"code", std::string(trim(seg.substr(body)))}};
+    commit(out, std::move(code), where);
+    return true;
+  }
+
+  // {"name": ..., "parameters"|"arguments": ...} objects separated by ';' in seg[pos, end).
+  static void json_calls(std::string_view seg, size_t pos, const std::string& where, FormatResult& out) {
+    std::vector<CallDraft> drafts;
+    while (pos < seg.size()) {
+      if (seg[pos] != '{') return fail(out, where + ": expected a JSON object at offset " + std::to_string(pos));
+      size_t end = json_extent(seg, pos);
+      bool cut_off = end == kNpos;
+      if (cut_off) end = seg.size();
+      std::string why;
+      CallDraft d;
+      std::optional<json> v = lenient_payload(seg.substr(pos, end - pos), where, d.repairs, why);
+      if (!v) return fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + why + ")");
+      if (!call_from_object(*v, d, where, why)) return fail(out, where + ": " + why);
+      drafts.push_back(std::move(d));
+      pos = skip_space(seg, end);
+      if (pos < seg.size() && seg[pos] == ';') pos = skip_space(seg, pos + 1);
+    }
+    for (auto& d : drafts) commit(out, std::move(d), where);
+  }
+
+  // Bare JSON calls, each starting a line (or following the previous call's ';').
+  static void bare(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out, Cuts& cuts) {
+    MarkdownCode code(text);
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t start = skip_space(text, pos);
+      if (start == text.size()) return;
+      if (text[start] != '{' || code.skip(start) != start) {
+        size_t nl = text.find('\n', start);
+        if (nl == kNpos) return;
+        pos = nl + 1;
+        continue;
+      }
+      std::string where = "call at offset " + std::to_string(start);
+      size_t end = json_extent(text, start);
+      std::string why;
+      CallDraft d;
+      if (end == kNpos) {  // unbalanced to the end: recover only what the repair pass can close
+        std::optional<json> v = lenient_payload(text.substr(start), where, d.repairs, why);
+        if (v && bare_call_shape(*v, tools) && call_from_object(*v, d, where, why)) {
+          commit(out, std::move(d), where);
+          cuts.emplace_back(start, text.size());
+        } else if (!v && looks_like_cut_call(text.substr(start), tools)) {
+          fail(out, where + ": the call was cut off (" + why + ")");
+          cuts.emplace_back(start, text.size());
+        }
+        return;
+      }
+      std::optional<json> v = lenient_payload(text.substr(start, end - start), where, d.repairs, why);
+      if (v && bare_call_shape(*v, tools)) {
+        if (call_from_object(*v, d, where, why)) {
+          commit(out, std::move(d), where);
+        } else {
+          fail(out, where + ": " + why);
+        }
+        size_t after = skip_space(text, end);
+        if (after < text.size() && text[after] == ';') end = after + 1;
+        cuts.emplace_back(start, end);
+      }
+      code.consumed(end);
+      pos = end;
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_llama3_format() {
+  return std::make_unique<Llama3Format>();
+}
+
+}  // namespace keel::detail

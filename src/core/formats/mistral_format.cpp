@@ -1,0 +1,235 @@
+// Mistral tool calls, both generations:
+//   [TOOL_CALLS][{"name": NAME, "arguments": {...}, "id": "abc123xyz"}, ...]      (v3 tokenizer; id optional)
+//   [TOOL_CALLS]NAME[ARGS]{...}[TOOL_CALLS]NAME[ARGS]{...}                          (Small 3.2, Magistral, Devstral)
+//   [TOOL_CALLS]NAME[CALL_ID]abc123xyz[ARGS]{...}
+// [THINK]...[/THINK] is reasoning (Magistral); a trailing </s> is dropped. There is no end token:
+// JSON left open at the very end of the reply goes to the repair pass, which closes it only when
+// nothing was cut off; otherwise it is an error. A marker right after a backtick, or followed by a
+// space and words, is a mention in prose.
+#include <cctype>
+#include <utility>
+
+#include "core/formats/format_util.hpp"
+#include "core/formats/formats.hpp"
+#include "core/json_repair.hpp"
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+using nlohmann::json;
+constexpr size_t npos = std::string_view::npos;
+constexpr std::string_view kCalls = "[TOOL_CALLS]";
+constexpr std::string_view kArgs = "[ARGS]";
+constexpr std::string_view kCallId = "[CALL_ID]";
+
+// Appends `piece` to the content, without a trailing </s>.
+void append_content(std::string& to, std::string_view piece) {
+  std::string_view t = trim(piece);
+  while (t.size() >= 4 && t.substr(t.size() - 4) == "</s>") t = trim(t.substr(0, t.size() - 4));
+  if (t.empty()) return;
+  if (!to.empty()) to += "\n";
+  to.append(t);
+}
+
+// Splits [THINK]...[/THINK] off; a reply that starts inside the block (only [/THINK]) or ends
+// inside it (no [/THINK]) is handled like <think>. Returns the visible text.
+std::string split_think(std::string_view text, std::string& reasoning) {
+  constexpr std::string_view kOpen = "[THINK]";
+  constexpr std::string_view kClose = "[/THINK]";
+  auto add = [&](std::string_view r) {
+    r = trim(r);
+    if (r.empty()) return;
+    if (!reasoning.empty()) reasoning += "\n";
+    reasoning.append(r);
+  };
+  std::string visible;
+  size_t pos = 0;
+  size_t first_close = text.find(kClose);
+  if (first_close != npos && text.substr(0, first_close).find(kOpen) == npos) {
+    add(text.substr(0, first_close));
+    pos = first_close + kClose.size();
+  }
+  while (pos < text.size()) {
+    size_t open = text.find(kOpen, pos);
+    if (open == npos) {
+      visible.append(text.substr(pos));
+      break;
+    }
+    visible.append(text.substr(pos, open - pos));
+    size_t close = text.find(kClose, open + kOpen.size());
+    if (close == npos) {
+      add(text.substr(open + kOpen.size()));
+      break;
+    }
+    add(text.substr(open + kOpen.size(), close - open - kOpen.size()));
+    pos = close + kClose.size();
+  }
+  return visible;
+}
+
+// Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
+// null/absent ({}). False (out.error set) when they are unusable.
+bool add_json_call(FormatResult& out, const std::string& name, const json* args, std::string id) {
+  if (args == nullptr || args->is_null()) {
+    out.calls.push_back(ToolCall{std::move(id), name, "{}"});
+    return true;
+  }
+  if (args->is_object()) {  // the usual case, without a copy through unwrap_string_arguments
+    add_call(out, name, *args, std::move(id));
+    return !out.error;
+  }
+  std::string where = "the call to '" + name + "'";
+  LenientJson v = unwrap_string_arguments(*args);
+  if (!v.value) {
+    out.error = where + ": " + v.error;
+    return false;
+  }
+  for (auto& r : v.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
+  add_call(out, name, *v.value, std::move(id));
+  return !out.error;
+}
+
+// Reads the JSON value at text[pos] ('[' or '{'): to its balanced end, or — left open — to the end
+// of the text. Returns the end (exclusive); `value` is unset and out.error set when it is unusable.
+size_t read_json(std::string_view text, size_t pos, const std::string& what, FormatResult& out,
+                 std::optional<json>& value) {
+  size_t end = json_extent(text, pos);
+  bool open = end == npos;
+  if (open) end = text.size();
+  LenientJson p = parse_json_lenient(text.substr(pos, end - pos));
+  if (!p.value) {
+    out.error = what + (open ? " was cut off: " : " is not valid JSON: ") + p.error;
+    return end;
+  }
+  for (auto& r : p.repairs) out.repairs.push_back(std::move(r.insert(0, what + ": ")));
+  value = std::move(p.value);
+  return end;
+}
+
+// The calls of a v3 list (or single object) of {"name", "arguments", "id"?}.
+void add_list(json value, FormatResult& out) {
+  json list = value.is_object() ? json::array({std::move(value)}) : std::move(value);
+  if (!list.is_array() || list.empty()) {
+    out.error = "[TOOL_CALLS] must be followed by a list of calls";
+    return;
+  }
+  size_t n = 0;
+  for (const auto& c : list) {
+    ++n;
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || c["name"].get<std::string>().empty()) {
+      out.error = "call " + std::to_string(n) + " after [TOOL_CALLS] has no \"name\"";
+      return;
+    }
+    std::string id = c.contains("id") && c["id"].is_string() ? c["id"].get<std::string>() : "";
+    const json* args = c.contains("arguments") ? &c["arguments"] : nullptr;
+    if (!add_json_call(out, c["name"].get<std::string>(), args, id)) return;
+  }
+}
+
+bool name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+}
+
+size_t skip_space(std::string_view s, size_t pos) {
+  size_t p = s.find_first_not_of(" \t\r\n", pos);
+  return p == npos ? s.size() : p;
+}
+
+// Reads one call after [TOOL_CALLS] (at text[pos]); returns where its text ends, or npos when
+// the marker is prose ("[TOOL_CALLS] marks calls": a word after a space, neither glued to the
+// marker nor followed by [ARGS]).
+size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
+  size_t p = skip_space(text, pos);
+  if (p == text.size()) {
+    out.error = "the tool call was cut off right after [TOOL_CALLS]";
+    return p;
+  }
+  if (text.substr(p, kArgs.size()) == kArgs || text.substr(p, kCallId.size()) == kCallId) {
+    out.error = "[TOOL_CALLS] is followed by [ARGS] or [CALL_ID] without a tool name";
+    return p;
+  }
+  if (text[p] == '{' || text[p] == '[') {
+    std::optional<json> value;
+    size_t end = read_json(text, p, "the tool-call list after [TOOL_CALLS]", out, value);
+    if (value) add_list(std::move(*value), out);
+    return end;
+  }
+  size_t e = p;
+  while (e < text.size() && name_char(text[e])) ++e;
+  size_t next = skip_space(text, e);
+  bool marked = text.substr(next, kArgs.size()) == kArgs || text.substr(next, kCallId.size()) == kCallId;
+  if (e == p || (p != pos && !marked)) return npos;  // no name glued to the marker, nor NAME[ARGS]
+  std::string name(text.substr(p, e - p));
+  std::string where = "the call to '" + name + "'";
+  std::string id;
+  p = next;
+  if (text.substr(p, kCallId.size()) == kCallId) {
+    e = p + kCallId.size();
+    while (e < text.size() && name_char(text[e])) ++e;
+    id = std::string(text.substr(p + kCallId.size(), e - p - kCallId.size()));
+    p = skip_space(text, e);
+  }
+  if (p == text.size()) {
+    out.error = where + " was cut off before [ARGS]";
+    return p;
+  }
+  if (text.substr(p, kArgs.size()) != kArgs) {
+    out.error = "expected [ARGS] after the tool name in " + where;
+    return p;
+  }
+  p = skip_space(text, p + kArgs.size());
+  if (p == text.size()) {
+    out.error = where + " was cut off before its arguments";
+    return p;
+  }
+  if (text[p] != '{') {
+    out.error = where + ": [ARGS] must be followed by a JSON object";
+    return p;
+  }
+  std::optional<json> value;
+  size_t end = read_json(text, p, where, out, value);
+  if (value) add_json_call(out, name, &*value, id);
+  return end;
+}
+
+class MistralFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "mistral"; }
+  std::string_view description() const override {
+    return "Mistral: [TOOL_CALLS][{\"name\", \"arguments\", \"id\"}] and [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}; "
+           "[THINK]";
+  }
+  bool detect(std::string_view text) const override { return text.find(kCalls) != npos || text.find("THINK]") != npos; }
+
+  FormatResult parse(std::string_view reply, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    std::string visible = split_think(reply, out.reasoning);
+    std::string_view text = visible;
+    size_t cursor = 0;  // start of the text not yet taken as content or calls
+    size_t pos = 0;
+    while (!out.error && (pos = text.find(kCalls, pos)) != npos) {
+      if (pos > 0 && text[pos - 1] == '`' && (pos == 1 || text[pos - 2] != '`')) {  // quoted in prose
+        pos += kCalls.size();
+        continue;
+      }
+      size_t end = read_call(text, pos + kCalls.size(), out);
+      if (end == npos) {  // prose: the marker stays in the content
+        pos += kCalls.size();
+        continue;
+      }
+      append_content(out.content, text.substr(cursor, pos - cursor));
+      cursor = pos = end;
+    }
+    if (!out.error && cursor < text.size()) append_content(out.content, text.substr(cursor));
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_mistral_format() {
+  return std::make_unique<MistralFormat>();
+}
+
+}  // namespace keel::detail

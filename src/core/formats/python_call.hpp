@@ -1,0 +1,37 @@
+// A small reader of Python call syntax, shared by the pythonic, gemma and llama3 (built-in tools)
+// formats:
+//   get_weather(city="Paris", days=3)     [f(a=1), g()]     brave_search.call(query='x')
+// Arguments are keyword arguments whose values are Python literals — str ('…', "…", triple-quoted,
+// r/u prefixes), int, float, True/False/None, list, tuple, dict, nested — converted to JSON.
+// JSON spellings true/false/null are accepted and listed as repairs. Linear; never throws.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel::detail {
+
+struct PyCall {
+  std::string name;  // dotted names are kept whole: "brave_search.call"
+  nlohmann::json arguments = nlohmann::json::object();
+};
+
+struct PyCalls {
+  std::vector<PyCall> calls;
+  std::vector<std::string> repairs;  // lenient readings applied, each once
+  size_t end = 0;                    // just past the text that was read (on success)
+  std::string error;                 // empty on success; otherwise what was expected, at which offset
+  bool cut_off = false;              // the text ended before the syntax was complete
+};
+
+// One call `name(k=v, ...)` starting at text[pos] (leading whitespace allowed). Offsets in errors
+// are positions in `text`.
+PyCalls read_python_call(std::string_view text, size_t pos);
+
+// A bracketed, non-empty list of calls `[f(...), g(...)]` starting at text[pos] (a trailing comma
+// is allowed, as in Python).
+PyCalls read_python_call_list(std::string_view text, size_t pos);
+
+}  // namespace keel::detail

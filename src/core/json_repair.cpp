@@ -1,0 +1,232 @@
+// parse_json_lenient: strict parse, else the repair pass (json_repair_pass.cpp) and a strict parse
+// of its output; plus the wording of the repair log and unwrap_string_arguments.
+#include "core/json_repair.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "core/json_repair_pass.hpp"
+#include "core/json_repair_text.hpp"
+
+namespace keel::detail {
+namespace {
+
+using json_repair::Fix;
+using nlohmann::json;
+
+// True when arrays/objects outside double-quoted strings nest deeper than the limit. Checked
+// before nlohmann parses the raw text, so that deep input is refused the same way everywhere.
+bool too_deep(std::string_view t) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kLenientJsonMaxDepth) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// `s` made safe to show and to put in JSON: ill-formed UTF-8 and control bytes become '?'.
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = json_repair::utf8_length(s, i);
+    const bool control = len == 1 && (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7F);
+    if (len == 0 || control) {
+      out += '?';
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+// nlohmann's parse_error text without its "[json.exception...] parse error at line L, column C: "
+// prefix and "; last read: '...'" suffix: both describe the repaired text, not the caller's.
+std::string parse_reason(std::string_view what) {
+  const size_t column = what.find("column ");
+  const size_t colon = column == std::string_view::npos ? what.find("] ") : what.find(": ", column);
+  if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
+  if (const size_t last = what.find("; last read:"); last != std::string_view::npos) what = what.substr(0, last);
+  return std::string(what);
+}
+
+std::string counted(size_t n, std::string_view one, std::string_view many) {
+  return n == 1 ? std::string(one) : std::to_string(n) + " " + std::string(many);
+}
+
+}  // namespace
+
+namespace json_repair {
+
+void RepairLog::add(Fix kind, size_t n) {
+  auto& count = counts[static_cast<size_t>(kind)];
+  if (count == 0) order.push_back(kind);
+  count += n;
+}
+
+size_t PassResult::input_offset(size_t out_index, size_t input_size) const {
+  auto it = std::upper_bound(offsets.begin(), offsets.end(), out_index,
+                             [](size_t o, const std::pair<size_t, size_t>& m) { return o < m.first; });
+  size_t in = out_index;
+  if (it != offsets.begin()) {
+    --it;
+    in = it->second + (out_index - it->first);
+  }
+  return std::min(in, input_size);
+}
+
+}  // namespace json_repair
+
+std::vector<std::string> json_repair::RepairLog::messages() const {
+  std::vector<std::string> out;
+  for (Fix kind : order) {
+    const size_t n = counts[static_cast<size_t>(kind)];
+    switch (kind) {
+      case Fix::kTrailingComma:
+        out.push_back("removed " + counted(n, "a trailing comma", "trailing commas"));
+        break;
+      case Fix::kSingleQuotes:
+        out.push_back("converted " + counted(n, "a single-quoted string", "single-quoted strings") +
+                      " to double quotes");
+        break;
+      case Fix::kSmartQuotes:
+        out.push_back("replaced smart quotes around " + counted(n, "a string", "strings") +
+                      " with plain double quotes");
+        break;
+      case Fix::kPythonLiteral: {
+        static constexpr std::string_view kPython[] = {"True", "False", "None"}, kJson[] = {"true", "false", "null"};
+        std::string line = "replaced " + counted(n, "Python literal", "Python literals"), to;
+        for (unsigned b = 0; b < 3; ++b) {
+          if ((python_seen & (1u << b)) == 0) continue;
+          (line += to.empty() ? " " : "/") += kPython[b];
+          (to += to.empty() ? " with " : "/") += kJson[b];
+        }
+        out.push_back(line + to);
+        break;
+      }
+      case Fix::kUnquotedKey: {
+        if (n == 1) {
+          out.push_back("quoted unquoted key '" + keys.front() + "'");
+          break;
+        }
+        std::string names;
+        for (const auto& k : keys) names += (names.empty() ? "'" : ", '") + k + "'";
+        out.push_back("quoted " + std::to_string(n) + " unquoted keys (" + names + (n > keys.size() ? ", ...)" : ")"));
+        break;
+      }
+      case Fix::kControlChar: {
+        if (n == 1) {
+          out.push_back(std::string("escaped a raw ") +
+                        (newlines ? "newline"
+                         : tabs   ? "tab"
+                                  : "control character") +
+                        " inside a string");
+          break;
+        }
+        std::string parts;
+        auto part = [&](size_t k, std::string_view one, std::string_view many) {
+          if (k != 0) parts += (parts.empty() ? "" : ", ") + counted(k, std::string("1 ") + std::string(one), many);
+        };
+        part(newlines, "newline", "newlines");
+        part(tabs, "tab", "tabs");
+        part(n - newlines - tabs, "other", "others");
+        out.push_back("escaped " + std::to_string(n) + " raw control characters inside strings (" + parts + ")");
+        break;
+      }
+      case Fix::kQuoteEscape:
+        out.push_back("replaced " + counted(n, "the invalid escape \\'", "invalid escapes \\'") + " with ' inside " +
+                      (n == 1 ? "a string" : "strings"));
+        break;
+      case Fix::kStrayNonAscii:
+        out.push_back("removed " + counted(n, "a stray non-ASCII character", "stray non-ASCII characters") +
+                      " outside strings");
+        break;
+      case Fix::kClosedBrackets:
+        out.push_back("closed " + counted(n, "an unclosed bracket", "unclosed brackets") + " at the end (added \"" +
+                      closers + "\")");
+        break;
+      case Fix::kCount:
+        break;
+    }
+  }
+  return out;
+}
+
+LenientJson parse_json_lenient(std::string_view text) {
+  LenientJson out;
+  try {
+    if (!too_deep(text)) {
+      json strict = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (!strict.is_discarded()) {
+        out.value = std::move(strict);
+        return out;
+      }
+    }
+    json_repair::PassResult pass = json_repair::run_repair_pass(text);
+    if (!pass.error.empty()) {
+      out.error = printable(pass.error);
+      return out;
+    }
+    try {
+      json repaired = json::parse(pass.text);
+      if (pass.token_error) {  // not expected: the pass only stops on a token nlohmann rejects
+        out.error = "invalid token at offset " + std::to_string(pass.token_offset);
+        return out;
+      }
+      out.value = std::move(repaired);
+      out.repairs = pass.log.messages();
+    } catch (const json::parse_error& e) {
+      // A bad token the pass stopped at is named by where it starts; otherwise (ill-formed UTF-8,
+      // a lone surrogate escape) by the byte nlohmann stopped at, mapped back to the input.
+      const size_t at =
+          pass.token_error ? pass.token_offset : pass.input_offset(e.byte > 0 ? e.byte - 1 : 0, text.size());
+      out.error = printable("invalid JSON at offset " + std::to_string(at) + ": " + parse_reason(e.what()));
+    }
+  } catch (const std::exception& e) {  // allocation failure, or anything nlohmann throws unexpectedly
+    out = LenientJson{};
+    out.error = printable(std::string("could not parse JSON: ") + e.what());
+  }
+  return out;
+}
+
+LenientJson unwrap_string_arguments(const json& value) {
+  LenientJson out;
+  if (value.is_object()) {
+    out.value = value;
+    return out;
+  }
+  if (!value.is_string()) {
+    out.error = "arguments must be a JSON object, got " + std::string(value.type_name());
+    return out;
+  }
+  LenientJson inner = parse_json_lenient(value.get_ref<const std::string&>());
+  if (!inner.value) {
+    out.error = "arguments were given as a string that is not valid JSON: " + inner.error;
+  } else if (!inner.value->is_object()) {
+    out.error =
+        "arguments were given as a string holding a JSON " + std::string(inner.value->type_name()) + ", not an object";
+  } else {
+    out.value = std::move(inner.value);
+    out.repairs.push_back("arguments were given as an escaped JSON string");
+    out.repairs.insert(out.repairs.end(), inner.repairs.begin(), inner.repairs.end());
+  }
+  return out;
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,47 @@
+// Lenient JSON for small-model output: strict parse first; if that fails, a repair pass for the
+// mistakes small models make, each fix recorded. Output cut off inside a key or value is never
+// completed by guesswork: it is an error with a precise message.
+//
+// Repairs: trailing commas; single-quoted strings; Python literals True/False/None; unquoted
+// keys; raw newlines and control characters inside strings; stray non-ASCII glyphs outside
+// strings (smart quotes used as string delimiters become plain quotes); the invalid escape \'
+// inside double-quoted strings; missing closing brackets/braces at the very end (only when the
+// text ends after a complete value or after a ',', never inside a string, key, literal or number;
+// a number that runs to the very end may be cut off, so it is an error too).
+//
+// Errors: cut-off text says where ("output was cut off inside a string value starting at offset
+// 31", "output was cut off after key \"city\" before its value ..."); a structural mistake names
+// the token and what was expected ("unexpected number at offset 9; expected ',' or '}'"); a bad
+// token (invalid number, literal, escape or UTF-8) carries nlohmann's message and the offset in
+// the original text. Nesting deeper than kLenientJsonMaxDepth is refused. Linear time and memory.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel::detail {
+
+// Deepest nesting of arrays/objects accepted (deeper input is an error, never a stack overflow).
+inline constexpr std::size_t kLenientJsonMaxDepth = 512;
+
+struct LenientJson {
+  std::optional<nlohmann::json> value;  // set on success
+  std::vector<std::string> repairs;     // fixes applied, in order; empty when the text was valid JSON
+  std::string error;                    // why it failed (value unset), e.g. "cut off inside a string at offset 41"
+};
+
+// Parses one JSON value that makes up all of `text` (surrounding whitespace allowed).
+// Exactly one of `value` and `error` is set; `repairs` is empty on error.
+LenientJson parse_json_lenient(std::string_view text);
+
+// Tool-call arguments as a model sent them: an object is returned unchanged (no repairs); a
+// string that holds a JSON object (possibly needing repair) is parsed, with the repair
+// "arguments were given as an escaped JSON string" first and the string's own repairs after it;
+// anything else (another type, a string that is not valid JSON or holds a non-object) is an error.
+LenientJson unwrap_string_arguments(const nlohmann::json& value);
+
+}  // namespace keel::detail

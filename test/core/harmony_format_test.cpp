@@ -1,0 +1,48 @@
+// harmony format: the auto-detection order of the special-token formats, and linear, crash-free
+// parsing of large pathological input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "keel/core/universal_parser.hpp"
+
+namespace keel {
+namespace {
+
+ParseOutcome parse(std::string_view format, std::string_view text) {
+  auto parser = UniversalToolCallParser::create(format);
+  EXPECT_TRUE(parser.ok());
+  ParseOutcome out = (*parser)->parse_full(text, {});
+  for (const auto& c : out.calls) EXPECT_TRUE(nlohmann::json::parse(c.arguments, nullptr, false).is_object());
+  return out;
+}
+
+std::string repeat(std::string_view piece, size_t bytes) {
+  std::string s;
+  while (s.size() < bytes) s.append(piece);
+  return s;
+}
+
+TEST(HarmonyFormatTest, SpecialTokenFormatsComeFirstInOrder) {
+  std::vector<std::string> names;
+  for (const auto& [name, description] : UniversalToolCallParser::formats()) names.push_back(name);
+  ASSERT_GE(names.size(), 7u);
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 7),
+            (std::vector<std::string>{"harmony", "deepseek", "kimi_k2", "command_r7b", "granite", "mistral",
+                                      "firefunction"}));
+}
+
+TEST(HarmonyFormatTest, LargePathologicalInputIsLinearAndSafe) {
+  const std::string call =
+      "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": [1]}<|call|>";
+  EXPECT_EQ(parse("harmony", repeat(call, 1 << 19)).calls.size(), ((1u << 19) + call.size() - 1) / call.size());
+  for (std::string_view piece :
+       {"<|channel|>", "<|start|>assistant", "<|", "`<|channel|>", "<|channel|>commentary to=functions.f<|message|>{",
+        "<|channel|>analysis<|message|>x", "to=functions.f<|channel|>", "<|message|>["}) {
+    parse("harmony", repeat(piece, 1 << 19));
+    parse("auto", repeat(piece, 1 << 16));  // the other formats run too: keep it short under sanitizers
+  }
+}
+
+}  // namespace
+}  // namespace keel
