@@ -69,19 +69,31 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
   auto [content, reasoning] = split_reasoning(text);
   out.reasoning = std::move(reasoning);
   out.content = std::string(detail::trim(content));
-  for (const auto& f : formats_) {
-    if (auto_detect_ && !f->detect(content)) continue;
-    FormatResult r = f->parse(content, tools);
-    if (r.calls.empty() && !r.error && auto_detect_) continue;
-    if (r.calls.empty() && !r.error && r.reasoning.empty()) break;  // named format found nothing
-    out.format = std::string(f->name());
+  auto take = [&](const ToolCallFormat& f, FormatResult r) {
+    out.format = std::string(f.name());
     out.content = std::move(r.content);
     if (!r.reasoning.empty()) out.reasoning += (out.reasoning.empty() ? "" : "\n") + r.reasoning;
     out.calls = std::move(r.calls);
     out.repairs = std::move(r.repairs);
     out.error = std::move(r.error);
-    break;
+  };
+  // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) but found
+  // no call is kept as the answer's format unless a later format finds calls.
+  const ToolCallFormat* framing = nullptr;
+  FormatResult framed;
+  for (const auto& f : formats_) {
+    if (auto_detect_ && !f->detect(content)) continue;
+    FormatResult r = f->parse(content, tools);
+    if (!r.calls.empty() || r.error) {
+      take(*f, std::move(r));
+      return out;
+    }
+    if (!r.reasoning.empty() && framing == nullptr) {
+      framing = f.get();
+      framed = std::move(r);
+    }
   }
+  if (framing != nullptr) take(*framing, std::move(framed));
   return out;
 }
 

@@ -47,8 +47,10 @@ bool bare_call_shape(const json& v, std::span<const ToolSpec> tools) {
   return name != v.end() && name->is_string() && find_tool(tools, name->get<std::string>()) != nullptr;
 }
 
-// Whether unbalanced text looks like the start of a bare Llama call to a registered tool.
-bool looks_like_cut_call(std::string_view rest, std::span<const ToolSpec> tools) {
+// Whether unfinished JSON looks like a bare Llama call to a registered tool. (Balanced JSON that
+// does not parse stays prose, as with the generic json format: without a marker there is no
+// clear intent.)
+bool looks_like_call(std::string_view rest, std::span<const ToolSpec> tools) {
   if (rest.find("\"parameters\"") == kNpos && rest.find("'parameters'") == kNpos) return false;
   for (const auto& t : tools) {
     if (rest.find("\"" + t.name + "\"") != kNpos || rest.find("'" + t.name + "'") != kNpos) return true;
@@ -172,26 +174,25 @@ class Llama3Format final : public ToolCallFormat {
       }
       std::string where = "call at offset " + std::to_string(start);
       size_t end = json_extent(text, start);
+      bool cut_off = end == kNpos;  // unbalanced to the end: only what the repair pass can close
+      if (cut_off) end = text.size();
+      std::string_view candidate = text.substr(start, end - start);
       std::string why;
       CallDraft d;
-      if (end == kNpos) {  // unbalanced to the end: recover only what the repair pass can close
-        std::optional<json> v = lenient_payload(text.substr(start), where, d.repairs, why);
-        if (v && bare_call_shape(*v, tools) && call_from_object(*v, d, where, why)) {
-          commit(out, std::move(d), where);
-          cuts.emplace_back(start, text.size());
-        } else if (!v && looks_like_cut_call(text.substr(start), tools)) {
-          fail(out, where + ": the call was cut off (" + why + ")");
-          cuts.emplace_back(start, text.size());
-        }
-        return;
-      }
-      std::optional<json> v = lenient_payload(text.substr(start, end - start), where, d.repairs, why);
+      std::optional<json> v = lenient_payload(candidate, where, d.repairs, why);
+      bool taken = true;
       if (v && bare_call_shape(*v, tools)) {
         if (call_from_object(*v, d, where, why)) {
           commit(out, std::move(d), where);
         } else {
           fail(out, where + ": " + why);
         }
+      } else if (!v && cut_off && looks_like_call(candidate, tools)) {  // a call cut off by the end of the text
+        fail(out, where + ": the call was cut off (" + why + ")");
+      } else {
+        taken = false;
+      }
+      if (taken) {
         size_t after = skip_space(text, end);
         if (after < text.size() && text[after] == ';') end = after + 1;
         cuts.emplace_back(start, end);
