@@ -78,11 +78,12 @@ class Llama3Format final : public ToolCallFormat {
     while ((tag = find_outside_code(text, kTag, pos, code)) != kNpos) {
       size_t body = skip_space(text, tag + kTag.size());
       size_t end = std::max(body, ends.after(body));
-      if (!tagged(text, tag, body, end, tools, out)) {
+      size_t used = tagged(text, tag, body, end, tools, out);
+      if (used == kNpos) {
         pos = body;
         continue;
       }
-      cuts.emplace_back(tag, end);
+      cuts.emplace_back(tag, used);
       code.consumed(end);
       pos = end;
     }
@@ -92,21 +93,19 @@ class Llama3Format final : public ToolCallFormat {
   }
 
  private:
-  // The body of one python-tag segment, text[body, end). False when it is prose mentioning the
-  // tag: code (or nothing) after a tag that does not start a line, as Llama prints it.
-  static bool tagged(std::string_view text, size_t tag, size_t body, size_t end, std::span<const ToolSpec> tools,
-                     FormatResult& out) {
+  // The body of one python-tag segment, text[body, end); returns the end of the call text (prose
+  // may follow it), or kNpos when the tag is prose mentioning it: code (or nothing) after a tag
+  // that does not start a line, as Llama prints it.
+  static size_t tagged(std::string_view text, size_t tag, size_t body, size_t end, std::span<const ToolSpec> tools,
+                       FormatResult& out) {
     std::string where = "<|python_tag|> at offset " + std::to_string(tag);
     bool line_start = at_line_start(text, tag);
     std::string_view seg = text.substr(0, end);
     if (body >= end) {
       if (line_start) fail(out, where + ": nothing follows <|python_tag|>");
-      return line_start;
+      return line_start ? end : kNpos;
     }
-    if (text[body] == '{') {
-      json_calls(seg, body, where, out);
-      return true;
-    }
+    if (text[body] == '{') return json_calls(seg, body, where, out);
     size_t name = name_end(seg, body);
     std::string_view word = seg.substr(body, name - body);
     if (word.ends_with(".call")) word.remove_suffix(5);
@@ -114,7 +113,7 @@ class Llama3Format final : public ToolCallFormat {
     bool call_syntax = starts_at(seg, body + word.size(), ".call(") || starts_at(seg, body + word.size(), "(");
     if ((builtin && call_syntax) || seg[body] == '[') {
       PyCalls r = seg[body] == '[' ? read_python_call_list(seg, body) : read_python_call(seg, body);
-      if (r.error.empty() && skip_space(seg, r.end) == end) {
+      if (r.error.empty()) {
         for (auto& c : r.calls) {
           CallDraft d;
           d.name = c.name.ends_with(".call") ? c.name.substr(0, c.name.size() - 5) : c.name;
@@ -123,40 +122,50 @@ class Llama3Format final : public ToolCallFormat {
           r.repairs.clear();
           commit(out, std::move(d), where);
         }
-        return true;
+        return r.end;
       }
       if (builtin && seg[body] != '[') {
-        fail(out, where + ": " + (r.error.empty() ? "unexpected text after the call" : r.error));
-        return true;
+        fail(out, where + ": " + r.error);
+        return end;
       }
     }
-    if (!line_start) return false;
+    if (!line_start) return kNpos;
     CallDraft code;  // anything else is Python for the code interpreter
     bool python_only = find_tool(tools, "python") != nullptr && find_tool(tools, "code_interpreter") == nullptr;
     code.name = python_only ? "python" : "code_interpreter";
     code.arguments = {{"code", std::string(trim(seg.substr(body)))}};
     commit(out, std::move(code), where);
-    return true;
+    return end;
   }
 
-  // {"name": ..., "parameters"|"arguments": ...} objects separated by ';' in seg[pos, end).
-  static void json_calls(std::string_view seg, size_t pos, const std::string& where, FormatResult& out) {
+  // {"name": ..., "parameters"|"arguments": ...} objects separated by ';' from seg[pos]; returns
+  // where they end (text after them is content).
+  static size_t json_calls(std::string_view seg, size_t pos, const std::string& where, FormatResult& out) {
     std::vector<CallDraft> drafts;
-    while (pos < seg.size()) {
-      if (seg[pos] != '{') return fail(out, where + ": expected a JSON object at offset " + std::to_string(pos));
-      size_t end = json_extent(seg, pos);
+    size_t end = pos;
+    while (pos < seg.size() && seg[pos] == '{') {
+      end = json_extent(seg, pos);
       bool cut_off = end == kNpos;
       if (cut_off) end = seg.size();
       std::string why;
       CallDraft d;
       std::optional<json> v = lenient_payload(seg.substr(pos, end - pos), where, d.repairs, why);
-      if (!v) return fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + why + ")");
-      if (!call_from_object(*v, d, where, why)) return fail(out, where + ": " + why);
+      if (!v) {
+        fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + why + ")");
+        return seg.size();
+      }
+      if (!call_from_object(*v, d, where, why)) {
+        fail(out, where + ": " + why);
+        return end;
+      }
       drafts.push_back(std::move(d));
+      size_t next = skip_space(seg, end);
+      if (next >= seg.size() || seg[next] != ';') break;
+      end = next + 1;
       pos = skip_space(seg, end);
-      if (pos < seg.size() && seg[pos] == ';') pos = skip_space(seg, pos + 1);
     }
     for (auto& d : drafts) commit(out, std::move(d), where);
+    return end;
   }
 
   // Bare JSON calls, each starting a line (or following the previous call's ';').

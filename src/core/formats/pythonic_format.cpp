@@ -56,7 +56,8 @@ class PythonicFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    if (size_t start = text.find(kStart); start != kNpos) {
+    MarkdownCode code(text);
+    if (size_t start = find_outside_code(text, kStart, 0, code); start != kNpos) {
       marked(text, start, out);
       return out;
     }
