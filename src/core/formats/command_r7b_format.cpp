@@ -11,6 +11,7 @@
 
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
+#include "core/formats/special_tokens.hpp"
 #include "core/json_repair.hpp"
 #include "core/text_util.hpp"
 
@@ -32,48 +33,10 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
 }};
 
-struct Piece {
-  Tok tok;
-  std::string_view text;
-};
+using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
-  std::vector<Piece> out;
-  size_t pos = 0;
-  size_t text_begin = 0;
-  while ((pos = s.find("<|", pos)) != npos) {
-    if (pos > 0 && s[pos - 1] == '`' && (pos == 1 || s[pos - 2] != '`')) {  // quoted in prose (not a ``` fence)
-      size_t close = s.find('`', pos);
-      pos = close == npos ? s.size() : close + 1;
-      continue;
-    }
-    const std::pair<std::string_view, Tok>* hit = nullptr;
-    for (const auto& t : kTokens) {
-      if (s.substr(pos, t.first.size()) == t.first) {
-        hit = &t;  // no token is a prefix of another
-        break;
-      }
-    }
-    if (hit == nullptr) {
-      pos += 2;
-      continue;
-    }
-    if (pos > text_begin) out.push_back({Tok::kText, s.substr(text_begin, pos - text_begin)});
-    out.push_back({hit->second, hit->first});
-    pos += hit->first.size();
-    text_begin = pos;
-  }
-  if (text_begin < s.size()) out.push_back({Tok::kText, s.substr(text_begin)});
-  return out;
-}
-
-void append_line(std::string& to, std::string_view piece) {
-  std::string_view t = trim(piece);
-  if (t.empty()) return;
-  if (!to.empty()) to += "\n";
-  to.append(t);
-}
+std::vector<Piece> tokenize(std::string_view s) { return split_special_tokens(s, "<|", kTokens); }
 
 // Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
 // null/absent ({}). False (out.error set) when they are unusable.

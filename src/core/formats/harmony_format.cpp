@@ -13,6 +13,7 @@
 
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
+#include "core/formats/special_tokens.hpp"
 #include "core/json_repair.hpp"
 #include "core/text_util.hpp"
 
@@ -34,48 +35,10 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<|return|>", Tok::kReturn},
 }};
 
-struct Piece {
-  Tok tok;
-  std::string_view text;  // the text itself, or the token's spelling
-};
+using Piece = TokenPiece<Tok>;  // text: the text itself, or the token's spelling
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
-  std::vector<Piece> out;
-  size_t pos = 0;
-  size_t text_begin = 0;
-  while ((pos = s.find("<|", pos)) != npos) {
-    if (pos > 0 && s[pos - 1] == '`' && (pos == 1 || s[pos - 2] != '`')) {  // quoted in prose (not a ``` fence)
-      size_t close = s.find('`', pos);
-      pos = close == npos ? s.size() : close + 1;
-      continue;
-    }
-    const std::pair<std::string_view, Tok>* hit = nullptr;
-    for (const auto& t : kTokens) {
-      if (s.substr(pos, t.first.size()) == t.first) {
-        hit = &t;  // no token is a prefix of another
-        break;
-      }
-    }
-    if (hit == nullptr) {
-      pos += 2;
-      continue;
-    }
-    if (pos > text_begin) out.push_back({Tok::kText, s.substr(text_begin, pos - text_begin)});
-    out.push_back({hit->second, hit->first});
-    pos += hit->first.size();
-    text_begin = pos;
-  }
-  if (text_begin < s.size()) out.push_back({Tok::kText, s.substr(text_begin)});
-  return out;
-}
-
-void append_line(std::string& to, std::string_view piece) {
-  std::string_view t = trim(piece);
-  if (t.empty()) return;
-  if (!to.empty()) to += "\n";
-  to.append(t);
-}
+std::vector<Piece> tokenize(std::string_view s) { return split_special_tokens(s, "<|", kTokens); }
 
 // The value of the first whitespace-separated word of `header` that starts with `prefix`.
 std::string word_after(std::string_view header, std::string_view prefix) {
@@ -97,41 +60,8 @@ std::string_view first_word(std::string_view s) {
   return s.substr(0, s.find_first_of(" \t\r\n"));
 }
 
-// The arguments object of a call whose JSON is `body`. Without its end token, JSON that is not
-// complete is an error (cut off), never completed.
 std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
-  std::string_view b = trim(body);
-  std::string where = "the call to '" + name + "'";
-  if (b.empty()) {
-    if (!terminated) {
-      out.error = where + " was cut off before its arguments";
-      return std::nullopt;
-    }
-    out.repairs.push_back(where + ": empty arguments taken as {}");
-    return json::object();
-  }
-  if (!terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == npos) {
-    LenientJson p = parse_json_lenient(b);
-    out.error = where + " was cut off before <|call|>: its arguments are " +
-                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
-    return std::nullopt;
-  }
-  auto v = parse_payload(b, out, where);
-  if (!v) return std::nullopt;
-  if (v->is_string()) {
-    LenientJson inner = unwrap_string_arguments(*v);
-    if (!inner.value) {
-      out.error = where + ": " + inner.error;
-      return std::nullopt;
-    }
-    for (auto& r : inner.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
-    v = std::move(inner.value);
-  }
-  if (!v->is_object()) {
-    out.error = where + ": the arguments must be a JSON object, got " + std::string(v->type_name());
-    return std::nullopt;
-  }
-  return v;
+  return special_call_arguments(body, terminated, name, "<|call|>", out);
 }
 
 class HarmonyFormat final : public ToolCallFormat {
