@@ -22,6 +22,7 @@
 
 #include "keel/approver.hpp"
 #include "keel/core/agent_config.hpp"
+#include "keel/core/token_counter.hpp"
 #include "keel/core/preflight.hpp"
 #include "keel/core/tool_call_parser.hpp"
 #include "keel/hooks.hpp"
@@ -30,6 +31,8 @@
 #include "keel/tool_registry.hpp"
 
 namespace keel {
+
+class Store;
 
 struct PlannerOptions {
   bool enabled = false;      // make a short planner model call before the first round
@@ -46,6 +49,9 @@ struct AgentOptions {
   bool stream = true;                  // ask the backend to stream
   int tool_threads = 4;                // pool size for concurrency-safe tool calls
   std::shared_ptr<const ToolCallParser> parser;  // text tool-call parser; nullptr: the default
+  // Where sessions, runs, messages (each committed before the next model call), tool runs,
+  // approvals and trace spans are kept; nullptr: nothing is persisted. Must outlive the Agent.
+  Store* store = nullptr;
 };
 
 class Agent {
@@ -60,9 +66,17 @@ class Agent {
   // Decides approvals; without one, calls that need approval are denied with a message.
   void set_approver(std::shared_ptr<Approver> approver);
 
-  // Runs `task` to an answer or an explicit failure. The Result is an error only when the run
-  // could not start (e.g. an invalid intent pattern); every run failure is a RunOutcome with ok=false.
+  // Runs `task` to an answer or an explicit failure, in a new session when there is a store. The
+  // Result is an error only when the run could not start (e.g. an invalid intent pattern, a store
+  // that cannot be written); every run failure is a RunOutcome with ok=false.
   Result<RunOutcome> run(std::string_view task, std::stop_token stop = {});
+  // Runs `task` as the next turn of a stored session (needs a store; NotFound for an unknown id).
+  Result<RunOutcome> continue_session(std::string_view session_id, std::string_view task, std::stop_token stop = {});
+  // The next run starts by compacting its context, even if it fits (a user's /compact).
+  void request_compaction();
+  // Finishes a run that was interrupted (crash, kill, Ctrl-C) from its last committed message.
+  // FailedPrecondition when the run has already ended or a later run exists in its session.
+  Result<RunOutcome> resume(std::string_view run_id, std::stop_token stop = {});
 
  private:
   class Impl;

@@ -25,14 +25,15 @@
 // --base-url always wins over a provider's default; a config `base_url` does too. OPENAI_BASE_URL
 // only applies to openai/ and unprefixed names (it describes OpenAI, not a local server).
 //
-// Environment variables read: KEEL_MODEL, KEEL_MAX_ROUNDS, OPENAI_BASE_URL, OPENAI_API_KEY,
+// Environment variables read: KEEL_MODEL, KEEL_MAX_ROUNDS, KEEL_CONTEXT_WINDOW, OPENAI_BASE_URL, OPENAI_API_KEY,
 // OLLAMA_HOST, XDG_CONFIG_HOME. An empty variable counts as unset.
 //
 // Config files (both use the same schema; unknown keys are an error, to catch typos):
 //   model, base_url, api_key, api_key_env, max_rounds, stream, request_timeout_ms,
 //   stream_idle_timeout_ms, connect_timeout_ms,
 //   retry: {max_attempts, initial_delay_ms, max_delay_ms}, tools: {shell: {enabled, timeout_ms}},
-//   intents: [{name, keywords, patterns, tools}], planner: {enabled, timeout_ms}
+//   intents: [{name, keywords, patterns, tools}], planner: {enabled, timeout_ms},
+//   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds}
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
 //
 // Thread-safety: plain values and free functions; resolve_config() reads the files it is pointed
@@ -82,6 +83,10 @@ struct KeelConfig {
   std::vector<IntentRule> intents;        // extra preflight rules: user file's, then workspace's
   bool planner_enabled = false;           // run the preflight planner
   int64_t planner_timeout_ms = 2000;      // planner budget, milliseconds
+  int64_t context_window = 32768;         // the model's context window, tokens (0: unknown, no compaction)
+  int context_threshold_percent = 80;     // compaction starts above this share of the window
+  int context_recency_rounds = 2;         // last tool rounds kept verbatim
+  int context_summary_cooldown_rounds = 3;  // rounds between two summaries
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

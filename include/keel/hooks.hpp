@@ -32,9 +32,19 @@ namespace keel {
 class AgentMachine;
 
 // Where a run is; reported through on_status_changed.
-enum class RunStatus { kStarting, kPlanning, kCallingModel, kWaitingApproval, kRunningTools, kFinished, kFailed };
+enum class RunStatus {
+  kStarting,
+  kPlanning,
+  kCallingModel,
+  kWaitingApproval,
+  kRunningTools,
+  kCompacting,  // the model is summarizing older history for the context pipeline
+  kFinished,
+  kFailed,
+};
 
-// "starting", "planning", "calling_model", "waiting_approval", "running_tools", "finished", "failed".
+// "starting", "planning", "calling_model", "waiting_approval", "running_tools", "compacting",
+// "finished", "failed".
 std::string_view run_status_name(RunStatus status);
 
 // What a run ended with.
@@ -48,11 +58,14 @@ struct RunOutcome {
   int tool_calls = 0;                           // tool calls requested by the model
   Usage usage;                                  // summed over all model calls
   int64_t duration_ms = 0;                      // wall time of the run
+  std::string session_id;                       // the stored session (empty without a store)
+  std::string run_id;                           // the stored run (empty without a store)
 };
 
 // Per-run state shared with every hook.
 struct RunContext {
-  std::string run_id;                           // unique per run
+  std::string run_id;                           // unique per run (the stored run id when there is a store)
+  std::string session_id;                       // the stored session; empty without a store
   std::string task;                             // the user's task
   std::string model;                            // the backend's description
   int round = 0;                                // the model call in progress (1-based)
@@ -74,6 +87,10 @@ class Hooks {
   virtual void on_user_message(RunContext&, const Message&) {}
   // Called before every model call; may edit `request` (appended messages, sampling, history).
   virtual void on_process_prompts(RunContext&, ModelRequest&) {}
+  // Tokens of the request about to be sent, by category, and the model's window (0: unknown).
+  virtual void on_context(RunContext&, const TokenBreakdown& /*tokens*/, size_t /*context_window*/) {}
+  // The context pipeline changed the history (also reported as a context_compacted guard).
+  virtual void on_compaction(RunContext&, const CompactionReport&) {}
   virtual void on_model_delta(RunContext&, std::string_view /*text*/) {}
   virtual void on_reasoning_delta(RunContext&, std::string_view /*text*/) {}
   virtual void on_model_retry(RunContext&, int /*attempt*/, const Status& /*why*/, int64_t /*delay_ms*/) {}

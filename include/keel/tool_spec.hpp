@@ -25,7 +25,8 @@ struct ToolSpec {
   Risk risk = Risk::kLow;         // kHigh needs approval before it runs
   int timeout_ms = 30000;         // per-call timeout in milliseconds
   int timeout_floor_ms = 1000;    // no configured timeout goes below this (slow hosts)
-  bool cacheable = false;         // results may be reused for identical arguments
+  bool cacheable = false;         // ok results may be reused for identical arguments for the cache TTL
+                                  // (the store's tool_result scope), across runs and processes
 
   // The timeout a call actually gets: max(timeout_ms, timeout_floor_ms).
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }

@@ -1,15 +1,25 @@
 // The keel executable's commands. Each returns the process exit code:
-//   0 answer / success, 2 usage or configuration error, 3 run failed, 4 backend error, 130 aborted.
+//   0 answer / success, 1 not found (a session, run or note id), 2 usage, configuration or database
+//   error, 3 run failed, 4 backend error, 130 aborted.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+
+namespace CLI {
+class App;
+}
 
 namespace keel::cli {
 
 inline constexpr int kExitOk = 0;
+inline constexpr int kExitNotFound = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitRunFailed = 3;
+
+// What a parsed command does; families of commands register themselves on the app and set it.
+using CommandAction = std::function<int()>;
 
 struct RunArgs {
   std::string task;
@@ -18,9 +28,31 @@ struct RunArgs {
   bool yes = false;
   bool json = false;
   bool no_stream = false;
+  std::optional<std::string> session;  // continue this stored session
+  bool ephemeral = false;              // keep nothing in the database
 };
 
 int run_command(const RunArgs& args);
+
+// `keel resume ID`: finishes an interrupted run (ID: a run, or a session whose latest run it is).
+struct ResumeArgs {
+  std::string id;
+  std::optional<std::string> model, base_url, api_key, workspace;
+  bool yes = false;
+  bool json = false;
+  bool no_stream = false;
+};
+
+int resume_command(const ResumeArgs& args);
+
+// `keel sessions list|show|export|rm` and `keel fork ID`.
+void add_session_commands(CLI::App& app, CommandAction& action);
+// `keel trace ID [--otlp]`.
+void add_trace_command(CLI::App& app, CommandAction& action);
+// `keel memory list|search|rm`.
+void add_memory_commands(CLI::App& app, CommandAction& action);
+// `keel chat`: a REPL on a persistent session.
+void add_chat_command(CLI::App& app, CommandAction& action);
 
 struct ToolsListArgs {
   std::optional<std::string> workspace;

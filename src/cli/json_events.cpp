@@ -56,10 +56,41 @@ void JsonEventsPlugin::error(const std::string& kind, const std::string& message
 }
 
 void JsonEventsPlugin::on_run_started(RunContext& ctx) {
-  writer_->write("run_started", {{"task", ctx.task}, {"model", ctx.model}}, &ctx);
+  json body = {{"task", ctx.task}, {"model", ctx.model}};
+  if (!ctx.session_id.empty()) body["session_id"] = ctx.session_id;
+  writer_->write("run_started", std::move(body), &ctx);
 }
 void JsonEventsPlugin::on_user_message(RunContext& ctx, const Message& m) {
   writer_->write("user_message", {{"content", m.content}}, &ctx);
+}
+void JsonEventsPlugin::on_context(RunContext& ctx, const TokenBreakdown& t, size_t context_window) {
+  writer_->write("context",
+                 {{"tokens",
+                   {{"system", t.system},
+                    {"tools", t.tools},
+                    {"user", t.user},
+                    {"assistant", t.assistant},
+                    {"tool_results", t.tool_results},
+                    {"total", t.total()}}},
+                  {"context_window", context_window}},
+                 &ctx);
+}
+void JsonEventsPlugin::on_compaction(RunContext& ctx, const CompactionReport& r) {
+  json stages = json::array();
+  for (CompactionStage s : r.stages) stages.push_back(compaction_stage_name(s));
+  json body = {{"stages", stages},
+               {"tokens_before", r.tokens_before},
+               {"tokens_after", r.tokens_after},
+               {"limit", r.limit},
+               {"results_truncated", r.results_truncated},
+               {"messages_digested", r.messages_digested},
+               {"messages_summarized", r.messages_summarized},
+               {"messages_dropped", r.messages_dropped},
+               {"tool_blocks_dropped", r.tool_blocks_dropped},
+               {"still_over_limit", r.still_over_limit},
+               {"note", r.note}};
+  if (!r.summary_error.empty()) body["summary_error"] = r.summary_error;
+  writer_->write("compaction", std::move(body), &ctx);
 }
 void JsonEventsPlugin::on_model_delta(RunContext& ctx, std::string_view text) {
   if (stream_deltas_) writer_->write("model_delta", {{"text", text}}, &ctx);
@@ -111,7 +142,8 @@ json outcome_json(const RunOutcome& o) {
           {"tool_calls", o.tool_calls},
           {"usage", {{"prompt_tokens", o.usage.prompt_tokens}, {"completion_tokens", o.usage.completion_tokens}}},
           {"duration_ms", o.duration_ms},
-          {"exit_code", exit_code_for(o)}};
+          {"exit_code", exit_code_for(o)},
+          {"session_id", o.session_id}};
 }
 }  // namespace
 

@@ -24,6 +24,8 @@ class JsonEventsPlugin final : public Hooks {
 
   void on_run_started(RunContext&) override;
   void on_user_message(RunContext&, const Message&) override;
+  void on_context(RunContext&, const TokenBreakdown& tokens, size_t context_window) override;
+  void on_compaction(RunContext&, const CompactionReport& report) override;
   void on_model_delta(RunContext&, std::string_view text) override;
   void on_reasoning_delta(RunContext&, std::string_view text) override;
   void on_model_retry(RunContext&, int attempt, const Status& why, int64_t delay_ms) override;

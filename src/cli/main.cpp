@@ -22,6 +22,23 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--yes,-y", run.yes, "Approve high-risk tool calls (shell) without asking");
   run_cmd->add_flag("--json", run.json, "Print every event as one JSON object per line (see docs/events.md)");
   run_cmd->add_flag("--no-stream", run.no_stream, "Ask the backend for whole replies instead of a stream");
+  run_cmd->add_option("--session,-s", run.session, "Continue this saved session (see keel sessions list)");
+  run_cmd->add_flag("--ephemeral", run.ephemeral, "Save nothing: no session, messages or trace in the database");
+
+  ResumeArgs resume;
+  CLI::App* resume_cmd =
+      app.add_subcommand("resume", "Finish an interrupted run from its last saved message (ID: run or session)");
+  resume_cmd->add_option("id", resume.id, "Run id (r_...) or session id (s_..., its latest run)")->required();
+  resume_cmd->add_option("--model,-m", resume.model, "Model, as for keel run");
+  resume_cmd->add_option("--base-url", resume.base_url, "OpenAI-compatible base URL");
+  resume_cmd->add_option("--api-key", resume.api_key, "API key (default: $OPENAI_API_KEY)");
+  resume_cmd->add_option("--workspace,-w", resume.workspace, "Folder the tools are confined to (default: the session's)");
+  resume_cmd->add_flag("--yes,-y", resume.yes, "Approve high-risk tool calls without asking");
+  resume_cmd->add_flag("--json", resume.json, "Print every event as one JSON object per line");
+  resume_cmd->add_flag("--no-stream", resume.no_stream, "Ask the backend for whole replies");
+
+  CommandAction action;
+  add_chat_command(app, action);
 
   ToolsListArgs tools_list;
   CLI::App* tools_cmd = app.add_subcommand("tools", "Inspect the tools an agent can use");
@@ -37,13 +54,19 @@ int main(int argc, char** argv) {
   parse_cmd->add_option("--tools", parse.tools, "Tool definitions as an OpenAI tools array (JSON file)");
   parse_cmd->add_flag("--list-formats", parse.list_formats, "List the supported formats and exit");
 
+  add_session_commands(app, action);
+  add_trace_command(app, action);
+  add_memory_commands(app, action);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
   }
+  if (action) return action();
   if (run_cmd->parsed()) return run_command(run);
+  if (resume_cmd->parsed()) return resume_command(resume);
   if (list_cmd->parsed()) return tools_list_command(tools_list);
   if (parse_cmd->parsed()) return parse_command(parse);
   return kExitUsage;

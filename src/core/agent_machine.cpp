@@ -30,6 +30,13 @@ std::string one_line(std::string_view s) {
   return out;
 }
 
+// The user's task: the context pipeline never drops or summarizes it.
+Message task_message(std::string task) {
+  Message m = Message::user(std::move(task));
+  m.metadata["kind"] = "task";
+  return m;
+}
+
 ToolResult synthetic(const ToolCall& call, ToolStatus status, std::string content) {
   ToolResult r;
   r.call_id = call.id;
@@ -43,17 +50,68 @@ ToolResult synthetic(const ToolCall& call, ToolStatus status, std::string conten
 
 AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt, std::string task,
                            std::shared_ptr<const ToolCallParser> parser)
-    : config_(config), tools_(std::move(tools)), parser_(std::move(parser)) {
+    : AgentMachine(config, std::move(tools), std::move(parser)) {
+  commit(Message::system(std::move(system_prompt)));
+  commit(task_message(std::move(task)));
+}
+
+AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                           std::vector<Message> earlier, std::string task, std::shared_ptr<const ToolCallParser> parser)
+    : AgentMachine(config, std::move(tools), std::move(parser)) {
+  adopt(std::move(system_prompt), std::move(earlier));
+  commit(task_message(std::move(task)));
+}
+
+AgentMachine AgentMachine::resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                                    std::vector<Message> conversation, size_t run_start,
+                                    std::shared_ptr<const ToolCallParser> parser) {
+  AgentMachine m(config, std::move(tools), std::move(parser));
+  size_t dropped = !conversation.empty() && conversation.front().role == Role::kSystem ? 1 : 0;
+  m.adopt(std::move(system_prompt), std::move(conversation));
+  m.run_start_ = std::min(m.history_.size(), std::max<size_t>(1, run_start + 1 - dropped));
+  m.resuming_ = true;
+  return m;
+}
+
+AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::shared_ptr<const ToolCallParser> parser)
+    : config_(config),
+      tools_(std::move(tools)),
+      parser_(std::move(parser)),
+      context_(config_.context, config_.token_counter) {
   if (!parser_) parser_ = make_default_tool_call_parser();
   config_.max_rounds = std::max(1, config_.max_rounds);
   config_.repeated_failure_limit = std::max(1, config_.repeated_failure_limit);
   config_.max_empty_replies = std::max(0, config_.max_empty_replies);
+}
+
+void AgentMachine::adopt(std::string system_prompt, std::vector<Message> earlier) {
+  history_.reserve(earlier.size() + 8);
   history_.push_back(Message::system(std::move(system_prompt)));
-  history_.push_back(Message::user(std::move(task)));
+  size_t first = !earlier.empty() && earlier.front().role == Role::kSystem ? 1 : 0;
+  for (size_t i = first; i < earlier.size(); ++i) history_.push_back(std::move(earlier[i]));
+  run_start_ = history_.size();
+}
+
+void AgentMachine::commit(Message m) {
+  committed_.push_back(m);
+  history_.push_back(std::move(m));
+}
+
+Decision AgentMachine::decide(Action action) {
+  Decision d;
+  d.action = std::move(action);
+  d.guards = std::move(guards_);
+  guards_.clear();
+  d.committed = std::move(committed_);
+  committed_.clear();
+  d.compaction = std::move(compaction_);
+  compaction_.reset();
+  return d;
 }
 
 Decision AgentMachine::start() {
   if (phase_ != AgentPhase::kIdle) return reject("start");
+  if (resuming_) return resume_from_tail();
   return next_model_call();
 }
 
@@ -62,9 +120,11 @@ Decision AgentMachine::step(const Event& event) {
   return std::visit(
       Overloaded{
           [&](const ModelReplied& e) {
+            if (phase_ == AgentPhase::kAwaitingSummary) return on_summary(&e.reply.text, nullptr);
             return phase_ == AgentPhase::kAwaitingModel ? on_model_reply(e.reply) : reject("model_replied");
           },
           [&](const ModelFailed& e) {
+            if (phase_ == AgentPhase::kAwaitingSummary) return on_summary(nullptr, &e.error);
             return phase_ == AgentPhase::kAwaitingModel
                        ? fail(FailureKind::kBackend, e.error.message().empty() ? e.error.to_string() : e.error.message())
                        : reject("model_failed");
@@ -128,7 +188,7 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   Message m = Message::assistant(trimmed(text), std::move(assistant_calls));
   m.reasoning = reasoning;
   m.metadata["round"] = std::to_string(model_calls_);
-  history_.push_back(std::move(m));
+  commit(std::move(m));
 
   for (size_t i = 0; i < round_calls_.size(); ++i) classify_call(i);
 
@@ -140,7 +200,7 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   }
   if (!ask.requests.empty()) {
     phase_ = AgentPhase::kAwaitingApproval;
-    return {std::move(ask), std::move(guards_)};
+    return decide(std::move(ask));
   }
   return dispatch_tools();
 }
@@ -180,7 +240,7 @@ void AgentMachine::classify_call(size_t index) {
            detail::argument_similarity(canon, pc.canonical) >= config_.near_duplicate_threshold;
   };
   bool duplicate = std::any_of(successful_calls_.begin(), successful_calls_.end(),
-                               [&](const auto& done) { return is_duplicate(done.first, done.second); });
+                               [&](const SuccessfulCall& done) { return is_duplicate(done.tool, done.canonical); });
   for (size_t j = 0; j < index && !duplicate; ++j) {
     const PendingCall& earlier = round_calls_[j];
     if (earlier.state != PendingCall::State::kSettled && is_duplicate(earlier.call.name, earlier.canonical)) duplicate = true;
@@ -227,7 +287,7 @@ Decision AgentMachine::dispatch_tools() {
   }
   if (run.calls.empty()) return close_round();
   phase_ = AgentPhase::kAwaitingTools;
-  return {std::move(run), std::move(guards_)};
+  return decide(std::move(run));
 }
 
 Decision AgentMachine::on_tools_finished(const ToolsFinished& done) {
@@ -282,7 +342,7 @@ void AgentMachine::record_result(PendingCall& pc) {
         guard_notes_.push_back(why + ". Change the arguments or take another approach.");
       }
     } else if (r.status == ToolStatus::kOk) {
-      successful_calls_.emplace_back(pc.call.name, pc.canonical);
+      successful_calls_.push_back({pc.call.name, pc.canonical, pc.call.id});
     }
   }
   std::string line = pc.call.name + " " + shorten(pc.canonical.empty() ? pc.call.arguments : pc.canonical, 80) + " → " +
@@ -293,7 +353,7 @@ void AgentMachine::record_result(PendingCall& pc) {
   Message m = Message::tool(r);
   m.metadata["round"] = std::to_string(model_calls_);
   if (r.truncated) m.metadata["truncated"] = "true";
-  history_.push_back(std::move(m));
+  commit(std::move(m));
 }
 
 Decision AgentMachine::close_round() {
@@ -331,7 +391,7 @@ Decision AgentMachine::malformed_call(const std::string& raw, const std::string&
                                                error + "; raw output: " + shorten(one_line(raw), 300));
   }
   ++repair_rounds_;
-  if (!trimmed(raw).empty()) history_.push_back(Message::assistant(raw));
+  if (!trimmed(raw).empty()) commit(Message::assistant(raw));
   std::string names;
   for (const auto& t : tools_) names += (names.empty() ? "" : ", ") + t.name;
   correction_ = render_repair_prompt(config_.repair_prompt, error, names);
@@ -341,22 +401,22 @@ Decision AgentMachine::malformed_call(const std::string& raw, const std::string&
 Decision AgentMachine::finish(std::string answer, const std::string& reasoning) {
   Message m = Message::assistant(answer);
   m.reasoning = reasoning;
-  history_.push_back(std::move(m));
+  commit(std::move(m));
   last_answer_ = answer;
   phase_ = AgentPhase::kFinished;
-  return {Finish{std::move(answer)}, std::move(guards_)};
+  return decide(Finish{std::move(answer)});
 }
 
 Decision AgentMachine::on_continue(const ContinueRequested& req) {
   if (final_round_) {
     guards_.push_back({GuardKind::kRoundLimit, "a request for another round was refused: the round limit was reached", "", ""});
-    return {Finish{last_answer_}, std::move(guards_)};
+    return decide(Finish{last_answer_});
   }
-  history_.push_back(Message::user(req.message));
+  commit(Message::user(req.message));
   return next_model_call();
 }
 
-Decision AgentMachine::next_model_call() {
+Decision AgentMachine::call_model() {
   if (rounds_used_ >= config_.max_rounds) {
     final_round_ = true;
     guards_.push_back({GuardKind::kRoundLimit,
@@ -369,6 +429,8 @@ Decision AgentMachine::next_model_call() {
   CallModel call;
   call.request.history = history_;
   if (config_.tool_protocol == ToolProtocol::kNative) call.request.tools = tools_;
+  call.context = context_.measure(history_, call.request.tools);
+  call.context_window = config_.context.context_window;
   call.request.tools_enabled = !final_round_;
   call.request.final_round = final_round_;
   call.request.round = model_calls_;
@@ -393,19 +455,20 @@ Decision AgentMachine::next_model_call() {
   correction_.clear();
   injection_warning_ = false;
   phase_ = AgentPhase::kAwaitingModel;
-  return {std::move(call), std::move(guards_)};
+  return decide(std::move(call));
 }
 
 Decision AgentMachine::fail(FailureKind kind, std::string reason) {
   phase_ = AgentPhase::kFailed;
-  return {Fail{kind, std::move(reason)}, std::move(guards_)};
+  return decide(Fail{kind, std::move(reason)});
 }
 
 Decision AgentMachine::reject(const char* event_name) {
   std::string reason = std::string("event '") + event_name + "' is not expected while the agent is " +
                        std::string(agent_phase_name(phase_));
   phase_ = AgentPhase::kFailed;
-  return {Fail{FailureKind::kInternal, std::move(reason)}, {}};
+  guards_.clear();
+  return decide(Fail{FailureKind::kInternal, std::move(reason)});
 }
 
 const ToolSpec* AgentMachine::find_tool(const std::string& name) const {

@@ -25,6 +25,7 @@ std::string_view guard_kind_name(GuardKind kind) {
     case GuardKind::kPermissionDenied: return "permission_denied";
     case GuardKind::kInjectionFlag: return "injection_flag";
     case GuardKind::kContextLimit: return "context_limit";
+    case GuardKind::kContextCompacted: return "context_compacted";
     case GuardKind::kRepairedCall: return "repaired_call";
   }
   return "round_limit";
@@ -45,6 +46,7 @@ std::string_view agent_phase_name(AgentPhase phase) {
     case AgentPhase::kAwaitingModel: return "awaiting_model";
     case AgentPhase::kAwaitingApproval: return "awaiting_approval";
     case AgentPhase::kAwaitingTools: return "awaiting_tools";
+    case AgentPhase::kAwaitingSummary: return "awaiting_summary";
     case AgentPhase::kFinished: return "finished";
     case AgentPhase::kFailed: return "failed";
   }

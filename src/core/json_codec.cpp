@@ -125,6 +125,9 @@ json decision_to_json(const Decision& d) {
             if (!r.appended.empty()) j["continuation"] = r.appended.back().content;
             return j;
           },
+          [](const Summarize& s) {
+            return json{{"action", "summarize"}, {"messages", s.messages}, {"request_size", s.request.history.size()}};
+          },
           [](const RunTools& r) {
             json calls = json::array();
             for (const auto& c : r.calls) calls.push_back(call_to_json(c));
@@ -179,6 +182,10 @@ Result<AgentConfig> agent_config_from_json(const json& j) {
       else if (k == "repeated_failure_limit") c.repeated_failure_limit = it->get<int>();
       else if (k == "near_duplicate_threshold") c.near_duplicate_threshold = it->get<double>();
       else if (k == "result_char_budget") c.result_char_budget = it->get<size_t>();
+      else if (k == "context_window") c.context.context_window = it->get<size_t>();
+      else if (k == "context_threshold") c.context.threshold = it->get<double>();
+      else if (k == "recency_rounds") c.context.recency_rounds = it->get<int>();
+      else if (k == "summary_cooldown_rounds") c.context.summary_cooldown_rounds = it->get<int>();
       else if (k == "approval_threshold") {
         KEEL_ASSIGN_OR_RETURN(c.approval_threshold, risk_from(it->get<std::string>()));
       } else if (k == "tool_protocol") {

@@ -3,7 +3,10 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -11,6 +14,7 @@
 #include "keel/core/agent_machine.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "keel/tool_executor.hpp"
+#include "runtime/session_recorder.hpp"
 
 namespace keel {
 namespace {
@@ -43,6 +47,12 @@ std::string new_run_id() {
   return out.str();
 }
 
+// The tool_result cache key: workspace, tool and canonical (key-sorted) arguments.
+std::string tool_cache_key(const std::string& workspace, const ToolCall& call) {
+  nlohmann::json args = nlohmann::json::parse(call.arguments, nullptr, false);
+  return workspace + "\n" + call.name + "\n" + (args.is_discarded() ? call.arguments : args.dump());
+}
+
 int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
 }
@@ -56,6 +66,7 @@ std::string_view run_status_name(RunStatus status) {
     case RunStatus::kCallingModel: return "calling_model";
     case RunStatus::kWaitingApproval: return "waiting_approval";
     case RunStatus::kRunningTools: return "running_tools";
+    case RunStatus::kCompacting: return "compacting";
     case RunStatus::kFinished: return "finished";
     case RunStatus::kFailed: return "failed";
   }
@@ -68,14 +79,21 @@ class Agent::Impl {
       : llm_(llm),
         tools_(tools),
         options_(std::move(options)),
-        executor_(tools, ToolExecutorOptions{std::max(1, options_.tool_threads), options_.workspace}) {}
+        executor_(tools, ToolExecutorOptions{std::max(1, options_.tool_threads), options_.workspace}),
+        counter_(options_.config.token_counter ? options_.config.token_counter
+                                               : std::make_shared<EstimatingTokenCounter>()) {
+    options_.config.token_counter = counter_;
+  }
 
   std::vector<std::shared_ptr<Hooks>> hooks;
   std::shared_ptr<Approver> approver;
 
-  Result<RunOutcome> run(std::string_view task, std::stop_token stop);
+  struct Start;
+  Result<RunOutcome> run(const Start& start, std::stop_token stop);
 
  private:
+  void drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder, std::stop_token stop,
+             RunOutcome& outcome);
   template <class F>
   void emit(F&& f) {
     std::lock_guard<std::mutex> lock(hook_mutex_);
@@ -87,15 +105,23 @@ class Agent::Impl {
   }
   std::vector<std::string> plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
                                 std::stop_token stop, RunOutcome& outcome);
-  Event call_model(RunContext& ctx, ModelRequest request, std::stop_token stop, RunOutcome& outcome);
-  Event ask_approval(RunContext& ctx, const AskApproval& ask, std::stop_token stop);
-  Event run_tools(RunContext& ctx, const RunTools& run, std::stop_token stop, RunOutcome& outcome);
+  Event call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder, std::stop_token stop,
+                   RunOutcome& outcome);
+  Event summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder, std::stop_token stop,
+                  RunOutcome& outcome);
+  Event ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder, std::stop_token stop);
+  Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
+                  RunOutcome& outcome);
 
   LlmClient& llm_;
   const ToolRegistry& tools_;
   AgentOptions options_;
   ToolExecutor executor_;
+  std::shared_ptr<const TokenCounter> counter_;
   std::mutex hook_mutex_;
+
+ public:
+  std::atomic<bool> force_compaction_{false};
 };
 
 std::vector<std::string> Agent::Impl::plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
@@ -128,7 +154,8 @@ std::vector<std::string> Agent::Impl::plan(RunContext& ctx, std::string_view tas
   return {"planner: " + text};
 }
 
-Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, std::stop_token stop, RunOutcome& outcome) {
+Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder,
+                              std::stop_token stop, RunOutcome& outcome) {
   ctx.round = request.round;
   set_status(ctx, RunStatus::kCallingModel);
   emit([&](Hooks& h) { h.on_process_prompts(ctx, request); });
@@ -142,7 +169,19 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, std::stop_t
     emit([&](Hooks& h) { h.on_model_retry(ctx, attempt, why, delay); });
   };
   ++outcome.model_calls;
+  int64_t t0 = detail::now_us();
   Result<ModelReply> reply = llm_.complete(request, call);
+  if (recorder != nullptr) {
+    nlohmann::json attrs = {{"round", request.round}};
+    if (reply.ok()) {
+      attrs["prompt_tokens"] = reply->usage.prompt_tokens;
+      attrs["completion_tokens"] = reply->usage.completion_tokens;
+      attrs["finish_reason"] = reply->finish_reason;
+    } else {
+      attrs["error"] = reply.status().to_string();
+    }
+    recorder->span("model", ctx.model, t0, detail::now_us(), reply.ok() ? "ok" : "error", attrs.dump());
+  }
   if (!reply.ok()) {
     if (stop.stop_requested()) return Aborted{"interrupted while waiting for the model"};
     return ModelFailed{reply.status()};
@@ -153,8 +192,48 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, std::stop_t
   return ModelReplied{std::move(reply).value()};
 }
 
-Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, std::stop_token stop) {
+// A summary for the context pipeline: from the store's context_summary cache when this span was
+// summarized before (another run of the session, a resume), else one model call without tools.
+Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder,
+                             std::stop_token stop, RunOutcome& outcome) {
+  set_status(ctx, RunStatus::kCompacting);
+  char key[32];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(s.span_hash));
+  if (options_.store != nullptr) {
+    Result<std::optional<std::string>> hit = options_.store->cache_get("context_summary", key);
+    if (hit.ok() && hit->has_value()) {
+      ModelReply cached;
+      cached.text = std::move(**hit);
+      return ModelReplied{std::move(cached)};
+    }
+  }
+  CallOptions call;
+  call.stream = false;
+  call.stop = stop;
+  ++outcome.model_calls;
+  int64_t t0 = detail::now_us();
+  Result<ModelReply> reply = llm_.complete(s.request, call);
+  if (recorder != nullptr) {
+    nlohmann::json attrs = {{"messages", s.messages}};
+    if (!reply.ok()) attrs["error"] = reply.status().to_string();
+    recorder->span("model", "summary", t0, detail::now_us(), reply.ok() ? "ok" : "error", attrs.dump());
+  }
+  if (!reply.ok()) {
+    if (stop.stop_requested()) return Aborted{"interrupted while summarizing the context"};
+    return ModelFailed{reply.status()};
+  }
+  outcome.usage.prompt_tokens += reply->usage.prompt_tokens;
+  outcome.usage.completion_tokens += reply->usage.completion_tokens;
+  if (options_.store != nullptr && !reply->text.empty()) {
+    (void)options_.store->cache_put("context_summary", key, reply->text);  // a cache: a failed put only costs a call later
+  }
+  return ModelReplied{std::move(reply).value()};
+}
+
+Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder,
+                                std::stop_token stop) {
   set_status(ctx, RunStatus::kWaitingApproval);
+  if (recorder != nullptr) recorder->set_state(RunState::kWaitingApproval);
   for (const auto& r : ask.requests) emit([&](Hooks& h) { h.on_approval_requested(ctx, r); });
   std::vector<ApprovalDecision> decisions;
   if (approver) {
@@ -169,32 +248,108 @@ Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, std::st
     auto it = std::find_if(decisions.begin(), decisions.end(), [&](const ApprovalDecision& d) { return d.call_id == r.call.id; });
     ApprovalDecision d = it != decisions.end() ? *it : ApprovalDecision{r.call.id, ApprovalVerdict::kDeny, "no approval decision was given"};
     emit([&](Hooks& h) { h.on_approval_decided(ctx, r, d); });
+    if (recorder != nullptr) recorder->approval_decided(r, d);
   }
+  if (recorder != nullptr) recorder->set_state(RunState::kRunning);
   return ApprovalsGiven{std::move(decisions)};
 }
 
-Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, std::stop_token stop, RunOutcome& outcome) {
+Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder,
+                             std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kRunningTools);
   outcome.tool_calls += static_cast<int>(run.calls.size());
+  std::map<std::string, int64_t> started_us;  // callbacks arrive one at a time on this thread
   BatchCallbacks callbacks;
-  callbacks.on_start = [&](const ToolCall& c) { emit([&](Hooks& h) { h.on_tool_call(ctx, c); }); };
-  callbacks.on_finish = [&](const ToolCall& c, const ToolResult& r) { emit([&](Hooks& h) { h.on_tool_result(ctx, c, r); }); };
-  std::vector<ToolResult> results = executor_.run_batch(run.calls, callbacks, stop);
+  callbacks.on_start = [&](const ToolCall& c) {
+    started_us[c.id] = detail::now_us();
+    emit([&](Hooks& h) { h.on_tool_call(ctx, c); });
+  };
+  callbacks.on_finish = [&](const ToolCall& c, const ToolResult& r) {
+    emit([&](Hooks& h) { h.on_tool_result(ctx, c, r); });
+    if (recorder != nullptr) {
+      int64_t end = detail::now_us();
+      auto it = started_us.find(c.id);
+      recorder->tool_ran(c, r, it != started_us.end() ? it->second : end - r.duration_ms * 1000, end);
+    }
+  };
+  // Cacheable tools answer from the store's tool_result scope when they can.
+  std::vector<std::optional<ToolResult>> cached(run.calls.size());
+  std::vector<std::string> keys(run.calls.size());
+  std::vector<ToolCall> to_run;
+  for (size_t i = 0; i < run.calls.size(); ++i) {
+    const ToolCall& c = run.calls[i];
+    const Tool* tool = tools_.find(c.name);
+    if (options_.store != nullptr && tool != nullptr && tool->spec().cacheable) {
+      keys[i] = tool_cache_key(options_.workspace, c);
+      Result<std::optional<std::string>> hit = options_.store->cache_get("tool_result", keys[i]);
+      if (hit.ok() && hit->has_value()) {
+        cached[i] = ToolResult{c.id, c.name, ToolStatus::kOk, std::move(**hit), false, 0};
+        callbacks.on_start(c);
+        callbacks.on_finish(c, *cached[i]);
+        continue;
+      }
+    }
+    to_run.push_back(c);
+  }
+  std::vector<ToolResult> ran = executor_.run_batch(to_run, callbacks, stop);
   if (stop.stop_requested()) {
-    return Aborted{"interrupted while " + std::to_string(run.calls.size()) + " tool call(s) were running; they were cancelled"};
+    return Aborted{"interrupted while " + std::to_string(to_run.size()) + " tool call(s) were running; they were cancelled"};
+  }
+  std::vector<ToolResult> results;
+  results.reserve(run.calls.size());
+  size_t next = 0;
+  for (size_t i = 0; i < run.calls.size(); ++i) {
+    if (cached[i]) {
+      results.push_back(std::move(*cached[i]));
+      continue;
+    }
+    if (next >= ran.size()) break;
+    if (!keys[i].empty() && ran[next].ok()) {
+      (void)options_.store->cache_put("tool_result", keys[i], ran[next].content);  // a miss later is the only cost
+    }
+    results.push_back(std::move(ran[next++]));
   }
   return ToolsFinished{std::move(results)};
 }
 
-Result<RunOutcome> Agent::Impl::run(std::string_view task, std::stop_token stop) {
+// How a run begins: fresh, as the next turn of a stored session, or resuming a stored run.
+struct Agent::Impl::Start {
+  enum class Kind { kNew, kContinue, kResume } kind = Kind::kNew;
+  std::string task;
+  std::string id;  // the session (kContinue) or run (kResume)
+};
+
+Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   auto started = std::chrono::steady_clock::now();
   KEEL_ASSIGN_OR_RETURN(Preflight preflight, Preflight::create(options_.intents));
+  if (start.kind != Start::Kind::kNew && options_.store == nullptr) {
+    return Status::FailedPrecondition("sessions need a store; this agent was built without one");
+  }
   std::vector<ToolSpec> specs = tools_.specs();
   RunOutcome outcome;
   RunContext ctx;
-  ctx.run_id = new_run_id();
-  ctx.task = std::string(task);
   ctx.model = llm_.describe();
+
+  // Storage first: a run that cannot be saved does not start.
+  std::optional<detail::SessionRecorder> recorder;
+  std::vector<Message> earlier;
+  size_t run_start = 0;
+  std::string task = start.task;
+  if (options_.store != nullptr) {
+    recorder.emplace(*options_.store, *counter_, options_.workspace);
+    if (start.kind == Start::Kind::kNew) {
+      KEEL_TRY(recorder->start_new_session(task, ctx.model));
+    } else if (start.kind == Start::Kind::kContinue) {
+      KEEL_ASSIGN_OR_RETURN(earlier, recorder->start_in_session(start.id, task));
+    } else {
+      KEEL_ASSIGN_OR_RETURN(earlier, recorder->attach_to_run(start.id, run_start, task));
+    }
+    ctx.run_id = recorder->run_id();
+    ctx.session_id = recorder->session_id();
+  } else {
+    ctx.run_id = new_run_id();
+  }
+  ctx.task = task;
   emit([&](Hooks& h) { h.on_run_started(ctx); });
 
   SystemPromptParts parts;
@@ -203,16 +358,71 @@ Result<RunOutcome> Agent::Impl::run(std::string_view task, std::stop_token stop)
   parts.protocol = options_.config.tool_protocol;
   if (options_.load_agents_md) parts.project_instructions = read_agents_md(options_.workspace);
   parts.hints = preflight.hints(task, specs);
-  if (options_.planner.enabled) {
+  if (options_.planner.enabled && start.kind != Start::Kind::kResume) {
     for (auto& h : plan(ctx, task, specs, stop, outcome)) parts.hints.push_back(std::move(h));
   }
-  AgentMachine machine(options_.config, specs, build_system_prompt(parts), std::string(task), options_.parser);
+  std::string system_prompt = build_system_prompt(parts);
+  AgentMachine machine =
+      start.kind == Start::Kind::kResume
+          ? AgentMachine::resuming(options_.config, specs, std::move(system_prompt), std::move(earlier), run_start,
+                                   options_.parser)
+      : start.kind == Start::Kind::kContinue
+          ? AgentMachine(options_.config, specs, std::move(system_prompt), std::move(earlier), task, options_.parser)
+          : AgentMachine(options_.config, specs, std::move(system_prompt), task, options_.parser);
   ctx.machine = &machine;
-  emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[1]); });
+  if (force_compaction_.exchange(false)) machine.request_compaction();
+  if (start.kind != Start::Kind::kResume) {
+    emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[machine.run_start()]); });
+  }
+  drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome);
+  outcome.rounds = machine.rounds_used();
+  outcome.duration_ms = elapsed_ms(started);
+  outcome.session_id = ctx.session_id;
+  outcome.run_id = ctx.run_id;
+  if (recorder) {
+    recorder->finish(outcome);
+    if (outcome.ok && !recorder->error().ok()) {
+      outcome.ok = false;
+      outcome.failure = FailureKind::kInternal;
+      outcome.error = recorder->error().message();
+    }
+  }
+  set_status(ctx, outcome.ok ? RunStatus::kFinished : RunStatus::kFailed);
+  if (outcome.ok) {
+    emit([&](Hooks& h) { h.on_run_finished(ctx, outcome); });
+  } else {
+    emit([&](Hooks& h) { h.on_run_failed(ctx, outcome); });
+  }
+  return outcome;
+}
 
+void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder,
+                        std::stop_token stop, RunOutcome& outcome) {
   Decision decision = machine.start();
   for (;;) {
+    // Committed before acting on the decision: a crash from here on loses nothing said so far.
+    if (recorder != nullptr) {
+      recorder->commit(decision.committed);
+      if (!recorder->error().ok() && !std::holds_alternative<Fail>(decision.action)) {
+        outcome.ok = false;
+        outcome.failure = FailureKind::kInternal;
+        outcome.error = recorder->error().message();
+        return;
+      }
+    }
     for (const auto& g : decision.guards) emit([&](Hooks& h) { h.on_guard_fired(ctx, g); });
+    if (decision.compaction) {
+      emit([&](Hooks& h) { h.on_compaction(ctx, *decision.compaction); });
+      if (recorder != nullptr) {
+        nlohmann::json attrs = {{"tokens_before", decision.compaction->tokens_before},
+                                {"tokens_after", decision.compaction->tokens_after},
+                                {"digested", decision.compaction->messages_digested},
+                                {"summarized", decision.compaction->messages_summarized},
+                                {"dropped", decision.compaction->messages_dropped}};
+        int64_t t = detail::now_us();
+        recorder->span("context", "compaction", t, t, "ok", attrs.dump());
+      }
+    }
     if (auto* finish = std::get_if<Finish>(&decision.action)) {
       ResponseActions actions;
       emit([&](Hooks& h) { h.on_response_complete(ctx, finish->answer, actions); });
@@ -223,33 +433,28 @@ Result<RunOutcome> Agent::Impl::run(std::string_view task, std::stop_token stop)
       }
       outcome.ok = true;
       outcome.answer = finish->answer;
-      break;
+      return;
     }
     if (auto* fail = std::get_if<Fail>(&decision.action)) {
       outcome.ok = false;
       outcome.failure = fail->kind;
       outcome.error = fail->reason;
-      break;
+      return;
     }
     Event event = std::visit(
         Overloaded{
-            [&](CallModel& c) -> Event { return call_model(ctx, std::move(c.request), stop, outcome); },
-            [&](AskApproval& a) -> Event { return ask_approval(ctx, a, stop); },
-            [&](RunTools& r) -> Event { return run_tools(ctx, r, stop, outcome); },
+            [&](CallModel& c) -> Event {
+              emit([&](Hooks& h) { h.on_context(ctx, c.context, c.context_window); });
+              return call_model(ctx, std::move(c.request), recorder, stop, outcome);
+            },
+            [&](Summarize& s) -> Event { return summarize(ctx, s, recorder, stop, outcome); },
+            [&](AskApproval& a) -> Event { return ask_approval(ctx, a, recorder, stop); },
+            [&](RunTools& r) -> Event { return run_tools(ctx, r, recorder, stop, outcome); },
             [&](auto&) -> Event { return Aborted{"unreachable"}; },
         },
         decision.action);
     decision = machine.step(event);
   }
-  outcome.rounds = machine.rounds_used();
-  outcome.duration_ms = elapsed_ms(started);
-  set_status(ctx, outcome.ok ? RunStatus::kFinished : RunStatus::kFailed);
-  if (outcome.ok) {
-    emit([&](Hooks& h) { h.on_run_finished(ctx, outcome); });
-  } else {
-    emit([&](Hooks& h) { h.on_run_failed(ctx, outcome); });
-  }
-  return outcome;
 }
 
 Agent::Agent(LlmClient& llm, const ToolRegistry& tools, AgentOptions options)
@@ -257,6 +462,15 @@ Agent::Agent(LlmClient& llm, const ToolRegistry& tools, AgentOptions options)
 Agent::~Agent() = default;
 void Agent::add_hooks(std::shared_ptr<Hooks> hooks) { impl_->hooks.push_back(std::move(hooks)); }
 void Agent::set_approver(std::shared_ptr<Approver> approver) { impl_->approver = std::move(approver); }
-Result<RunOutcome> Agent::run(std::string_view task, std::stop_token stop) { return impl_->run(task, stop); }
+Result<RunOutcome> Agent::run(std::string_view task, std::stop_token stop) {
+  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}}, stop);
+}
+Result<RunOutcome> Agent::continue_session(std::string_view session_id, std::string_view task, std::stop_token stop) {
+  return impl_->run({Impl::Start::Kind::kContinue, std::string(task), std::string(session_id)}, stop);
+}
+void Agent::request_compaction() { impl_->force_compaction_ = true; }
+Result<RunOutcome> Agent::resume(std::string_view run_id, std::stop_token stop) {
+  return impl_->run({Impl::Start::Kind::kResume, {}, std::string(run_id)}, stop);
+}
 
 }  // namespace keel

@@ -42,6 +42,10 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.shell_timeout_ms) cfg.shell_timeout_ms = *layer.shell_timeout_ms;
   if (layer.planner_enabled) cfg.planner_enabled = *layer.planner_enabled;
   if (layer.planner_timeout_ms) cfg.planner_timeout_ms = *layer.planner_timeout_ms;
+  if (layer.context_window) cfg.context_window = *layer.context_window;
+  if (layer.context_threshold_percent) cfg.context_threshold_percent = *layer.context_threshold_percent;
+  if (layer.context_recency_rounds) cfg.context_recency_rounds = *layer.context_recency_rounds;
+  if (layer.context_summary_cooldown_rounds) cfg.context_summary_cooldown_rounds = *layer.context_summary_cooldown_rounds;
   cfg.intents.insert(cfg.intents.end(), layer.intents.begin(), layer.intents.end());
 }
 
@@ -132,6 +136,14 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     cfg.max_rounds = *in.max_rounds;
   }
   if (in.stream) cfg.stream = *in.stream;
+  if (std::string window = env_value(in.env, "KEEL_CONTEXT_WINDOW"); !window.empty()) {
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(window.data(), window.data() + window.size(), value);
+    if (ec != std::errc() || end != window.data() + window.size() || value < 0 || value > INT32_MAX) {
+      return Status::InvalidArgument("KEEL_CONTEXT_WINDOW must be a number of tokens (0: unknown), got '" + window + "'");
+    }
+    cfg.context_window = value;
+  }
 
   KEEL_ASSIGN_OR_RETURN(detail::ModelInputs mi, model_inputs(in, by_precedence, workspace_file ? &*workspace_file : nullptr,
                                                              user_config_path(in)));

@@ -217,6 +217,15 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
       KEEL_TRY(shell.integer("timeout_ms", 1, kIntMax, out.shell_timeout_ms));
     }
   }
+  if (const YAML::Node n = root["context"]) {
+    KEEL_TRY(r.mapping(n, "context"));
+    KEEL_TRY(r.check_keys(n, "context", {"window", "threshold_percent", "recency_rounds", "summary_cooldown_rounds"}));
+    SectionReader context(r, n, "context.");
+    KEEL_TRY(context.integer("window", 0, kIntMax, out.context_window));
+    KEEL_TRY(context.integer("threshold_percent", 1, 100, out.context_threshold_percent));
+    KEEL_TRY(context.integer("recency_rounds", 0, 1000, out.context_recency_rounds));
+    KEEL_TRY(context.integer("summary_cooldown_rounds", 0, 1000, out.context_summary_cooldown_rounds));
+  }
   if (const YAML::Node n = root["planner"]) {
     KEEL_TRY(r.mapping(n, "planner"));
     KEEL_TRY(r.check_keys(n, "planner", {"enabled", "timeout_ms"}));
@@ -239,7 +248,8 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   if (!root.IsMap()) return r.error("the top level", "must be a mapping of keys to values (e.g. `model: rules`)");
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
-                         "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner"}));
+                         "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
+                         "context"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));

@@ -34,6 +34,10 @@ struct ConfigLayer {
   std::vector<IntentRule> intents;
   std::optional<bool> planner_enabled;
   std::optional<int64_t> planner_timeout_ms;
+  std::optional<int64_t> context_window;
+  std::optional<int> context_threshold_percent;
+  std::optional<int> context_recency_rounds;
+  std::optional<int> context_summary_cooldown_rounds;
 };
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument

@@ -87,7 +87,8 @@ ToolSpec read_only_fs_spec(std::string name, std::string description, std::strin
   spec.concurrency_safe = true;
   spec.risk = Risk::kLow;
   spec.timeout_ms = 30000;
-  spec.cacheable = true;
+  // Not cacheable: files change outside keel, so a stored result could be stale within its TTL.
+  spec.cacheable = false;
   return spec;
 }
 

@@ -5,7 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
+
+#include "keel/core/context_manager.hpp"
+#include "keel/core/token_counter.hpp"
 
 #include "keel/tool_spec.hpp"
 
@@ -44,6 +48,10 @@ struct AgentConfig {
   // per malformed call). "{error}" and "{tools}" are replaced. Empty: default_repair_prompt().
   std::string repair_prompt;
   ContinuationRole continuation_role = ContinuationRole::kUser;
+  // The context pipeline run before every model call (context_window 0: accounting only).
+  ContextPolicy context;
+  // Counts tokens for the pipeline and the breakdown in CallModel; nullptr: the estimator.
+  std::shared_ptr<const TokenCounter> token_counter;
 };
 
 }  // namespace keel

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "keel/core/agent_config.hpp"
+#include "keel/core/context_manager.hpp"
 #include "keel/core/decision.hpp"
 #include "keel/core/event.hpp"
 #include "keel/core/tool_call_parser.hpp"
@@ -39,11 +40,13 @@ enum class AgentPhase {
   kAwaitingModel,     // a CallModel is outstanding
   kAwaitingApproval,  // an AskApproval is outstanding
   kAwaitingTools,     // a RunTools is outstanding
+  kAwaitingSummary,   // a Summarize is outstanding
   kFinished,          // Finish was decided
   kFailed,            // Fail was decided
 };
 
-// "idle", "awaiting_model", "awaiting_approval", "awaiting_tools", "finished", "failed".
+// "idle", "awaiting_model", "awaiting_approval", "awaiting_tools", "awaiting_summary", "finished",
+// "failed".
 std::string_view agent_phase_name(AgentPhase phase);
 
 class AgentMachine {
@@ -52,7 +55,22 @@ class AgentMachine {
   AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt, std::string task,
                std::shared_ptr<const ToolCallParser> parser = nullptr);
 
-  // The first decision: CallModel for round 1.
+  // Continues a conversation: `earlier` are the messages of earlier runs (a leading system
+  // message is replaced by `system_prompt`); `task` starts this run.
+  AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt, std::vector<Message> earlier,
+               std::string task, std::shared_ptr<const ToolCallParser> parser = nullptr);
+
+  // Finishes an interrupted run: `conversation` is everything committed so far (a leading system
+  // message is replaced by `system_prompt`), `run_start` the index in it of the run's task
+  // message. start() then decides from the tail: a pending round's missing results (read-only
+  // calls run again; others are reported to the model as interrupted), the next model call, or
+  // Finish when the run had already answered. Counters of the run are rebuilt from its
+  // messages; run-wide guard memory (failure counts, duplicates) starts afresh.
+  static AgentMachine resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                               std::vector<Message> conversation, size_t run_start,
+                               std::shared_ptr<const ToolCallParser> parser = nullptr);
+
+  // The first decision: CallModel for round 1 (or, when resuming, whatever the tail needs).
   Decision start();
   // Advances the machine with the outcome of the last decision.
   Decision step(const Event& event);
@@ -62,12 +80,24 @@ class AgentMachine {
   // Model calls made so far with tools enabled (the final forced call is not counted).
   int rounds_used() const { return rounds_used_; }
   const AgentConfig& config() const { return config_; }
+  // The working conversation (context compaction may have digested or dropped old parts).
   const std::vector<Message>& history() const { return history_; }
+  // Index in history() of this run's first message (its task).
+  size_t run_start() const { return run_start_; }
   std::span<const ToolSpec> tools() const { return tools_; }
+  // Compacts the context before the next model call even if it fits (e.g. a user's /compact):
+  // as if the window were half of what the history takes now.
+  void request_compaction() { force_compaction_ = true; }
   // Standing denial constraints recorded so far.
   const std::vector<std::string>& denials() const { return denials_; }
 
  private:
+  AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::shared_ptr<const ToolCallParser> parser);
+  void adopt(std::string system_prompt, std::vector<Message> earlier);
+  // Appends to the conversation and to the messages the next Decision reports as committed.
+  void commit(Message m);
+  Decision decide(Action action);
+  Decision resume_from_tail();
   // One call of the round in progress and what became of it.
   struct PendingCall {
     enum class State { kRun, kApprove, kSettled };
@@ -87,7 +117,11 @@ class AgentMachine {
   Decision no_usable_call(const std::string& why);
   Decision dispatch_tools();
   Decision close_round();
+  // Runs the context pipeline (which may ask for a summary first), then call_model().
   Decision next_model_call();
+  Decision call_model();
+  Decision on_summary(const std::string* text, const Status* error);
+  void note_compaction(CompactionReport report);
   Decision finish(std::string answer, const std::string& reasoning);
   Decision fail(FailureKind kind, std::string reason);
   Decision reject(const char* event_name);
@@ -99,6 +133,9 @@ class AgentMachine {
   std::vector<ToolSpec> tools_;
   std::shared_ptr<const ToolCallParser> parser_;
   std::vector<Message> history_;
+  std::vector<Message> committed_;  // appended since the last Decision
+  size_t run_start_ = 1;
+  bool resuming_ = false;
   AgentPhase phase_ = AgentPhase::kIdle;
   int rounds_used_ = 0;
   int model_calls_ = 0;
@@ -120,7 +157,20 @@ class AgentMachine {
   std::set<std::string> always_allowed_;           // tool names approved "always"
   std::map<std::string, int> failure_counts_;      // signature -> failures
   std::set<std::string> disabled_signatures_;
-  std::vector<std::pair<std::string, std::string>> successful_calls_;  // (tool, canonical args) since last mutation
+  struct SuccessfulCall {
+    std::string tool;
+    std::string canonical;
+    std::string call_id;
+  };
+  std::vector<SuccessfulCall> successful_calls_;  // since the last state-changing call
+
+  // Context pipeline.
+  ContextManager context_;
+  std::optional<ContextManager> forced_context_;  // the manager of a requested compaction in progress
+  bool force_compaction_ = false;
+  std::optional<SummaryRequest> pending_summary_;
+  CompactionReport compaction_so_far_;            // stages applied before the pending summary
+  std::optional<CompactionReport> compaction_;    // reported with the next Decision
 };
 
 }  // namespace keel

@@ -5,11 +5,14 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "keel/core/context_manager.hpp"
+#include "keel/core/token_counter.hpp"
 #include "keel/message.hpp"
 #include "keel/model_io.hpp"
 #include "keel/tool_spec.hpp"
@@ -19,6 +22,16 @@ namespace keel {
 // Call the model with exactly this request.
 struct CallModel {
   ModelRequest request;
+  TokenBreakdown context;     // tokens of the request's history and tools, by category
+  size_t context_window = 0;  // the model's window in tokens; 0: unknown
+};
+
+// Ask the model to summarize older history for the context pipeline: send `request` (no tools)
+// and report the reply as ModelReplied (its text is the summary) or ModelFailed.
+struct Summarize {
+  ModelRequest request;
+  size_t messages = 0;    // how many history messages the summary will replace
+  uint64_t span_hash = 0; // identifies the summarized span: a host may cache summaries by it
 };
 
 // Run these calls (arguments are JSON object text) and report ToolsFinished.
@@ -59,7 +72,7 @@ struct Fail {
   std::string reason;
 };
 
-using Action = std::variant<CallModel, RunTools, AskApproval, Finish, Fail>;
+using Action = std::variant<CallModel, Summarize, RunTools, AskApproval, Finish, Fail>;
 
 enum class GuardKind {
   kRoundLimit,        // max_rounds reached: final call without tools
@@ -71,10 +84,11 @@ enum class GuardKind {
   kInjectionFlag,     // a tool result looks like a prompt injection: safety note
   kContextLimit,      // a tool result exceeded its size budget: truncated
   kRepairedCall,      // a call was recovered from malformed output; the fixes are listed
+  kContextCompacted,  // the history was compacted to fit the context window; the stages are listed
 };
 
 // "round_limit", "no_usable_call", "malformed_call", "repeated_failure", "semantic_repeat",
-// "permission_denied", "injection_flag", "context_limit", "repaired_call".
+// "permission_denied", "injection_flag", "context_limit", "repaired_call", "context_compacted".
 std::string_view guard_kind_name(GuardKind kind);
 
 struct GuardEvent {
@@ -87,6 +101,11 @@ struct GuardEvent {
 struct Decision {
   Action action;
   std::vector<GuardEvent> guards;  // guards that fired during this step, in order
+  // Messages appended to the conversation during this step, in order: what a host that keeps the
+  // conversation (a session store) persists before acting on the decision.
+  std::vector<Message> committed;
+  // Set when the context pipeline changed the history during this step.
+  std::optional<CompactionReport> compaction;
 };
 
 }  // namespace keel

@@ -1,0 +1,194 @@
+// keel/store/records.hpp — the rows a Store keeps: sessions, messages, runs, tool runs,
+// approvals, approval rules, memory notes and trace spans.
+//
+// Conventions: ids are text ("s_" + 16 hex digits for sessions, "r_" + 16 for runs); times are
+// integer milliseconds since the Unix epoch (spans: microseconds); on writes a time of 0 means
+// "now" (the store's clock). An empty optional id (parent, run) is stored as NULL.
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "keel/core/event.hpp"
+#include "keel/message.hpp"
+#include "keel/model_io.hpp"
+
+namespace keel {
+
+// ---------------------------------------------------------------- sessions
+
+// What create_session() needs.
+struct SessionInfo {
+  std::string title;       // shown in session lists; may be empty
+  std::string workspace;   // the folder the session works in; list filter key; may be empty
+  std::string model;       // model spec the session was started with, e.g. "openai:gpt-4o"
+  std::string parent_id;   // the session this one was forked or spawned from; empty: none
+  bool hidden = false;     // sub-agent sessions: left out of list_sessions() unless asked for
+  int64_t created_ms = 0;  // 0: now
+};
+
+struct SessionRecord {
+  std::string id;
+  std::string title;
+  std::string workspace;
+  std::string model;
+  std::string parent_id;  // empty: none (or the parent was deleted)
+  bool hidden = false;
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;  // last rename or message append
+  int64_t message_count = 0;
+};
+
+struct SessionFilter {
+  std::optional<std::string> workspace;  // set: only sessions of this workspace
+  bool include_hidden = false;           // true: sub-agent sessions too
+  int limit = 50;                        // most sessions returned; <= 0: all
+};
+
+// ---------------------------------------------------------------- messages
+
+// One message as stored: its place in the session and the run that produced it.
+struct StoredMessage {
+  int64_t seq = 0;     // 1-based position in the session, contiguous
+  std::string run_id;  // empty: not produced by a run (or the run was deleted)
+  Message message;
+  int64_t tokens = 0;  // token count the host measured; 0: unknown
+  int64_t created_ms = 0;
+};
+
+// One element of an append_messages() batch.
+struct NewMessage {
+  std::string run_id;  // empty: none
+  Message message;
+  int64_t tokens = 0;
+  int64_t created_ms = 0;  // 0: now
+};
+
+// ---------------------------------------------------------------- runs
+
+enum class RunState { kRunning, kWaitingApproval, kFinished, kFailed, kAborted };
+
+// "running", "waiting_approval", "finished", "failed", "aborted".
+std::string_view run_state_name(RunState state);
+// finished, failed and aborted are terminal; running and waiting_approval are not.
+bool run_state_is_terminal(RunState state);
+
+// What create_run() needs. A new run is kRunning.
+struct RunInfo {
+  std::string session_id;
+  std::string task;        // the user's request that started the run
+  int64_t started_ms = 0;  // 0: now
+};
+
+struct RunRecord {
+  std::string id;
+  std::string session_id;
+  std::string task;
+  RunState state = RunState::kRunning;
+  int rounds = 0;      // model calls made
+  Usage usage;         // tokens summed over the run
+  std::string answer;  // final answer; empty until finished
+  std::string error;   // why it failed or was aborted
+  int64_t started_ms = 0;
+  std::optional<int64_t> ended_ms;        // unset while not terminal
+  std::optional<std::string> checkpoint;  // opaque JSON a host stored for resume
+};
+
+// The fields update_run() changes; unset fields keep their stored value.
+struct RunUpdate {
+  std::optional<RunState> state;
+  std::optional<int> rounds;
+  std::optional<Usage> usage;  // replaces the stored totals
+  std::optional<std::string> answer;
+  std::optional<std::string> error;
+  std::optional<std::string> checkpoint;  // an empty string clears it (NULL)
+  std::optional<int64_t> ended_ms;        // unset: now, when `state` is terminal and none was recorded
+};
+
+// One tool execution, as the executor saw it.
+struct ToolRunRecord {
+  int64_t id = 0;  // assigned by record_tool_run(); ignored on write
+  std::string run_id;
+  std::string call_id;        // ToolCall::id
+  std::string tool;           // the tool that ran
+  std::string alias;          // the name the model used, when it differs from `tool`
+  std::string raw_args;       // arguments as the model wrote them
+  std::string resolved_args;  // arguments after repair, defaults and path resolution (JSON)
+  int64_t started_ms = 0;
+  int64_t ended_ms = 0;
+  int64_t duration_ms = 0;
+  ToolStatus status = ToolStatus::kOk;
+  std::string result;  // output when ok
+  std::string error;   // message otherwise
+};
+
+// ---------------------------------------------------------------- approvals
+
+// One approval decision, kept as an audit log: it keeps the run and session ids it was made
+// under even after they are deleted.
+struct ApprovalRecord {
+  int64_t id = 0;          // assigned by record_approval(); ignored on write
+  std::string run_id;      // empty: none
+  std::string session_id;  // empty: none
+  std::string workspace;
+  std::string tool;
+  std::string arguments;  // canonical arguments JSON the decision was about
+  ApprovalVerdict verdict = ApprovalVerdict::kDeny;
+  std::string reason;
+  int64_t decided_ms = 0;  // 0: now
+};
+
+// Which approvals list_approvals() returns; set fields must all match.
+struct ApprovalFilter {
+  std::string run_id;      // empty: any
+  std::string session_id;  // empty: any
+  int limit = 100;         // most records returned, newest first; <= 0: all
+};
+
+// A standing decision for a tool in a workspace. Unique by (workspace, tool, pattern).
+struct ApprovalRule {
+  std::string workspace;
+  std::string tool;
+  std::string pattern;  // regex over the canonical arguments; empty: any call (not checked here)
+  ApprovalVerdict verdict = ApprovalVerdict::kDeny;  // kAllow or kDeny
+  int64_t created_ms = 0;                            // 0: now
+};
+
+// ---------------------------------------------------------------- memory
+
+struct MemoryNote {
+  int64_t id = 0;
+  std::string workspace;  // empty: shared by every workspace
+  std::string text;
+  std::string tags;  // free-form, searched like the text
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;
+};
+
+struct MemoryHit {
+  MemoryNote note;
+  double score = 0;  // bm25 relevance, higher is better
+};
+
+// ---------------------------------------------------------------- tracing
+
+struct SpanRecord {
+  std::string trace_id;
+  std::string span_id;         // unique within the trace; recording it again replaces it
+  std::string parent_span_id;  // empty: a root span
+  std::string session_id;      // empty: none; must exist otherwise
+  std::string run_id;          // empty: none; must exist otherwise
+  std::string kind;            // e.g. "run", "model", "tool"
+  std::string name;
+  int64_t start_us = 0;  // microseconds since the epoch
+  int64_t duration_us = 0;
+  std::string status;      // e.g. "ok", "error"
+  std::string attributes;  // JSON object text; empty: {}
+};
+
+}  // namespace keel

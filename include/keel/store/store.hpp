@@ -1,0 +1,113 @@
+// keel/store/store.hpp — where keel keeps what outlives a process: sessions and their messages,
+// runs and tool executions, approvals, memory notes, a TTL cache and trace spans.
+//
+// Hosts and tests depend on this interface; open_sqlite_store() (keel/store/sqlite_store.hpp)
+// is the implementation. Every write is one transaction: when a call fails, nothing it wrote
+// remains. Missing ids are NotFound ("no session 's_0123456789abcdef'"); a full database is
+// ResourceExhausted; a read-only one is PermissionDenied; another process holding the database
+// longer than the busy timeout is Unavailable.
+//
+//   KEEL_ASSIGN_OR_RETURN(auto store, keel::open_sqlite_store({}));
+//   keel::SessionInfo info;
+//   info.title = "fix tests";
+//   KEEL_ASSIGN_OR_RETURN(std::string sid, store->create_session(info));
+//   KEEL_TRY(store->append_message(sid, "", keel::Message::user("hi"), 0));
+//
+// Thread-safety: implementations are internally synchronised; every method may be called from
+// any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "keel/result.hpp"
+#include "keel/store/records.hpp"
+
+namespace keel {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // The schema version of the open database (PRAGMA user_version).
+  virtual Result<int> schema_version() = 0;
+
+  // ---- sessions
+  // Creates a session and returns its new id. NotFound when parent_id names no session.
+  virtual Result<std::string> create_session(const SessionInfo& info) = 0;
+  virtual Result<SessionRecord> get_session(std::string_view id) = 0;
+  // Most recently updated first, with message counts.
+  virtual Result<std::vector<SessionRecord>> list_sessions(const SessionFilter& filter) = 0;
+  virtual Status rename_session(std::string_view id, std::string_view title) = 0;
+  // Deletes the session with its messages, runs, tool runs and spans. Sessions forked from it
+  // keep their messages and lose their parent.
+  virtual Status delete_session(std::string_view id) = 0;
+  // A new session whose parent is `id`, holding copies of its messages with seq <= up_to_seq
+  // (all when unset). InvalidArgument for a negative up_to_seq.
+  virtual Result<std::string> fork_session(std::string_view id, std::optional<int64_t> up_to_seq) = 0;
+
+  // ---- messages
+  // Appends one message and returns its seq. `run_id` empty: none; otherwise the run must exist.
+  virtual Result<int64_t> append_message(std::string_view session_id, std::string_view run_id, const Message& message,
+                                         int64_t tokens) = 0;
+  // Appends a batch atomically and returns the seq of its first message (the rest follow it
+  // contiguously); an empty batch returns the next seq and writes nothing.
+  virtual Result<int64_t> append_messages(std::string_view session_id, std::span<const NewMessage> batch) = 0;
+  // Every message of the session in seq order.
+  virtual Result<std::vector<StoredMessage>> load_messages(std::string_view session_id) = 0;
+
+  // ---- runs
+  virtual Result<std::string> create_run(const RunInfo& info) = 0;
+  virtual Status update_run(std::string_view id, const RunUpdate& update) = 0;
+  virtual Result<RunRecord> get_run(std::string_view id) = 0;
+  // Oldest first.
+  virtual Result<std::vector<RunRecord>> list_runs(std::string_view session_id) = 0;
+  // The most recently started run; NotFound when the session has none.
+  virtual Result<RunRecord> latest_run(std::string_view session_id) = 0;
+  // Runs left running or waiting for approval (by a crash or kill), oldest first.
+  virtual Result<std::vector<RunRecord>> find_interrupted_runs() = 0;
+  // Logs one tool execution and returns its id.
+  virtual Result<int64_t> record_tool_run(const ToolRunRecord& record) = 0;
+  // In the order they were recorded.
+  virtual Result<std::vector<ToolRunRecord>> list_tool_runs(std::string_view run_id) = 0;
+
+  // ---- approvals
+  virtual Result<int64_t> record_approval(const ApprovalRecord& record) = 0;
+  virtual Result<std::vector<ApprovalRecord>> list_approvals(const ApprovalFilter& filter) = 0;
+  // Inserts the rule or replaces the verdict of the rule with the same (workspace, tool,
+  // pattern). InvalidArgument unless the verdict is kAllow or kDeny.
+  virtual Status add_approval_rule(const ApprovalRule& rule) = 0;
+  // Rules of one workspace, by tool then pattern.
+  virtual Result<std::vector<ApprovalRule>> list_approval_rules(std::string_view workspace) = 0;
+  virtual Status remove_approval_rule(std::string_view workspace, std::string_view tool, std::string_view pattern) = 0;
+
+  // ---- memory
+  virtual Result<int64_t> memory_write(std::string_view workspace, std::string_view text, std::string_view tags) = 0;
+  // Notes of `workspace` matching any word of `query`, best first. The query is plain text
+  // (from a user or a model): search operators in it are treated as words, never as errors.
+  virtual Result<std::vector<MemoryHit>> memory_search(std::string_view workspace, std::string_view query,
+                                                       int limit) = 0;
+  // Most recently updated first; limit <= 0: all.
+  virtual Result<std::vector<MemoryNote>> memory_list(std::string_view workspace, int limit) = 0;
+  virtual Status memory_remove(int64_t id) = 0;
+
+  // ---- cache (scopes are configured when the store is opened; an unknown one is InvalidArgument)
+  // The value, or nullopt on a miss. An expired entry is a miss and is deleted.
+  virtual Result<std::optional<std::string>> cache_get(std::string_view scope, std::string_view key) = 0;
+  // Stores the value with the scope's TTL, then evicts the scope's oldest entries beyond its
+  // caps. ResourceExhausted when the value alone exceeds the scope's max_bytes.
+  virtual Status cache_put(std::string_view scope, std::string_view key, std::string_view value) = 0;
+  virtual Status cache_clear(std::string_view scope) = 0;
+
+  // ---- tracing
+  // InvalidArgument when attributes are not a JSON object.
+  virtual Status record_span(const SpanRecord& span) = 0;
+  // By start time.
+  virtual Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) = 0;
+};
+
+}  // namespace keel

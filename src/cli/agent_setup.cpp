@@ -1,0 +1,162 @@
+#include "cli/agent_setup.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/store_access.hpp"
+#include "cli/text_output.hpp"
+#include "cli/tty_approver.hpp"
+#include "keel/builtin_tools.hpp"
+#include "keel/memory_tools.hpp"
+#include "keel/openai_client.hpp"
+#include "keel/rules_model.hpp"
+
+namespace keel::cli {
+namespace {
+
+constexpr const char* kRulesNotice =
+    "keel: no model configured; using the built-in rules model (deterministic: it lists, reads and searches files, "
+    "counts lines and tells the date and time). Set --model or KEEL_MODEL to use a real model.";
+
+constexpr const char* kNoTtyDenial =
+    "this call needs approval and keel is not running in an interactive terminal; rerun with --yes to allow "
+    "high-risk tools";
+
+Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
+  if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();
+  OpenAiOptions o;
+  o.base_url = config.model.base_url;
+  o.api_key = config.model.api_key;
+  o.model = config.model.model;
+  o.connect_timeout_ms = config.connect_timeout_ms;
+  o.request_timeout_ms = config.request_timeout_ms;
+  o.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
+  o.retry.max_attempts = config.retry.max_attempts;
+  o.retry.initial_delay_ms = config.retry.initial_delay_ms;
+  o.retry.max_delay_ms = config.retry.max_delay_ms;
+  KEEL_TRY(validate_openai_options(o));
+  return make_openai_client(std::move(o));
+}
+
+// An editable prompt: <workspace>/.keel/prompts/NAME, else the user's
+// $XDG_CONFIG_HOME/keel/prompts/NAME (~/.config/...); empty (keel's default) when neither exists.
+std::string load_prompt(const std::string& name, const std::string& workspace,
+                        const std::map<std::string, std::string>& env) {
+  std::vector<std::filesystem::path> candidates = {std::filesystem::path(workspace) / ".keel/prompts" / name};
+  auto xdg = env.find("XDG_CONFIG_HOME");
+  auto home = env.find("HOME");
+  if (xdg != env.end() && !xdg->second.empty()) {
+    candidates.push_back(std::filesystem::path(xdg->second) / "keel/prompts" / name);
+  } else if (home != env.end() && !home->second.empty()) {
+    candidates.push_back(std::filesystem::path(home->second) / ".config/keel/prompts" / name);
+  }
+  for (const auto& path : candidates) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) continue;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<std::string> stored_workspace(const std::string& id) {
+  Result<std::unique_ptr<Store>> store = open_cli_store();
+  if (!store.ok()) return std::nullopt;
+  std::string session_id = id;
+  if (id.rfind("r_", 0) == 0) {
+    Result<RunRecord> run = (*store)->get_run(id);
+    if (!run.ok()) return std::nullopt;
+    session_id = run->session_id;
+  }
+  Result<SessionRecord> session = (*store)->get_session(session_id);
+  std::error_code ec;
+  if (!session.ok() || session->workspace.empty() || !std::filesystem::is_directory(session->workspace, ec)) {
+    return std::nullopt;
+  }
+  return session->workspace;
+}
+
+int usage_failure(bool json, const std::string& message) {
+  if (json) JsonEventsPlugin(stdout, false).error("usage", message, kExitUsage);
+  std::fprintf(stderr, "keel: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+int CliAgent::fail(const std::string& kind, const std::string& message, int exit_code) const {
+  if (json_out_) json_out_->error(kind, message, exit_code);
+  std::fprintf(stderr, "keel: %s\n", message.c_str());
+  return exit_code;
+}
+
+Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
+  std::unique_ptr<CliAgent> a(new CliAgent());
+  std::string error;
+  a->workspace_ = resolve_workspace(flags.workspace, error);
+  if (a->workspace_.empty()) return Status::InvalidArgument(error);
+
+  ConfigInputs inputs;
+  inputs.model = flags.model;
+  inputs.base_url = flags.base_url;
+  inputs.api_key = flags.api_key;
+  inputs.max_rounds = flags.max_rounds;
+  if (flags.no_stream) inputs.stream = false;
+  inputs.env = current_environment();
+  inputs.workspace = a->workspace_;
+  if (const char* home = std::getenv("HOME")) inputs.home = home;
+  KEEL_ASSIGN_OR_RETURN(a->config_, resolve_config(inputs));
+  KEEL_ASSIGN_OR_RETURN(a->llm_, make_backend(a->config_));
+
+  a->tools_ = std::make_unique<ToolRegistry>();
+  BuiltinToolOptions tool_options;
+  tool_options.workspace_root = a->workspace_;
+  tool_options.enable_shell = a->config_.shell_enabled;
+  tool_options.shell_timeout_ms = a->config_.shell_timeout_ms;
+  KEEL_TRY(register_builtin_tools(*a->tools_, tool_options));
+  if (!flags.ephemeral) {
+    KEEL_ASSIGN_OR_RETURN(a->store_, open_cli_store());
+    KEEL_TRY(register_memory_tools(*a->tools_, *a->store_, a->workspace_));
+  }
+
+  AgentOptions options;
+  options.config.max_rounds = a->config_.max_rounds;
+  options.config.repair_prompt = load_prompt("repair.md", a->workspace_, inputs.env);
+  options.workspace = a->workspace_;
+  for (const auto& rule : a->config_.intents) options.intents.push_back(rule);
+  options.planner.enabled = a->config_.planner_enabled;
+  options.planner.timeout_ms = a->config_.planner_timeout_ms;
+  options.stream = a->config_.stream;
+  options.store = a->store_.get();
+  options.config.context.context_window = static_cast<size_t>(a->config_.context_window);
+  options.config.context.threshold = a->config_.context_threshold_percent / 100.0;
+  options.config.context.recency_rounds = a->config_.context_recency_rounds;
+  options.config.context.summary_cooldown_rounds = a->config_.context_summary_cooldown_rounds;
+  options.config.context.summarize_prompt = load_prompt("summarize.md", a->workspace_, inputs.env);
+  a->agent_ = std::make_unique<Agent>(*a->llm_, *a->tools_, options);
+
+  bool rules = a->config_.model.kind == ModelSettings::Kind::kRules;
+  if (flags.json) {
+    a->json_out_ = std::make_unique<JsonEventsPlugin>(stdout, !flags.no_stream);
+    if (rules) a->json_out_->notice(kRulesNotice);
+    a->agent_->add_hooks(std::shared_ptr<Hooks>(a->json_out_.get(), [](Hooks*) {}));
+  } else {
+    if (rules) std::fprintf(stderr, "%s\n", kRulesNotice);
+    a->agent_->add_hooks(std::make_shared<TextOutputPlugin>(stdout, stderr));
+  }
+  if (flags.yes) {
+    a->agent_->set_approver(make_approve_all());
+  } else if (auto tty = make_tty_approver()) {
+    a->agent_->set_approver(std::move(tty));
+  } else {
+    a->agent_->set_approver(make_deny_all(kNoTtyDenial));
+  }
+  return a;
+}
+
+}  // namespace keel::cli

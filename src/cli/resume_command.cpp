@@ -1,0 +1,46 @@
+// `keel resume ID`: finishes a run that was interrupted (a crash, kill -9, Ctrl-C) from the last
+// message it committed. ID is the run (r_…) or its session (s_…), whose latest run is resumed.
+#include "cli/agent_setup.hpp"
+#include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+
+namespace keel::cli {
+
+int resume_command(const ResumeArgs& args) {
+  std::stop_token stop = install_interrupt_handler();
+  AgentFlags flags;
+  flags.model = args.model;
+  flags.base_url = args.base_url;
+  flags.api_key = args.api_key;
+  flags.workspace = args.workspace ? args.workspace : stored_workspace(args.id);
+  flags.yes = args.yes;
+  flags.json = args.json;
+  flags.no_stream = args.no_stream;
+  Result<std::unique_ptr<CliAgent>> cli = CliAgent::create(flags);
+  if (!cli.ok()) return usage_failure(args.json, cli.status().message());
+  CliAgent& c = **cli;
+
+  std::string run_id = args.id;
+  if (args.id.rfind("s_", 0) == 0) {
+    Result<RunRecord> latest = c.store()->latest_run(args.id);
+    if (!latest.ok()) {
+      bool missing = latest.status().code() == ErrorCode::kNotFound;
+      return c.fail(missing ? "not_found" : "usage", latest.status().message(), missing ? kExitNotFound : kExitUsage);
+    }
+    run_id = latest->id;
+  }
+  Result<RunOutcome> outcome = c.agent().resume(run_id, stop);
+  if (!outcome.ok()) {
+    switch (outcome.status().code()) {
+      case ErrorCode::kNotFound:
+        return c.fail("not_found", outcome.status().message(), kExitNotFound);
+      case ErrorCode::kFailedPrecondition:
+        return c.fail("nothing_to_resume", outcome.status().message(), kExitRunFailed);
+      default:
+        return c.fail("usage", outcome.status().message(), kExitUsage);
+    }
+  }
+  return exit_code_for(*outcome);
+}
+
+}  // namespace keel::cli

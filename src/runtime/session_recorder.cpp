@@ -1,0 +1,210 @@
+#include "runtime/session_recorder.hpp"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "core/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+constexpr size_t kTitleChars = 80;
+
+// The first line of the task, cut on a UTF-8 boundary: a session's default title.
+std::string title_of(std::string_view task) {
+  std::string_view t = trim(task);
+  t = t.substr(0, t.find('\n'));
+  if (t.size() <= kTitleChars) return std::string(t);
+  size_t cut = kTitleChars;
+  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(t.substr(0, cut)) + "…";
+}
+
+RunUpdate state_update(RunState state) {
+  RunUpdate u;
+  u.state = state;
+  return u;
+}
+
+}  // namespace
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace)
+    : store_(store), counter_(counter), workspace_(std::move(workspace)) {}
+
+void SessionRecorder::note(const Status& s) {
+  if (!s.ok() && error_.ok()) error_ = s;
+}
+
+Status SessionRecorder::begin_run(std::string_view task) {
+  RunInfo info;
+  info.session_id = session_id_;
+  info.task = std::string(task);
+  KEEL_ASSIGN_OR_RETURN(run_id_, store_.create_run(info));
+  run_started_us_ = now_us();
+  root_span_ = "run";
+  return record_root("running", "{}");
+}
+
+Status SessionRecorder::record_root(std::string status, std::string attributes) {
+  SpanRecord root;
+  root.trace_id = run_id_;
+  root.span_id = root_span_ + "-" + run_id_;
+  root.session_id = session_id_;
+  root.run_id = run_id_;
+  root.kind = "run";
+  root.name = root_span_;
+  root.start_us = run_started_us_;
+  root.duration_us = std::max<int64_t>(0, now_us() - run_started_us_);
+  root.status = std::move(status);
+  root.attributes = std::move(attributes);
+  return store_.record_span(root);
+}
+
+Status SessionRecorder::start_new_session(std::string_view task, std::string_view model) {
+  SessionInfo info;
+  info.title = title_of(task);
+  info.workspace = workspace_;
+  info.model = std::string(model);
+  KEEL_ASSIGN_OR_RETURN(session_id_, store_.create_session(info));
+  return begin_run(task);
+}
+
+Result<std::vector<Message>> SessionRecorder::start_in_session(std::string_view session_id, std::string_view task) {
+  KEEL_ASSIGN_OR_RETURN(SessionRecord session, store_.get_session(session_id));
+  KEEL_ASSIGN_OR_RETURN(std::vector<StoredMessage> stored, store_.load_messages(session.id));
+  session_id_ = session.id;
+  KEEL_TRY(begin_run(task));
+  std::vector<Message> out;
+  out.reserve(stored.size());
+  for (auto& m : stored) out.push_back(std::move(m.message));
+  return out;
+}
+
+Result<std::vector<Message>> SessionRecorder::attach_to_run(std::string_view run_id, size_t& run_start,
+                                                            std::string& task) {
+  KEEL_ASSIGN_OR_RETURN(RunRecord run, store_.get_run(run_id));
+  if (run_state_is_terminal(run.state)) {
+    return Status::FailedPrecondition("run '" + run.id + "' already " + std::string(run_state_name(run.state)) +
+                                      "; nothing to resume (continue the conversation with --session " +
+                                      run.session_id + ")");
+  }
+  KEEL_ASSIGN_OR_RETURN(RunRecord latest, store_.latest_run(run.session_id));
+  if (latest.id != run.id) {
+    return Status::FailedPrecondition("run '" + run.id + "' is not the latest run of session '" + run.session_id +
+                                      "' (that is '" + latest.id + "'); only the latest run can be resumed");
+  }
+  KEEL_ASSIGN_OR_RETURN(std::vector<StoredMessage> stored, store_.load_messages(run.session_id));
+  session_id_ = run.session_id;
+  run_id_ = run.id;
+  task = run.task;
+  run_started_us_ = now_us();
+  root_span_ = "resume";
+  run_start = stored.size();
+  std::vector<Message> out;
+  out.reserve(stored.size());
+  for (auto& m : stored) {
+    if (m.run_id == run.id && run_start == stored.size()) run_start = out.size();
+    out.push_back(std::move(m.message));
+  }
+  if (run_start == stored.size()) {
+    return Status::FailedPrecondition("run '" + run.id + "' has no saved messages; start it again with keel run");
+  }
+  KEEL_TRY(store_.update_run(run.id, state_update(RunState::kRunning)));
+  KEEL_TRY(record_root("running", "{}"));
+  return out;
+}
+
+void SessionRecorder::commit(std::span<const Message> messages) {
+  if (messages.empty() || !error_.ok()) return;
+  std::vector<NewMessage> batch;
+  batch.reserve(messages.size());
+  for (const Message& m : messages) {
+    batch.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
+  }
+  Result<int64_t> seq = store_.append_messages(session_id_, batch);
+  if (!seq.ok()) note(Status(seq.status().code(), "could not save the conversation: " + seq.status().message()));
+}
+
+void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us) {
+  ToolRunRecord r;
+  r.run_id = run_id_;
+  r.call_id = call.id;
+  r.tool = result.name.empty() ? call.name : result.name;
+  if (r.tool != call.name) r.alias = call.name;
+  r.raw_args = call.arguments;
+  auto parsed = nlohmann::json::parse(call.arguments, nullptr, false);
+  r.resolved_args = parsed.is_discarded() ? call.arguments : parsed.dump();
+  r.started_ms = started_us / 1000;
+  r.ended_ms = ended_us / 1000;
+  r.duration_ms = result.duration_ms;
+  r.status = result.status;
+  (result.ok() ? r.result : r.error) = result.content;
+  note(store_.record_tool_run(r).status());
+  nlohmann::json attrs = {{"call_id", call.id}, {"bytes", result.content.size()}};
+  span("tool", r.tool, started_us, ended_us, tool_status_name(result.status), attrs.dump());
+}
+
+void SessionRecorder::approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision) {
+  ApprovalRecord r;
+  r.run_id = run_id_;
+  r.session_id = session_id_;
+  r.workspace = workspace_;
+  r.tool = request.call.name;
+  r.arguments = request.call.arguments;
+  r.verdict = decision.verdict;
+  r.reason = decision.reason;
+  note(store_.record_approval(r).status());
+  if (decision.verdict == ApprovalVerdict::kAllowAlways) {
+    ApprovalRule rule;
+    rule.workspace = workspace_;
+    rule.tool = request.call.name;
+    rule.verdict = ApprovalVerdict::kAllow;
+    note(store_.add_approval_rule(rule));
+  }
+}
+
+std::string SessionRecorder::span(std::string_view kind, std::string_view name, int64_t start_us, int64_t end_us,
+                                  std::string_view status, std::string attributes) {
+  SpanRecord s;
+  s.trace_id = run_id_;
+  s.span_id = std::string(kind) + "-" + std::to_string(++span_counter_) + "-" + std::to_string(start_us);
+  s.parent_span_id = root_span_ + "-" + run_id_;
+  s.session_id = session_id_;
+  s.run_id = run_id_;
+  s.kind = std::string(kind);
+  s.name = std::string(name);
+  s.start_us = start_us;
+  s.duration_us = std::max<int64_t>(0, end_us - start_us);
+  s.status = std::string(status);
+  s.attributes = std::move(attributes);
+  note(store_.record_span(s));
+  return s.span_id;
+}
+
+void SessionRecorder::set_state(RunState state) { note(store_.update_run(run_id_, state_update(state))); }
+
+void SessionRecorder::finish(const RunOutcome& outcome) {
+  if (run_id_.empty()) return;
+  RunUpdate u;
+  u.state = outcome.ok ? RunState::kFinished
+                       : (outcome.failure == FailureKind::kAborted ? RunState::kAborted : RunState::kFailed);
+  u.rounds = outcome.model_calls;
+  u.usage = outcome.usage;
+  if (outcome.ok) u.answer = outcome.answer;
+  else u.error = outcome.error;
+  note(store_.update_run(run_id_, u));
+  note(record_root(outcome.ok ? "ok" : std::string(failure_kind_name(outcome.failure)),
+                   nlohmann::json{{"rounds", outcome.rounds},
+                                  {"model_calls", outcome.model_calls},
+                                  {"tool_calls", outcome.tool_calls},
+                                  {"prompt_tokens", outcome.usage.prompt_tokens},
+                                  {"completion_tokens", outcome.usage.completion_tokens}}
+                       .dump()));
+}
+
+}  // namespace keel::detail

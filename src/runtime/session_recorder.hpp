@@ -1,0 +1,73 @@
+// Keeps one run in the Store as it happens: the session and run rows, every committed message
+// (before the next model call), tool executions, approval decisions and trace spans.
+//
+// A failed write is remembered (first error wins) and reported by error(); the agent turns it
+// into an explicit run failure rather than going on with a conversation it cannot keep.
+//
+// Thread-safety: not thread-safe except tool_ran(), which the agent calls from its callback
+// thread one at a time; all writes go through the internally synchronised Store.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "keel/core/decision.hpp"
+#include "keel/core/token_counter.hpp"
+#include "keel/hooks.hpp"
+#include "keel/store/store.hpp"
+
+namespace keel::detail {
+
+// Microseconds since the Unix epoch (the trace clock).
+int64_t now_us();
+
+class SessionRecorder {
+ public:
+  // `store` and `counter` must outlive the recorder.
+  SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace);
+
+  // A new session titled after the task, and a run in it.
+  Status start_new_session(std::string_view task, std::string_view model);
+  // A new run in an existing session; returns its earlier messages (NotFound for a missing session).
+  Result<std::vector<Message>> start_in_session(std::string_view session_id, std::string_view task);
+  // Takes over an interrupted run; returns the session's messages and sets `run_start` to the index
+  // of the run's first message. FailedPrecondition when the run already ended or is not the
+  // session's latest.
+  Result<std::vector<Message>> attach_to_run(std::string_view run_id, size_t& run_start, std::string& task);
+
+  // Appends the messages a decision committed, in one transaction.
+  void commit(std::span<const Message> messages);
+  void tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us);
+  void approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision);
+  // A span of this run's trace (the trace id is the run id); returns its span id.
+  std::string span(std::string_view kind, std::string_view name, int64_t start_us, int64_t end_us,
+                   std::string_view status, std::string attributes = {});
+  void set_state(RunState state);
+  // Final state, counters and answer or error; closes the run's root span.
+  void finish(const RunOutcome& outcome);
+
+  const std::string& session_id() const { return session_id_; }
+  const std::string& run_id() const { return run_id_; }
+  // The first write that failed; ok while everything was saved.
+  const Status& error() const { return error_; }
+
+ private:
+  void note(const Status& s);
+  Status begin_run(std::string_view task);
+  // Records (or re-records, replacing it) the run's root span, from the start until now.
+  Status record_root(std::string status, std::string attributes);
+
+  Store& store_;
+  const TokenCounter& counter_;
+  std::string workspace_;
+  std::string session_id_;
+  std::string run_id_;
+  std::string root_span_;
+  int64_t run_started_us_ = 0;
+  int span_counter_ = 0;
+  Status error_;
+};
+
+}  // namespace keel::detail

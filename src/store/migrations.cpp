@@ -1,0 +1,234 @@
+#include "store/migrations.hpp"
+
+#include <array>
+#include <string>
+
+namespace keel::detail {
+namespace {
+
+// Version 1: conversations and what ran in them.
+constexpr std::string_view kCoreTables = R"sql(
+PRAGMA application_id = 1801807212;
+
+CREATE TABLE sessions (
+  id          TEXT PRIMARY KEY,
+  title       TEXT NOT NULL DEFAULT '',
+  workspace   TEXT NOT NULL DEFAULT '',
+  model       TEXT NOT NULL DEFAULT '',
+  created_ms  INTEGER NOT NULL,
+  updated_ms  INTEGER NOT NULL,
+  parent_id   TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+  hidden      INTEGER NOT NULL DEFAULT 0 CHECK (hidden IN (0, 1))
+);
+CREATE INDEX sessions_by_update ON sessions(updated_ms);
+CREATE INDEX sessions_by_workspace ON sessions(workspace, updated_ms);
+CREATE INDEX sessions_by_parent ON sessions(parent_id);
+
+CREATE TABLE runs (
+  id                 TEXT PRIMARY KEY,
+  session_id         TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  task               TEXT NOT NULL DEFAULT '',
+  state              TEXT NOT NULL
+                     CHECK (state IN ('running', 'waiting_approval', 'finished', 'failed', 'aborted')),
+  rounds             INTEGER NOT NULL DEFAULT 0,
+  prompt_tokens      INTEGER NOT NULL DEFAULT 0,
+  completion_tokens  INTEGER NOT NULL DEFAULT 0,
+  answer             TEXT NOT NULL DEFAULT '',
+  error              TEXT NOT NULL DEFAULT '',
+  started_ms         INTEGER NOT NULL,
+  ended_ms           INTEGER,
+  checkpoint         TEXT
+);
+CREATE INDEX runs_by_session ON runs(session_id, started_ms);
+CREATE INDEX runs_unfinished ON runs(started_ms) WHERE state IN ('running', 'waiting_approval');
+
+CREATE TABLE messages (
+  session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq           INTEGER NOT NULL CHECK (seq >= 1),
+  run_id        TEXT REFERENCES runs(id) ON DELETE SET NULL,
+  role          TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+  content       TEXT NOT NULL DEFAULT '',
+  reasoning     TEXT NOT NULL DEFAULT '',
+  tool_calls    TEXT,
+  tool_call_id  TEXT NOT NULL DEFAULT '',
+  name          TEXT NOT NULL DEFAULT '',
+  metadata      TEXT,
+  tokens        INTEGER NOT NULL DEFAULT 0,
+  created_ms    INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX messages_by_run ON messages(run_id);
+
+CREATE TABLE tool_runs (
+  id             INTEGER PRIMARY KEY,
+  run_id         TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  call_id        TEXT NOT NULL DEFAULT '',
+  tool           TEXT NOT NULL,
+  alias          TEXT NOT NULL DEFAULT '',
+  raw_args       TEXT NOT NULL DEFAULT '',
+  resolved_args  TEXT NOT NULL DEFAULT '',
+  started_ms     INTEGER NOT NULL,
+  ended_ms       INTEGER NOT NULL,
+  duration_ms    INTEGER NOT NULL,
+  status         TEXT NOT NULL
+                 CHECK (status IN ('ok', 'error', 'timeout', 'denied', 'blocked', 'cancelled')),
+  result         TEXT NOT NULL DEFAULT '',
+  error          TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX tool_runs_by_run ON tool_runs(run_id, id);
+
+CREATE TABLE approvals (
+  id          INTEGER PRIMARY KEY,
+  run_id      TEXT,
+  session_id  TEXT,
+  workspace   TEXT NOT NULL DEFAULT '',
+  tool        TEXT NOT NULL,
+  arguments   TEXT NOT NULL DEFAULT '',
+  verdict     TEXT NOT NULL CHECK (verdict IN ('allow', 'allow_always', 'deny')),
+  reason      TEXT NOT NULL DEFAULT '',
+  decided_ms  INTEGER NOT NULL
+);
+CREATE INDEX approvals_by_run ON approvals(run_id);
+CREATE INDEX approvals_by_session ON approvals(session_id);
+
+CREATE TABLE approval_rules (
+  workspace   TEXT NOT NULL,
+  tool        TEXT NOT NULL,
+  pattern     TEXT NOT NULL DEFAULT '',
+  verdict     TEXT NOT NULL CHECK (verdict IN ('allow', 'deny')),
+  created_ms  INTEGER NOT NULL,
+  UNIQUE (workspace, tool, pattern)
+);
+)sql";
+
+// Version 2: long-term memory with full-text search, the TTL cache, trace spans.
+constexpr std::string_view kMemoryCacheSpans = R"sql(
+CREATE TABLE memory (
+  id          INTEGER PRIMARY KEY,
+  workspace   TEXT NOT NULL DEFAULT '',
+  text        TEXT NOT NULL,
+  tags        TEXT NOT NULL DEFAULT '',
+  created_ms  INTEGER NOT NULL,
+  updated_ms  INTEGER NOT NULL
+);
+CREATE INDEX memory_by_workspace ON memory(workspace, updated_ms);
+
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+  text, tags, content = 'memory', content_rowid = 'id',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memory_fts_insert AFTER INSERT ON memory BEGIN
+  INSERT INTO memory_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
+END;
+CREATE TRIGGER memory_fts_delete AFTER DELETE ON memory BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
+END;
+CREATE TRIGGER memory_fts_update AFTER UPDATE ON memory BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);
+  INSERT INTO memory_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
+END;
+
+CREATE TABLE cache (
+  scope       TEXT NOT NULL,
+  key         TEXT NOT NULL,
+  value       BLOB NOT NULL,
+  bytes       INTEGER NOT NULL,
+  created_ms  INTEGER NOT NULL,
+  expires_ms  INTEGER,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX cache_by_age ON cache(scope, created_ms);
+
+CREATE TABLE spans (
+  trace_id        TEXT NOT NULL,
+  span_id         TEXT NOT NULL,
+  parent_span_id  TEXT,
+  session_id      TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+  run_id          TEXT REFERENCES runs(id) ON DELETE CASCADE,
+  kind            TEXT NOT NULL DEFAULT '',
+  name            TEXT NOT NULL DEFAULT '',
+  start_us        INTEGER NOT NULL,
+  duration_us     INTEGER NOT NULL DEFAULT 0,
+  status          TEXT NOT NULL DEFAULT '',
+  attributes      TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (trace_id, span_id)
+);
+CREATE INDEX spans_by_trace ON spans(trace_id, start_us);
+CREATE INDEX spans_by_session ON spans(session_id);
+CREATE INDEX spans_by_run ON spans(run_id);
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
+    {1, kCoreTables},
+    {2, kMemoryCacheSpans},
+}};
+
+Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {
+  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(sql));
+  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
+  return row ? stmt.int64(0) : 0;
+}
+
+}  // namespace
+
+std::span<const Migration> schema_migrations() {
+  return kMigrations;
+}
+int current_schema_version() {
+  return kMigrations.back().version;
+}
+
+Result<int> read_schema_version(Db& db) {
+  KEEL_ASSIGN_OR_RETURN(int64_t version, read_int_pragma(db, "PRAGMA user_version"));
+  return static_cast<int>(version);
+}
+
+Result<int> check_database(Db& db, std::span<const Migration> steps) {
+  // The first read of the file: a file that is not SQLite fails here, before anything is written.
+  KEEL_ASSIGN_OR_RETURN(int version, read_schema_version(db));
+  KEEL_ASSIGN_OR_RETURN(int64_t app_id, read_int_pragma(db, "PRAGMA application_id"));
+  if (app_id != 0 && app_id != kKeelApplicationId) {
+    return Status::FailedPrecondition(db.path() +
+                                      " is not a keel database (it belongs to another program, "
+                                      "application id " +
+                                      std::to_string(app_id) + ")");
+  }
+  if (version == 0) {
+    KEEL_ASSIGN_OR_RETURN(int64_t objects,
+                          read_int_pragma(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'"));
+    if (objects > 0) {
+      return Status::FailedPrecondition(db.path() + " is not a keel database (it holds tables of another program)");
+    }
+  } else if (app_id != kKeelApplicationId) {
+    return Status::FailedPrecondition(db.path() + " is not a keel database (no keel application id)");
+  }
+  int newest = steps.empty() ? 0 : steps.back().version;
+  if (version > newest) {
+    return Status::FailedPrecondition(db.path() + " has schema version " + std::to_string(version) +
+                                      ", newer than this keel understands (" + std::to_string(newest) +
+                                      "); upgrade keel or use another database");
+  }
+  return version;
+}
+
+Status migrate(Db& db, std::span<const Migration> steps) {
+  for (const Migration& step : steps) {
+    Status status = db.write([&]() -> Status {
+      KEEL_ASSIGN_OR_RETURN(int version, read_schema_version(db));
+      if (version >= step.version) return Status::Ok();  // done already, maybe by another process
+      if (version != step.version - 1) {
+        return Status::Internal("migration to schema version " + std::to_string(step.version) + " found version " +
+                                std::to_string(version));
+      }
+      KEEL_TRY(db.exec(std::string(step.sql)));
+      return db.exec("PRAGMA user_version = " + std::to_string(step.version));
+    });
+    if (!status.ok()) {
+      return Status(status.code(), "cannot migrate " + db.path() + " to schema version " +
+                                       std::to_string(step.version) + ": " + status.message());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace keel::detail

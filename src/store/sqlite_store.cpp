@@ -1,0 +1,162 @@
+// Opening the SQLite store: path, pragmas, schema check and migration, and the store's clock.
+#include "keel/store/sqlite_store.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <system_error>
+
+#include "store/migrations.hpp"
+#include "store/sqlite_store_impl.hpp"
+
+namespace keel {
+namespace {
+
+Status check_scopes(const std::vector<CacheScope>& scopes) {
+  std::set<std::string, std::less<>> names;
+  for (const CacheScope& scope : scopes) {
+    if (scope.name.empty()) return Status::InvalidArgument("a cache scope has an empty name");
+    if (!names.insert(scope.name).second) {
+      return Status::InvalidArgument("cache scope '" + scope.name + "' is configured twice");
+    }
+    if (scope.ttl_ms < 0 || scope.max_entries < 0 || scope.max_bytes < 0) {
+      return Status::InvalidArgument("cache scope '" + scope.name +
+                                     "' has a negative ttl_ms, max_entries or max_bytes");
+    }
+  }
+  return Status::Ok();
+}
+
+// Connection settings; none of them writes to the file.
+Status configure(detail::Db& db, const StoreOptions& options) {
+  sqlite3_busy_timeout(db.raw(), options.busy_timeout_ms);
+  KEEL_TRY(db.exec("PRAGMA foreign_keys = ON"));
+  KEEL_TRY(db.exec("PRAGMA synchronous = NORMAL"));
+  // Reads of long conversations go through a memory map instead of a read() per page.
+  KEEL_TRY(db.exec("PRAGMA mmap_size = 268435456"));
+  if (options.max_page_count > 0) {
+    KEEL_TRY(db.exec("PRAGMA max_page_count = " + std::to_string(options.max_page_count)));
+  }
+  return Status::Ok();
+}
+
+Status enable_wal(detail::Db& db) {
+  KEEL_ASSIGN_OR_RETURN(detail::Stmt stmt, db.prepare("PRAGMA journal_mode = WAL"));
+  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
+  std::string mode = row ? stmt.text(0) : "";
+  // An in-memory database reports "memory"; anything else but WAL means WAL is unavailable.
+  if (mode != "wal" && mode != "memory") {
+    return Status::FailedPrecondition("cannot switch database " + db.path() + " to WAL mode (it stays in '" + mode +
+                                      "' mode); is it on a network file system?");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<CacheScope> default_cache_scopes() {
+  return {
+      {"tool_result", 300000, 100, 0},
+      {"context_summary", 600000, 0, 50000},
+      {"web_search", 120000, 50, 0},
+      {"page_fetch", 60000, 30, 0},
+  };
+}
+
+Result<std::filesystem::path> default_store_path() {
+  std::filesystem::path dir;
+  const char* keel_home = std::getenv("KEEL_HOME");
+  const char* home = std::getenv("HOME");
+  if (keel_home != nullptr && *keel_home != '\0') {
+    dir = keel_home;
+  } else if (home != nullptr && *home != '\0') {
+    dir = std::filesystem::path(home) / ".local" / "share" / "keel";
+  } else {
+    return Status::FailedPrecondition("cannot place the keel database: neither KEEL_HOME nor HOME is set");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return Status::FailedPrecondition("cannot create folder " + dir.string() + " for the keel database (" +
+                                      ec.message() + "); set KEEL_HOME to a writable folder");
+  }
+  return dir / "keel.db";
+}
+
+Result<std::unique_ptr<Store>> open_sqlite_store(const StoreOptions& options) {
+  KEEL_TRY(check_scopes(options.cache_scopes));
+  if (options.busy_timeout_ms < 0) return Status::InvalidArgument("busy_timeout_ms must not be negative");
+  std::filesystem::path path = options.path;
+  if (path.empty()) {
+    KEEL_ASSIGN_OR_RETURN(path, default_store_path());
+  }
+  bool in_memory = path == ":memory:";
+  std::error_code ec;
+  if (options.read_only && !in_memory && !std::filesystem::exists(path, ec)) {
+    return Status::NotFound("no database at " + path.string() + " to open read-only");
+  }
+  int flags =
+      (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
+  KEEL_ASSIGN_OR_RETURN(std::unique_ptr<detail::Db> db, detail::Db::open(path.string(), flags));
+  // SQLite silently opens a write-protected file read-only; say so now rather than on the first
+  // write (or on the first read, which fails when the WAL index cannot be created).
+  if (!options.read_only && sqlite3_db_readonly(db->raw(), "main") == 1) {
+    return Status::PermissionDenied("cannot open database " + path.string() +
+                                    " for writing (the file is read-only); fix its permissions or "
+                                    "open it with read_only");
+  }
+  Status configured = configure(*db, options);
+  if (options.read_only && configured.code() == ErrorCode::kPermissionDenied) {
+    // The first statement reads the file; in WAL mode that needs the -shm index, which a
+    // read-only connection can only use if it exists or its folder is writable.
+    return Status::PermissionDenied("cannot read database " + path.string() + " read-only: its WAL index " +
+                                    path.string() +
+                                    "-shm does not exist and its folder is not writable; "
+                                    "make the folder writable or open the database once with write access");
+  }
+  KEEL_TRY(configured);
+
+  KEEL_ASSIGN_OR_RETURN(int version, detail::check_database(*db, detail::schema_migrations()));
+  if (options.read_only) {
+    db->set_read_only(true);
+    if (version < detail::current_schema_version()) {
+      return Status::FailedPrecondition(path.string() + " has schema version " + std::to_string(version) +
+                                        " but this keel needs " + std::to_string(detail::current_schema_version()) +
+                                        "; open it once without read_only to migrate it");
+    }
+  } else {
+    KEEL_TRY(enable_wal(*db));
+    KEEL_TRY(detail::migrate(*db, detail::schema_migrations()));
+  }
+  return std::unique_ptr<Store>(new detail::SqliteStore(std::move(db), options));
+}
+
+namespace detail {
+
+SqliteStore::SqliteStore(std::unique_ptr<Db> db, StoreOptions options)
+    : db_(std::move(db)), options_(std::move(options)) {}
+
+int64_t SqliteStore::now_ms() const {
+  if (options_.now_ms) return options_.now_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<int> SqliteStore::schema_version() {
+  std::lock_guard lock(mu_);
+  return read_schema_version(*db_);
+}
+
+std::string random_id(std::string_view prefix) {
+  // random_device reads the kernel's generator on each call, so ids stay distinct across fork().
+  std::random_device device;
+  uint64_t bits = (static_cast<uint64_t>(device()) << 32) ^ device();
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(prefix);
+  for (int shift = 60; shift >= 0; shift -= 4) id.push_back(kHex[(bits >> shift) & 0xf]);
+  return id;
+}
+
+}  // namespace detail
+}  // namespace keel

@@ -1,0 +1,87 @@
+// store/sqlite_store_impl.hpp — the Store over one SQLite connection.
+//
+// Its methods are defined by concern: sessions and messages (session_store.cpp,
+// message_store.cpp), runs and tool runs (run_store.cpp), approvals (approval_store.cpp),
+// memory (memory_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp); opening and the
+// clock live in sqlite_store.cpp.
+//
+// Thread-safety: every public method takes mu_ for its whole duration, so each runs alone on
+// the connection; the *_locked helpers expect mu_ held.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "keel/store/sqlite_store.hpp"
+#include "store/sqlite_db.hpp"
+
+namespace keel::detail {
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(std::unique_ptr<Db> db, StoreOptions options);
+
+  Result<int> schema_version() override;
+
+  Result<std::string> create_session(const SessionInfo& info) override;
+  Result<SessionRecord> get_session(std::string_view id) override;
+  Result<std::vector<SessionRecord>> list_sessions(const SessionFilter& filter) override;
+  Status rename_session(std::string_view id, std::string_view title) override;
+  Status delete_session(std::string_view id) override;
+  Result<std::string> fork_session(std::string_view id, std::optional<int64_t> up_to_seq) override;
+
+  Result<int64_t> append_message(std::string_view session_id, std::string_view run_id, const Message& message,
+                                 int64_t tokens) override;
+  Result<int64_t> append_messages(std::string_view session_id, std::span<const NewMessage> batch) override;
+  Result<std::vector<StoredMessage>> load_messages(std::string_view session_id) override;
+
+  Result<std::string> create_run(const RunInfo& info) override;
+  Status update_run(std::string_view id, const RunUpdate& update) override;
+  Result<RunRecord> get_run(std::string_view id) override;
+  Result<std::vector<RunRecord>> list_runs(std::string_view session_id) override;
+  Result<RunRecord> latest_run(std::string_view session_id) override;
+  Result<std::vector<RunRecord>> find_interrupted_runs() override;
+  Result<int64_t> record_tool_run(const ToolRunRecord& record) override;
+  Result<std::vector<ToolRunRecord>> list_tool_runs(std::string_view run_id) override;
+
+  Result<int64_t> record_approval(const ApprovalRecord& record) override;
+  Result<std::vector<ApprovalRecord>> list_approvals(const ApprovalFilter& filter) override;
+  Status add_approval_rule(const ApprovalRule& rule) override;
+  Result<std::vector<ApprovalRule>> list_approval_rules(std::string_view workspace) override;
+  Status remove_approval_rule(std::string_view workspace, std::string_view tool, std::string_view pattern) override;
+
+  Result<int64_t> memory_write(std::string_view workspace, std::string_view text, std::string_view tags) override;
+  Result<std::vector<MemoryHit>> memory_search(std::string_view workspace, std::string_view query, int limit) override;
+  Result<std::vector<MemoryNote>> memory_list(std::string_view workspace, int limit) override;
+  Status memory_remove(int64_t id) override;
+
+  Result<std::optional<std::string>> cache_get(std::string_view scope, std::string_view key) override;
+  Status cache_put(std::string_view scope, std::string_view key, std::string_view value) override;
+  Status cache_clear(std::string_view scope) override;
+
+  Status record_span(const SpanRecord& span) override;
+  Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) override;
+
+ private:
+  // The store's clock (options_.now_ms or the system clock), in ms since the epoch.
+  int64_t now_ms() const;
+  // `t`, or now when it is 0.
+  int64_t or_now(int64_t t) const { return t != 0 ? t : now_ms(); }
+  // NotFound "no session '<id>'" unless it exists.
+  Status require_session_locked(std::string_view id);
+  // NotFound "no run '<id>'" unless it exists (an empty id passes).
+  Status require_run_locked(std::string_view id);
+  // Appends inside an open write transaction; returns the first seq.
+  Result<int64_t> append_locked(std::string_view session_id, std::span<const NewMessage> batch);
+  Result<const CacheScope*> find_scope(std::string_view name) const;
+  Result<std::vector<RunRecord>> query_runs_locked(std::string_view sql, std::string_view arg);
+
+  std::mutex mu_;
+  std::unique_ptr<Db> db_;
+  StoreOptions options_;
+};
+
+// A new id: `prefix` followed by 16 random lowercase hex digits ("s_0f3a...").
+std::string random_id(std::string_view prefix);
+
+}  // namespace keel::detail

@@ -1,0 +1,61 @@
+// Trace spans: timed steps of a run (model calls, tool calls), grouped by trace.
+#include <nlohmann/json.hpp>
+
+#include "store/sqlite_store_impl.hpp"
+
+namespace keel::detail {
+
+Status SqliteStore::record_span(const SpanRecord& span) {
+  if (span.trace_id.empty() || span.span_id.empty()) {
+    return Status::InvalidArgument("a span needs a trace_id and a span_id");
+  }
+  std::string attributes = span.attributes.empty() ? "{}" : span.attributes;
+  nlohmann::json parsed = nlohmann::json::parse(attributes, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return Status::InvalidArgument("attributes of span '" + span.span_id + "' are not a JSON object");
+  }
+  std::lock_guard lock(mu_);
+  return db_->write([&]() -> Status {
+    if (!span.session_id.empty()) KEEL_TRY(require_session_locked(span.session_id));
+    KEEL_TRY(require_run_locked(span.run_id));
+    KEEL_ASSIGN_OR_RETURN(
+        Stmt stmt,
+        db_->prepare("INSERT OR REPLACE INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, "
+                     "start_us, "
+                     "duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+    stmt.bind(1, span.trace_id).bind(2, span.span_id).bind_or_null(3, span.parent_span_id);
+    stmt.bind_or_null(4, span.session_id).bind_or_null(5, span.run_id).bind(6, span.kind).bind(7, span.name);
+    stmt.bind(8, span.start_us).bind(9, span.duration_us).bind(10, span.status).bind(11, attributes);
+    return stmt.run();
+  });
+}
+
+Result<std::vector<SpanRecord>> SqliteStore::list_spans(std::string_view trace_id) {
+  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(
+      Stmt stmt,
+      db_->prepare(
+          "SELECT trace_id, span_id, parent_span_id, session_id, run_id, kind, name, start_us, duration_us, status, "
+          "attributes FROM spans WHERE trace_id = ?1 ORDER BY start_us, rowid"));
+  stmt.bind(1, trace_id);
+  std::vector<SpanRecord> spans;
+  while (true) {
+    KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
+    if (!row) return spans;
+    SpanRecord s;
+    s.trace_id = stmt.text(0);
+    s.span_id = stmt.text(1);
+    s.parent_span_id = stmt.text(2);
+    s.session_id = stmt.text(3);
+    s.run_id = stmt.text(4);
+    s.kind = stmt.text(5);
+    s.name = stmt.text(6);
+    s.start_us = stmt.int64(7);
+    s.duration_us = stmt.int64(8);
+    s.status = stmt.text(9);
+    s.attributes = stmt.text(10);
+    spans.push_back(std::move(s));
+  }
+}
+
+}  // namespace keel::detail

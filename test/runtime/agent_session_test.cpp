@@ -1,0 +1,243 @@
+// The agent with a store: every message is committed before the next model call, a session
+// continues where it stopped, an interrupted run resumes, tool runs, approvals and spans are kept,
+// and cacheable tools are answered from the store's cache.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+
+#include "keel/agent.hpp"
+#include "keel/store/sqlite_store.hpp"
+#include "support/fake_llm.hpp"
+#include "support/temp_dir.hpp"
+
+namespace keel {
+namespace {
+
+using testing::FakeLlm;
+
+std::unique_ptr<Tool> counting_tool(std::string name, bool cacheable, std::atomic<int>* runs) {
+  ToolSpec s;
+  s.name = std::move(name);
+  s.description = "returns its input";
+  s.parameters_schema = R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})";
+  s.read_only = true;
+  s.concurrency_safe = true;
+  s.cacheable = cacheable;
+  return make_tool(s, [runs](const nlohmann::json& args, const ToolContext&) -> Result<std::string> {
+    ++*runs;
+    return "got " + args["text"].get<std::string>();
+  });
+}
+
+class AgentSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreOptions so;
+    so.path = dir_.path() / "keel.db";
+    auto s = open_sqlite_store(so);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    store_ = std::move(s).value();
+    ASSERT_TRUE(tools_.add(counting_tool("echo", false, &runs_)).ok());
+    ASSERT_TRUE(tools_.add(counting_tool("lookup", true, &runs_)).ok());
+  }
+  AgentOptions options() {
+    AgentOptions o;
+    o.workspace = dir_.path().string();
+    o.load_agents_md = false;
+    o.stream = false;
+    o.store = store_.get();
+    return o;
+  }
+  std::vector<Message> stored(const std::string& session) {
+    auto m = store_->load_messages(session);
+    EXPECT_TRUE(m.ok()) << m.status().to_string();
+    std::vector<Message> out;
+    if (m.ok()) {
+      for (auto& x : *m) out.push_back(x.message);
+    }
+    return out;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Store> store_;
+  ToolRegistry tools_;
+  std::atomic<int> runs_{0};
+  FakeLlm llm_;
+};
+
+TEST_F(AgentSessionTest, ARunIsStoredMessageByMessageWithItsToolRunsAndTrace) {
+  llm_.push_call("echo", R"({"text":"hi"})");
+  llm_.push_text("done");
+  Agent agent(llm_, tools_, options());
+  auto out = agent.run("say hi");
+  ASSERT_TRUE(out.ok() && out->ok) << (out.ok() ? out->error : out.status().to_string());
+  ASSERT_FALSE(out->session_id.empty());
+  std::vector<Message> msgs = stored(out->session_id);
+  ASSERT_EQ(msgs.size(), 5u);  // system, task, assistant call, tool result, answer
+  EXPECT_EQ(msgs[0].role, Role::kSystem);
+  EXPECT_EQ(msgs[1].content, "say hi");
+  EXPECT_EQ(msgs[2].tool_calls.size(), 1u);
+  EXPECT_EQ(msgs[3].content, "got hi");
+  EXPECT_EQ(msgs[4].content, "done");
+
+  auto run = store_->get_run(out->run_id);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->state, RunState::kFinished);
+  EXPECT_EQ(run->answer, "done");
+  auto tool_runs = store_->list_tool_runs(out->run_id);
+  ASSERT_TRUE(tool_runs.ok());
+  ASSERT_EQ(tool_runs->size(), 1u);
+  EXPECT_EQ((*tool_runs)[0].tool, "echo");
+  EXPECT_EQ((*tool_runs)[0].result, "got hi");
+  auto spans = store_->list_spans(out->run_id);
+  ASSERT_TRUE(spans.ok());
+  int model = 0, tool = 0, root = 0;
+  for (const auto& s : *spans) {
+    model += s.kind == "model";
+    tool += s.kind == "tool";
+    root += s.kind == "run";
+  }
+  EXPECT_EQ(model, 2);
+  EXPECT_EQ(tool, 1);
+  EXPECT_EQ(root, 1);
+}
+
+TEST_F(AgentSessionTest, MessagesAreCommittedBeforeTheNextModelCall) {
+  llm_.push_call("echo", R"({"text":"one"})");
+  llm_.push_text("done");
+  std::vector<size_t> seen;  // stored messages at each model call
+  std::string session;
+  struct Peek : Hooks {
+    Store* store;
+    std::vector<size_t>* seen;
+    void on_process_prompts(RunContext& ctx, ModelRequest&) override {
+      auto m = store->load_messages(ctx.session_id);
+      seen->push_back(m.ok() ? m->size() : 0);
+    }
+  };
+  auto peek = std::make_shared<Peek>();
+  peek->store = store_.get();
+  peek->seen = &seen;
+  Agent agent(llm_, tools_, options());
+  agent.add_hooks(peek);
+  ASSERT_TRUE(agent.run("go").ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], 2u);  // system prompt and task, before the first call
+  EXPECT_EQ(seen[1], 4u);  // plus the call and its result, before the second
+}
+
+TEST_F(AgentSessionTest, ContinuingASessionSendsTheEarlierConversation) {
+  llm_.push_text("Paris");
+  Agent agent(llm_, tools_, options());
+  auto first = agent.run("capital of France?");
+  ASSERT_TRUE(first.ok() && first->ok);
+  llm_.push_text("about 2 million");
+  auto second = agent.continue_session(first->session_id, "and its population?");
+  ASSERT_TRUE(second.ok() && second->ok) << (second.ok() ? second->error : second.status().to_string());
+  EXPECT_EQ(second->session_id, first->session_id);
+  EXPECT_NE(second->run_id, first->run_id);
+  auto reqs = llm_.requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  const auto& sent = reqs[1].messages;
+  ASSERT_GE(sent.size(), 4u);
+  EXPECT_EQ(sent[1].content, "capital of France?");
+  EXPECT_EQ(sent[2].content, "Paris");
+  EXPECT_EQ(sent[3].content, "and its population?");
+  EXPECT_EQ(stored(first->session_id).size(), 5u);  // one system prompt, two turns
+}
+
+TEST_F(AgentSessionTest, ContinuingAnUnknownSessionIsNotFound) {
+  Agent agent(llm_, tools_, options());
+  auto out = agent.continue_session("s_0000000000000000", "hello");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(out.status().message().find("s_0000000000000000"), std::string::npos);
+}
+
+TEST_F(AgentSessionTest, AnInterruptedRunResumesFromItsLastCommittedMessage) {
+  // First process: the model asks for a tool, then the backend dies before the next answer.
+  llm_.push_call("echo", R"({"text":"x"})");
+  llm_.push(Status::Unavailable("connection reset"));
+  std::string run_id;
+  {
+    AgentOptions o = options();
+    Agent agent(llm_, tools_, o);
+    auto out = agent.run("do x");
+    ASSERT_TRUE(out.ok());
+    ASSERT_FALSE(out->ok);
+    run_id = out->run_id;
+  }
+  // A failed run is terminal: mark it as a crash would leave it (still running).
+  RunUpdate u;
+  u.state = RunState::kRunning;
+  ASSERT_TRUE(store_->update_run(run_id, u).ok());
+
+  FakeLlm second;
+  second.push_text("x is done");
+  Agent agent(second, tools_, options());
+  auto out = agent.resume(run_id);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_TRUE(out->ok) << out->error;
+  EXPECT_EQ(out->answer, "x is done");
+  auto reqs = second.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  bool saw_result = false;
+  for (const auto& m : reqs[0].messages) saw_result |= m.role == Role::kTool && m.content == "got x";
+  EXPECT_TRUE(saw_result);
+  std::vector<Message> msgs = stored(out->session_id);
+  int results = 0;
+  for (const auto& m : msgs) results += m.role == Role::kTool;
+  EXPECT_EQ(results, 1);  // nothing committed twice
+  EXPECT_EQ(msgs.back().content, "x is done");
+  EXPECT_EQ(store_->get_run(run_id)->state, RunState::kFinished);
+
+  auto again = agent.resume(run_id);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), ErrorCode::kFailedPrecondition);
+}
+
+TEST_F(AgentSessionTest, CacheableToolsAreAnsweredFromTheStoreAcrossRuns) {
+  Agent agent(llm_, tools_, options());
+  llm_.push_call("lookup", R"({"text":"k"})");
+  llm_.push_text("one");
+  ASSERT_TRUE(agent.run("first").ok());
+  llm_.push_call("lookup", R"({"text":"k"})");
+  llm_.push_text("two");
+  auto out = agent.run("second");
+  ASSERT_TRUE(out.ok() && out->ok);
+  EXPECT_EQ(runs_.load(), 1);  // the second lookup came from the cache
+  auto msgs = stored(out->session_id);
+  bool cached = false;
+  for (const auto& m : msgs) cached |= m.role == Role::kTool && m.content == "got k";
+  EXPECT_TRUE(cached);
+  // Not cacheable: runs every time.
+  llm_.push_call("echo", R"({"text":"k"})");
+  llm_.push_text("three");
+  ASSERT_TRUE(agent.run("third").ok());
+  llm_.push_call("echo", R"({"text":"k"})");
+  llm_.push_text("four");
+  ASSERT_TRUE(agent.run("fourth").ok());
+  EXPECT_EQ(runs_.load(), 3);
+}
+
+TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
+  StoreOptions so;
+  so.path = dir_.path() / "small.db";
+  so.max_page_count = 40;
+  auto small = open_sqlite_store(so);
+  ASSERT_TRUE(small.ok()) << small.status().to_string();
+  AgentOptions o = options();
+  o.store = small->get();
+  std::string huge(400 * 1024, 'z');
+  llm_.push_call("echo", nlohmann::json{{"text", huge}}.dump());
+  llm_.push_text("never");
+  Agent agent(llm_, tools_, o);
+  auto out = agent.run("fill it");
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_FALSE(out->ok);
+  EXPECT_NE(out->error.find("could not save"), std::string::npos) << out->error;
+  EXPECT_LE(llm_.requests().size(), 1u);  // no model call after a lost message
+}
+
+}  // namespace
+}  // namespace keel
