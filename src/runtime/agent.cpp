@@ -14,6 +14,7 @@
 #include "keel/core/agent_machine.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "keel/tool_executor.hpp"
+#include "runtime/approval_rules.hpp"
 #include "runtime/session_recorder.hpp"
 
 namespace keel {
@@ -235,11 +236,28 @@ Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, detail:
   set_status(ctx, RunStatus::kWaitingApproval);
   if (recorder != nullptr) recorder->set_state(RunState::kWaitingApproval);
   for (const auto& r : ask.requests) emit([&](Hooks& h) { h.on_approval_requested(ctx, r); });
+  // Remembered rules of this workspace ("always" answers of earlier runs) decide first; the
+  // approver is asked about the rest.
   std::vector<ApprovalDecision> decisions;
-  if (approver) {
-    decisions = approver->decide(ask.requests, stop);
+  std::vector<ApprovalRequest> open;
+  std::vector<ApprovalRule> rules;
+  if (options_.store != nullptr) {
+    Result<std::vector<ApprovalRule>> stored = options_.store->list_approval_rules(options_.workspace);
+    if (stored.ok()) rules = std::move(stored).value();
+  }
+  for (const auto& r : ask.requests) {
+    if (const ApprovalRule* rule = detail::matching_rule(rules, r.call)) {
+      decisions.push_back({r.call.id, rule->verdict,
+                           rule->verdict == ApprovalVerdict::kDeny ? "denied by a saved rule for this workspace"
+                                                                   : "allowed by a saved rule for this workspace"});
+    } else {
+      open.push_back(r);
+    }
+  }
+  if (!open.empty() && approver) {
+    for (auto& d : approver->decide(open, stop)) decisions.push_back(std::move(d));
   } else {
-    for (const auto& r : ask.requests) {
+    for (const auto& r : open) {
       decisions.push_back({r.call.id, ApprovalVerdict::kDeny, "approval is required and this host has no way to ask"});
     }
   }

@@ -97,6 +97,9 @@ Result<std::unique_ptr<Db>> Db::open(const std::string& path, int flags) {
     return sqlite_status(rc, detail, path, "opening it");
   }
   sqlite3_extended_result_codes(raw, 1);
+  // No checkpoint (and its fsyncs) when a short-lived process closes the database: the WAL is
+  // checkpointed by later writers once it grows (auto-checkpoint), so a `keel run` ends sooner.
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   return std::unique_ptr<Db>(new Db(raw, path));
 }
 

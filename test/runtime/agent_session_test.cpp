@@ -241,3 +241,82 @@ TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
 
 }  // namespace
 }  // namespace keel
+
+namespace keel {
+namespace {
+
+std::unique_ptr<Tool> risky_tool(std::atomic<int>* runs) {
+  ToolSpec s;
+  s.name = "deploy";
+  s.description = "deploys";
+  s.parameters_schema = R"({"type":"object","properties":{"target":{"type":"string"}}})";
+  s.risk = Risk::kHigh;
+  return make_tool(s, [runs](const nlohmann::json&, const ToolContext&) -> Result<std::string> {
+    ++*runs;
+    return std::string("deployed");
+  });
+}
+
+// Answers "always" once, then counts how often it is asked.
+struct AlwaysOnce : Approver {
+  int asked = 0;
+  std::vector<ApprovalDecision> decide(const std::vector<ApprovalRequest>& reqs, std::stop_token) override {
+    std::vector<ApprovalDecision> out;
+    for (const auto& r : reqs) {
+      ++asked;
+      out.push_back({r.call.id, asked == 1 ? ApprovalVerdict::kAllowAlways : ApprovalVerdict::kDeny, "asked"});
+    }
+    return out;
+  }
+};
+
+TEST_F(AgentSessionTest, AnAlwaysAnswerIsRememberedForTheWorkspace) {
+  std::atomic<int> deploys{0};
+  ASSERT_TRUE(tools_.add(risky_tool(&deploys)).ok());
+  auto approver = std::make_shared<AlwaysOnce>();
+  Agent agent(llm_, tools_, options());
+  agent.set_approver(approver);
+  llm_.push_call("deploy", R"({"target":"staging"})");
+  llm_.push_text("deployed once");
+  ASSERT_TRUE(agent.run("deploy").ok());
+  llm_.push_call("deploy", R"({"target":"prod"})");
+  llm_.push_text("deployed twice");
+  auto out = agent.run("deploy again");
+  ASSERT_TRUE(out.ok() && out->ok);
+  EXPECT_EQ(approver->asked, 1);  // the second run used the saved rule
+  EXPECT_EQ(deploys.load(), 2);
+  auto rules = store_->list_approval_rules(dir_.path().string());
+  ASSERT_TRUE(rules.ok());
+  ASSERT_EQ(rules->size(), 1u);
+  EXPECT_EQ((*rules)[0].tool, "deploy");
+  auto log = store_->list_approvals(ApprovalFilter{});
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->size(), 2u);  // both decisions are in the audit log
+}
+
+TEST_F(AgentSessionTest, ADenyRuleWinsAndAPatternNarrowsARule) {
+  std::atomic<int> deploys{0};
+  ASSERT_TRUE(tools_.add(risky_tool(&deploys)).ok());
+  ApprovalRule allow;
+  allow.workspace = dir_.path().string();
+  allow.tool = "deploy";
+  allow.verdict = ApprovalVerdict::kAllow;
+  ASSERT_TRUE(store_->add_approval_rule(allow).ok());
+  ApprovalRule deny = allow;
+  deny.pattern = "\"target\":\"prod\"";
+  deny.verdict = ApprovalVerdict::kDeny;
+  ASSERT_TRUE(store_->add_approval_rule(deny).ok());
+  auto approver = std::make_shared<AlwaysOnce>();
+  Agent agent(llm_, tools_, options());
+  agent.set_approver(approver);
+  llm_.push_call("deploy", R"({"target":"prod"})");
+  llm_.push_call("deploy", R"({"target":"staging"})");
+  llm_.push_text("done");
+  auto out = agent.run("deploy");
+  ASSERT_TRUE(out.ok() && out->ok);
+  EXPECT_EQ(approver->asked, 0);
+  EXPECT_EQ(deploys.load(), 1);  // prod denied by the rule, staging allowed
+}
+
+}  // namespace
+}  // namespace keel

@@ -104,6 +104,16 @@ int run_unprivileged(const fs::path& dir, mode_t dir_mode, int (*check)(const st
 TEST_F(OpenErrorsTest, WriteProtectedFileIsRefusedForWritingButReadsReadOnly) {
   std::string sid = new_session("kept");
   store_.reset();
+  // keel leaves the WAL and its index behind on close; fold the WAL in and remove both, as a copy
+  // of just the database file would be.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(db_path().c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  std::filesystem::remove(db_path() + "-wal");
+  std::filesystem::remove(db_path() + "-shm");
   ASSERT_EQ(::chmod(db_path().c_str(), 0444), 0);
   // A folder the reader cannot write: the WAL index cannot be made, so even reading fails, clearly.
   int code = run_unprivileged(
