@@ -5,19 +5,6 @@
 namespace keel::testing {
 namespace {
 
-// Rows left in `table` for session `id`, read straight from the file.
-int64_t raw_count(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  int64_t n = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-    n = sqlite3_column_int64(stmt, 0);
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return n;
-}
 
 using SessionStoreTest = StoreTest;
 
@@ -186,11 +173,11 @@ TEST_F(SessionStoreTest, DeleteCascadesToEverythingOfTheSession) {
   EXPECT_TRUE(store_->list_spans("t1")->empty());
   EXPECT_EQ(store_->delete_session(id).code(), ErrorCode::kNotFound);
   for (const char* table : {"messages", "runs", "spans"}) {
-    EXPECT_EQ(raw_count(db_path(), std::string("SELECT count(*) FROM ") + table + " WHERE session_id = '" + id + "'"),
+    EXPECT_EQ(raw_int(db_path(), std::string("SELECT count(*) FROM ") + table + " WHERE session_id = '" + id + "'"),
               0)
         << table;
   }
-  EXPECT_EQ(raw_count(db_path(), "SELECT count(*) FROM tool_runs"), 0);
+  EXPECT_EQ(raw_int(db_path(), "SELECT count(*) FROM tool_runs"), 0);
 
   // The fork keeps its copies and loses its parent; its copied run link is cleared.
   auto fork_info = store_->get_session(*fork);

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include <sqlite3.h>
+
 #include "keel/store/sqlite_store.hpp"
 #include "support/temp_dir.hpp"
 
@@ -16,6 +18,21 @@
   } while (0)
 
 namespace keel::testing {
+
+// The first column of the first row of `sql`, read straight from the file (read-only); -1 when
+// there is none. For checking what the store wrote without going through it.
+inline int64_t raw_int(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+    n = sqlite3_column_int64(stmt, 0);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return n;
+}
 
 class StoreTest : public ::testing::Test {
  protected:
