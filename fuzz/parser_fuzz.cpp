@@ -1,9 +1,13 @@
 // libFuzzer target: the universal tool-call parser on arbitrary model output, with a fixed tool
 // set. Invariants: no crash, leak or hang; every call's arguments are a JSON object; a result is
-// deterministic.
+// deterministic; the format that decided, asked by name, decides the same way (auto-detection's
+// shared marker scan never hides a format's calls).
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 #include "keel/core/universal_parser.hpp"
@@ -15,10 +19,12 @@ std::vector<keel::ToolSpec> fuzz_tools() {
   tools[0].name = "get_weather";
   tools[0].parameters_schema = R"({"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}}})";
   tools[1].name = "search";
-  tools[1].parameters_schema = R"({"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}}})";
+  tools[1].parameters_schema =
+      R"({"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}}})";
   tools[2].name = "now";
   tools[3].name = "set_flag";
-  tools[3].parameters_schema = R"({"type":"object","properties":{"enabled":{"type":"boolean"},"level":{"type":"number"}}})";
+  tools[3].parameters_schema =
+      R"({"type":"object","properties":{"enabled":{"type":"boolean"},"level":{"type":"number"}}})";
   return tools;
 }
 
@@ -35,5 +41,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   keel::ParseOutcome b = parser->parse_full(text, tools);
   if (a.calls.size() != b.calls.size() || a.format != b.format || a.error != b.error) std::abort();
+  static std::map<std::string, std::unique_ptr<keel::UniversalToolCallParser>> named;
+  if (a.format != "none" && (!a.calls.empty() || a.error)) {
+    auto& p = named[a.format];
+    if (!p) p = std::move(keel::UniversalToolCallParser::create(a.format)).value();
+    keel::ParseOutcome n = p->parse_full(text, tools);
+    if (n.calls.size() != a.calls.size() || n.error != a.error || n.content != a.content) std::abort();
+    for (size_t i = 0; i < n.calls.size(); ++i) {
+      if (n.calls[i].name != a.calls[i].name || n.calls[i].arguments != a.calls[i].arguments) std::abort();
+    }
+  }
   return 0;
 }

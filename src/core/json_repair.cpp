@@ -1,5 +1,7 @@
-// parse_json_lenient: strict parse, else the repair pass (json_repair_pass.cpp) and a strict parse
-// of its output; plus the wording of the repair log and unwrap_string_arguments.
+// parse_json_lenient(_text): strict validation (json_scan.hpp), else the repair pass
+// (json_repair_pass.cpp) and a strict validation of its output; nlohmann, through its SAX
+// interface and without exceptions, only words what is wrong with text the pass could not fix.
+// Plus the wording of the repair log and unwrap_string_arguments(_text).
 #include "core/json_repair.hpp"
 
 #include <algorithm>
@@ -14,32 +16,48 @@ namespace {
 using json_repair::Fix;
 using nlohmann::json;
 
-// True when arrays/objects outside double-quoted strings nest deeper than the limit. Checked
-// before nlohmann parses the raw text, so that deep input is refused the same way everywhere.
-bool too_deep(std::string_view t) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < t.size(); ++i) {
-    const char c = t[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kLenientJsonMaxDepth) return true;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+// nlohmann's account of why `text` is not JSON, read through its SAX interface (no exception).
+struct InvalidJson {
+  std::size_t byte = 0;      // where the parser stopped (a parse_error's byte)
+  std::string what;          // the exception's text
+  bool parse_error = false;  // false: another kind, e.g. out_of_range 406 for a number overflow
+};
+
+class ErrorSax {
+ public:
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(json::number_integer_t) { return true; }
+  bool number_unsigned(json::number_unsigned_t) { return true; }
+  bool number_float(json::number_float_t, const json::string_t&) { return true; }
+  bool string(json::string_t&) { return true; }
+  bool binary(json::binary_t&) { return true; }
+  bool start_object(std::size_t) { return true; }
+  bool key(json::string_t&) { return true; }
+  bool end_object() { return true; }
+  bool start_array(std::size_t) { return true; }
+  bool end_array() { return true; }
+  bool parse_error(std::size_t, const std::string&, const json::exception& e) {
+    error.what = e.what();
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) {
+      error.parse_error = true;
+      error.byte = pe->byte;
     }
+    return false;
   }
-  return false;
+  InvalidJson error;
+};
+
+InvalidJson describe_invalid(std::string_view text) {
+  ErrorSax sax;
+  json::sax_parse(text, &sax);
+  return std::move(sax.error);
 }
 
 // `s` made safe to show and to put in JSON: ill-formed UTF-8 and control bytes become '?'.
 std::string printable(std::string_view s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+  if (plain) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
@@ -168,39 +186,89 @@ std::vector<std::string> json_repair::RepairLog::messages() const {
   return out;
 }
 
-LenientJson parse_json_lenient(std::string_view text) {
-  LenientJson out;
+LenientText parse_json_lenient_text(std::string_view text) {
+  LenientText out;
   try {
-    if (!too_deep(text)) {
-      json strict = json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (!strict.is_discarded()) {
-        out.value = std::move(strict);
-        return out;
-      }
+    out.input = text;
+    const StrictJson strict = scan_strict_json(text);
+    if (strict.ok) {
+      out.in_input = true;
+      out.begin = strict.begin;
+      out.end = strict.end;
+      return out;
     }
     json_repair::PassResult pass = json_repair::run_repair_pass(text);
     if (!pass.error.empty()) {
       out.error = printable(pass.error);
       return out;
     }
-    try {
-      json repaired = json::parse(pass.text);
-      if (pass.token_error) {  // not expected: the pass only stops on a token nlohmann rejects
-        out.error = "invalid token at offset " + std::to_string(pass.token_offset);
-        return out;
-      }
-      out.value = std::move(repaired);
-      out.repairs = pass.log.messages();
-    } catch (const json::parse_error& e) {
-      // A bad token the pass stopped at is named by where it starts; otherwise (ill-formed UTF-8,
-      // a lone surrogate escape) by the byte nlohmann stopped at, mapped back to the input.
-      const size_t at =
-          pass.token_error ? pass.token_offset : pass.input_offset(e.byte > 0 ? e.byte - 1 : 0, text.size());
-      out.error = printable("invalid JSON at offset " + std::to_string(at) + ": " + parse_reason(e.what()));
+    const StrictJson repaired = scan_strict_json(pass.text);
+    if (repaired.ok && pass.token_error) {  // not expected: the pass only stops on a token nlohmann rejects
+      out.error = "invalid token at offset " + std::to_string(pass.token_offset);
+      return out;
     }
-  } catch (const std::exception& e) {  // allocation failure, or anything nlohmann throws unexpectedly
+    if (repaired.ok) {
+      out.repaired = std::move(pass.text);
+      out.begin = repaired.begin;
+      out.end = repaired.end;
+      out.repairs = pass.log.messages();
+      return out;
+    }
+    const InvalidJson e = describe_invalid(pass.text);
+    if (!e.parse_error) {  // a number too large for a double
+      out.error = printable("could not parse JSON: " + e.what);
+      return out;
+    }
+    // A bad token the pass stopped at is named by where it starts; otherwise (ill-formed UTF-8,
+    // a lone surrogate escape) by the byte nlohmann stopped at, mapped back to the input.
+    const size_t at =
+        pass.token_error ? pass.token_offset : pass.input_offset(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    out.error = printable("invalid JSON at offset " + std::to_string(at) + ": " + parse_reason(e.what));
+  } catch (const std::exception& e) {  // allocation failure
+    out = LenientText{};
+    out.error = printable(std::string("could not parse JSON: ") + e.what());
+  }
+  return out;
+}
+
+LenientJson parse_json_lenient(std::string_view text) {
+  LenientJson out;
+  LenientText t = parse_json_lenient_text(text);
+  if (!t.ok()) {
+    out.error = std::move(t.error);
+    return out;
+  }
+  try {
+    out.value = json::parse(t.view().raw());
+    out.repairs = std::move(t.repairs);
+  } catch (const std::exception& e) {  // allocation failure
     out = LenientJson{};
     out.error = printable(std::string("could not parse JSON: ") + e.what());
+  }
+  return out;
+}
+
+ArgumentsText unwrap_string_arguments_text(JsonView value) {
+  ArgumentsText out;
+  if (value.is_object()) {
+    value.append_compact(out.text);
+    return out;
+  }
+  if (!value.is_string()) {
+    out.error = "arguments must be a JSON object, got " + std::string(value.type_name());
+    return out;
+  }
+  const std::string text = value.str();
+  LenientText inner = parse_json_lenient_text(text);
+  const JsonView v = inner.ok() ? inner.view() : JsonView();
+  if (!inner.ok()) {
+    out.error = "arguments were given as a string that is not valid JSON: " + inner.error;
+  } else if (!v.is_object()) {
+    out.error = "arguments were given as a string holding a JSON " + std::string(v.type_name()) + ", not an object";
+  } else {
+    v.append_compact(out.text);
+    out.repairs.push_back("arguments were given as an escaped JSON string");
+    out.repairs.insert(out.repairs.end(), inner.repairs.begin(), inner.repairs.end());
   }
   return out;
 }

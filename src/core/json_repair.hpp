@@ -14,6 +14,10 @@
 // the token and what was expected ("unexpected number at offset 9; expected ',' or '}'"); a bad
 // token (invalid number, literal, escape or UTF-8) carries nlohmann's message and the offset in
 // the original text. Nesting deeper than kLenientJsonMaxDepth is refused. Linear time and memory.
+//
+// Two forms: parse_json_lenient() builds an nlohmann document; parse_json_lenient_text() gives the
+// strict JSON text of the value (the caller's own text when it was valid) for reading with
+// JsonView, which is what the tool-call formats use: no document, no exception.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +27,10 @@
 #include <string_view>
 #include <vector>
 
-namespace keel::detail {
+#include "core/json_scan.hpp"
+#include "core/json_view.hpp"
 
-// Deepest nesting of arrays/objects accepted (deeper input is an error, never a stack overflow).
-inline constexpr std::size_t kLenientJsonMaxDepth = 512;
+namespace keel::detail {
 
 struct LenientJson {
   std::optional<nlohmann::json> value;  // set on success
@@ -43,5 +47,28 @@ LenientJson parse_json_lenient(std::string_view text);
 // "arguments were given as an escaped JSON string" first and the string's own repairs after it;
 // anything else (another type, a string that is not valid JSON or holds a non-object) is an error.
 LenientJson unwrap_string_arguments(const nlohmann::json& value);
+
+// parse_json_lenient() without a document. On success the value is strict JSON text: a span of the
+// caller's text when that was valid (no copy, so that text must outlive the result), else of
+// `repaired`.
+struct LenientText {
+  std::string repaired;              // the repair pass's output, when repairs were needed
+  std::string_view input;            // the caller's text
+  bool in_input = false;             // the value lies in `input` (it was valid JSON)
+  std::size_t begin = 0, end = 0;    // the value's span
+  std::vector<std::string> repairs;  // as LenientJson::repairs
+  std::string error;                 // as LenientJson::error
+  bool ok() const { return error.empty(); }
+  JsonView view() const { return JsonView((in_input ? input : std::string_view(repaired)).substr(begin, end - begin)); }
+};
+LenientText parse_json_lenient_text(std::string_view text);
+
+// unwrap_string_arguments() for a JsonView: the arguments object as compact JSON text.
+struct ArgumentsText {
+  std::string text;                  // the object, compact; set when `error` is empty
+  std::vector<std::string> repairs;  // as LenientJson::repairs
+  std::string error;                 // as LenientJson::error
+};
+ArgumentsText unwrap_string_arguments_text(JsonView value);
 
 }  // namespace keel::detail

@@ -180,6 +180,11 @@ class Pass {
     return len != 0 && ends_single_quoted(i_ + len) ? len : 0;
   }
 
+  static bool plain_in_string(unsigned char c, Quote q) {
+    if (c < 0x20 || c == '\\' || c == '"') return false;
+    return q == Quote::kDouble || (c != '\'' && c != 0xE2);
+  }
+
   void string_cut_off() {
     cut_off(std::string(str_key_ ? "inside a key" : "inside a string value") + " starting at offset " +
             std::to_string(str_start_));
@@ -197,6 +202,13 @@ class Pass {
     mark();
     const size_t content = out().size();
     for (;;) {
+      // Bytes that need no look (no escape, control, quote or smart-quote lead) are copied as a run.
+      size_t run = i_;
+      while (run < in_.size() && plain_in_string(static_cast<unsigned char>(in_[run]), q)) ++run;
+      if (run > i_) {
+        out().append(in_.substr(i_, run - i_));
+        i_ = run;
+      }
       if (i_ >= in_.size()) return string_cut_off();
       const unsigned char c = static_cast<unsigned char>(in_[i_]);
       if (c == '\\') {

@@ -7,18 +7,47 @@
 
 namespace keel::detail {
 
-// `s` without leading and trailing ASCII whitespace.
+// Whether `c` is a space, tab, carriage return or line feed (JSON's whitespace).
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// `s` without leading and trailing ASCII whitespace (space, tab, CR, LF).
 inline std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
+  size_t b = 0;
+  size_t e = s.size();
+  while (b < e && is_blank(s[b])) ++b;
+  while (e > b && is_blank(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+// The first position at or after `pos` that is not whitespace (trim's), or s.size().
+inline size_t skip_blanks(std::string_view s, size_t pos) {
+  while (pos < s.size() && is_blank(s[pos])) ++pos;
+  return pos;
 }
 
 // ASCII lowercase copy.
 inline std::string lowercase(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// `s` cut to at most `max` bytes (at a UTF-8 character boundary) with "…" when it was longer.
+inline std::string shorten(std::string_view s, size_t max) {
+  if (s.size() <= max) return std::string(s);
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "…";
+}
+
+// `s` with line feeds turned into spaces, for one-line summaries.
+inline std::string one_line(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c == '\n') c = ' ';
+  }
   return out;
 }
 

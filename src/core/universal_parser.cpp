@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/marker_scan.hpp"
 #include "core/text_util.hpp"
 
 namespace keel {
@@ -45,11 +46,37 @@ std::pair<std::string, std::string> split_reasoning(std::string_view text) {
   return {std::move(content), std::move(reasoning)};
 }
 
+namespace {
+
+// MarkerSet owners of <think> and </think>; formats are owners 0 to 61 (there are 16).
+constexpr unsigned kThinkOpen = 62;
+constexpr unsigned kThinkClose = 63;
+constexpr std::uint64_t kThinkBits = (std::uint64_t{1} << kThinkOpen) | (std::uint64_t{1} << kThinkClose);
+
+}  // namespace
+
+UniversalToolCallParser::UniversalToolCallParser() : markers_(std::make_unique<detail::MarkerSet>()) {}
+UniversalToolCallParser::~UniversalToolCallParser() = default;
+
+void UniversalToolCallParser::index_markers() {
+  markers_->add("<think>", kThinkOpen);
+  markers_->add("</think>", kThinkClose);
+  for (size_t i = 0; i < formats_.size(); ++i) {
+    for (std::string_view m : formats_[i]->markers()) {
+      markers_->add(m, static_cast<unsigned>(i));
+      marked_ |= std::uint64_t{1} << i;
+    }
+    if (formats_[i]->markers().empty() || formats_[i]->unmarked_detection()) unmarked_ |= std::uint64_t{1} << i;
+  }
+  markers_->build();
+}
+
 Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create(std::string_view format) {
   std::unique_ptr<UniversalToolCallParser> p(new UniversalToolCallParser());
   auto all = builtin_tool_call_formats();
   if (format == "auto") {
     p->formats_ = std::move(all);
+    p->index_markers();
     return p;
   }
   std::string names;
@@ -57,6 +84,7 @@ Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create
     if (f->name() == format) {
       p->formats_.push_back(std::move(f));
       p->auto_detect_ = false;
+      p->index_markers();
       return p;
     }
     names += (names.empty() ? "" : ", ") + std::string(f->name());
@@ -66,34 +94,60 @@ Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create
 
 ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::span<const ToolSpec> tools) const {
   ParseOutcome out;
-  auto [content, reasoning] = split_reasoning(text);
-  out.reasoning = std::move(reasoning);
-  out.content = std::string(detail::trim(content));
+  // One scan finds every marker; reasoning is split off only when <think> or </think> is there.
+  std::uint64_t found = markers_->scan(text);
+  std::string visible;
+  std::string_view content = text;
+  if ((found & kThinkBits) != 0) {
+    auto [c, reasoning] = split_reasoning(text);
+    visible = std::move(c);
+    out.reasoning = std::move(reasoning);
+    content = visible;
+    if (auto_detect_) found = markers_->scan(content);
+  }
   auto take = [&](const ToolCallFormat& f, FormatResult r) {
     out.format = std::string(f.name());
     out.content = std::move(r.content);
-    if (!r.reasoning.empty()) out.reasoning += (out.reasoning.empty() ? "" : "\n") + r.reasoning;
+    if (!r.reasoning.empty()) {
+      if (!out.reasoning.empty()) out.reasoning += '\n';
+      out.reasoning += r.reasoning;
+    }
     out.calls = std::move(r.calls);
     out.repairs = std::move(r.repairs);
     out.error = std::move(r.error);
   };
-  // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) but found
-  // no call is kept as the answer's format unless a later format finds calls.
+  // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
+  // its own framing but found no call is kept as the answer's format unless a later format finds calls.
   const ToolCallFormat* framing = nullptr;
   FormatResult framed;
-  for (const auto& f : formats_) {
-    if (auto_detect_ && !f->detect(content)) continue;
-    FormatResult r = f->parse(content, tools);
+  // Auto-detection asks only the formats whose markers occur, and those that may be recognised
+  // without them; the others cannot match.
+  const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
+  for (size_t i = 0; i < formats_.size(); ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    if ((asked & bit) == 0) continue;
+    const ToolCallFormat& f = *formats_[i];
+    if (auto_detect_) {
+      const bool detected = (marked_ & bit) == 0 ? f.detect(content)
+                            : (found & bit) != 0 ? f.detect_marked(content)
+                                                 : f.detect_unmarked(content);
+      if (!detected) continue;
+    }
+    FormatResult r = f.parse(content, tools);
     if (!r.calls.empty() || r.error) {
-      take(*f, std::move(r));
+      take(f, std::move(r));
       return out;
     }
-    if (!r.reasoning.empty() && framing == nullptr) {
-      framing = f.get();
+    if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
+      framing = &f;
       framed = std::move(r);
     }
   }
-  if (framing != nullptr) take(*framing, std::move(framed));
+  if (framing != nullptr) {
+    take(*framing, std::move(framed));
+  } else {
+    out.content = std::string(detail::trim(content));
+  }
   return out;
 }
 
@@ -111,7 +165,8 @@ ParsedReply UniversalToolCallParser::parse(std::string_view text, std::span<cons
 
 std::vector<std::pair<std::string, std::string>> UniversalToolCallParser::formats() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& f : builtin_tool_call_formats()) out.emplace_back(std::string(f->name()), std::string(f->description()));
+  for (const auto& f : builtin_tool_call_formats())
+    out.emplace_back(std::string(f->name()), std::string(f->description()));
   return out;
 }
 

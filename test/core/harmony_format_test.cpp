@@ -44,5 +44,19 @@ TEST(HarmonyFormatTest, LargePathologicalInputIsLinearAndSafe) {
   }
 }
 
+TEST(HarmonyFormatTest, FinalChannelOnlyKeepsTheFraming) {
+  // Auto-detection: a reply that is only a final message is harmony, its tokens stripped.
+  ParseOutcome out = parse("auto", "<|channel|>final<|message|>Hi<|return|>");
+  EXPECT_EQ(out.format, "harmony");
+  EXPECT_EQ(out.content, "Hi");
+  EXPECT_TRUE(out.calls.empty());
+  EXPECT_FALSE(out.error.has_value());
+  ParseOutcome started = parse("auto", "<|start|>assistant<|channel|>final<|message|>Hello there.<|end|>");
+  EXPECT_EQ(started.format, "harmony");
+  EXPECT_EQ(started.content, "Hello there.");
+  // Tokens quoted in prose are no framing.
+  EXPECT_EQ(parse("auto", "Answers go after `<|channel|>final<|message|>` in harmony.").format, "none");
+}
+
 }  // namespace
 }  // namespace keel

@@ -48,5 +48,17 @@ TEST(MistralFormatTest, LargePathologicalInputIsLinearAndSafe) {
   }
 }
 
+TEST(MistralFormatTest, ManyThinkLinesAreReasoning) {
+  // Each line opens (and some close) a [THINK] block: linear, all of it reasoning, no error.
+  for (std::string_view line : {"[THINK]\n", "[/THINK]\n", "[THINK]{\"a\":1}[/THINK]\n", "[THINK]a[/THINK] answer\n"}) {
+    ParseOutcome out = parse("auto", repeat(line, 1 << 20));
+    EXPECT_TRUE(out.calls.empty()) << line;
+    EXPECT_FALSE(out.error.has_value()) << line;
+  }
+  ParseOutcome open = parse("auto", repeat("[THINK]\n", 1 << 20));
+  EXPECT_EQ(open.format, "mistral");
+  EXPECT_EQ(open.content, "");
+}
+
 }  // namespace
 }  // namespace keel

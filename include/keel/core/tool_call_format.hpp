@@ -22,11 +22,13 @@
 namespace keel {
 
 struct FormatResult {
-  std::vector<ToolCall> calls;        // in text order; `arguments` is a JSON object as text; ids only when the format carries them
-  std::string content;                // the visible text with call segments removed, trimmed
-  std::string reasoning;              // reasoning the format itself separates (e.g. harmony's analysis channel)
-  std::vector<std::string> repairs;   // fixes applied to recover the calls, e.g. "removed a trailing comma"
-  std::optional<std::string> error;   // an intended call that cannot be used, with a precise message
+  // In text order; `arguments` is a JSON object as text; ids only when the format carries them.
+  std::vector<ToolCall> calls;
+  std::string content;               // the visible text with call segments removed, trimmed
+  std::string reasoning;             // reasoning the format itself separates (e.g. harmony's analysis channel)
+  std::vector<std::string> repairs;  // fixes applied to recover the calls, e.g. "removed a trailing comma"
+  std::optional<std::string> error;  // an intended call that cannot be used, with a precise message
+  bool framed = false;               // the text was in this format's framing (tokens, headers), calls or not
 };
 
 class ToolCallFormat {
@@ -37,8 +39,22 @@ class ToolCallFormat {
   // One line for `keel parse --list-formats`.
   virtual std::string_view description() const = 0;
   // Whether the text carries this format's markers. Cheap and linear; false positives are allowed
-  // (parse() then finds no calls), false negatives are not.
-  virtual bool detect(std::string_view text) const = 0;
+  // (parse() then finds no calls), false negatives are not. The default answers from markers():
+  // detect_marked() when one of them occurs, else detect_unmarked().
+  virtual bool detect(std::string_view text) const;
+  // The literal strings that mark this format. With format "auto" the universal parser looks for
+  // every format's markers in one shared scan of the text, then asks detect_marked() of the
+  // formats whose markers occur and detect_unmarked() of the others; a format without markers is
+  // asked detect(). Together they must never miss a text that parse() would take.
+  virtual std::span<const std::string_view> markers() const { return {}; }
+  // detect() for a text known to hold one of markers(): true unless the format looks closer.
+  virtual bool detect_marked(std::string_view /*text*/) const { return true; }
+  // detect() for a text that holds none of markers() (a format also recognised by how the text
+  // starts, say). Only asked when unmarked_detection() is true.
+  virtual bool detect_unmarked(std::string_view /*text*/) const { return false; }
+  // Whether detect_unmarked() can ever be true; the universal parser skips a format whose markers
+  // are absent unless it can.
+  virtual bool unmarked_detection() const { return false; }
   // Extracts the calls. `tools` are the registered tools: they type untyped values (XML
   // parameters) and tell calls from prose where the format is ambiguous. Linear in the text.
   virtual FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const = 0;

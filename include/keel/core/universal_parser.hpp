@@ -12,6 +12,7 @@
 // Thread-safety: immutable after create(); parse() and parse_full() may run concurrently.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,6 +26,9 @@
 #include "keel/result.hpp"
 
 namespace keel {
+namespace detail {
+class MarkerSet;
+}  // namespace detail
 
 struct ParseOutcome {
   std::string format = "none";       // the format that decided, or "none" when no call syntax was found
@@ -39,6 +43,7 @@ class UniversalToolCallParser final : public ToolCallParser {
  public:
   // `format` is "auto" or a name from formats(). InvalidArgument for an unknown name, listing them.
   static Result<std::unique_ptr<UniversalToolCallParser>> create(std::string_view format = "auto");
+  ~UniversalToolCallParser() override;
 
   ParseOutcome parse_full(std::string_view text, std::span<const ToolSpec> tools) const;
   ParsedReply parse(std::string_view text, std::span<const ToolSpec> tools) const override;
@@ -47,9 +52,15 @@ class UniversalToolCallParser final : public ToolCallParser {
   static std::vector<std::pair<std::string, std::string>> formats();
 
  private:
-  UniversalToolCallParser() = default;
+  UniversalToolCallParser();
+  void index_markers();
+
   std::vector<std::unique_ptr<ToolCallFormat>> formats_;
   bool auto_detect_ = true;
+  // Every format's markers (and <think>, </think>) for one shared scan per reply.
+  std::unique_ptr<detail::MarkerSet> markers_;
+  std::uint64_t marked_ = 0;    // bit i: formats_[i] has markers
+  std::uint64_t unmarked_ = 0;  // bit i: formats_[i] may be detected without them
 };
 
 // Splits leading/embedded <think>…</think> reasoning from `text`. A reply that ends inside an

@@ -7,6 +7,7 @@
 // is not. <|END_OF_TURN_TOKEN|> is dropped; tokens right after a backtick, and an action block
 // that holds no JSON, are a mention in prose.
 #include <array>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "core/formats/format_util.hpp"
@@ -18,7 +19,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
 constexpr size_t npos = std::string_view::npos;
 
 enum class Tok { kText, kThink, kThinkEnd, kAction, kActionEnd, kResponse, kResponseEnd, kEot };
@@ -36,28 +36,14 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) { return split_special_tokens(s, "<|", kTokens); }
+std::vector<Piece> tokenize(std::string_view s) {
+  return split_special_tokens(s, "<|", kTokens);
+}
 
-// Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
-// null/absent ({}). False (out.error set) when they are unusable.
-bool add_json_call(FormatResult& out, const std::string& name, const json* args, std::string id) {
-  if (args == nullptr || args->is_null()) {
-    out.calls.push_back(ToolCall{std::move(id), name, "{}"});
-    return true;
-  }
-  if (args->is_object()) {  // the usual case, without a copy through unwrap_string_arguments
-    add_call(out, name, *args, std::move(id));
-    return !out.error;
-  }
-  std::string where = "the call to '" + name + "'";
-  LenientJson v = unwrap_string_arguments(*args);
-  if (!v.value) {
-    out.error = where + ": " + v.error;
-    return false;
-  }
-  for (auto& r : v.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
-  add_call(out, name, *v.value, std::move(id));
-  return !out.error;
+// A tool_call_id as text: a string's value, any other JSON value as nlohmann writes it.
+std::string call_id(JsonView v) {
+  if (v.is_string()) return v.str();
+  return nlohmann::json::parse(v.raw()).dump();
 }
 
 // The calls of one action block's JSON text; false when the block holds prose, not JSON.
@@ -68,34 +54,36 @@ bool actions(std::string_view body, bool terminated, FormatResult& out) {
     out.error = terminated ? "an empty <|START_ACTION|> block" : "the action block was cut off before its JSON";
     return true;
   }
+  LenientText parsed;
   if (!terminated && json_extent(b, 0) == npos) {
-    LenientJson p = parse_json_lenient(b);
+    parsed = parse_json_lenient_text(b);
     out.error = "the action block was cut off before <|END_ACTION|>: its JSON is " +
-                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
+                (parsed.ok() ? std::string("not closed") : "incomplete (" + parsed.error + ")");
     return true;
   }
-  auto v = parse_payload(b, out, "the action block");
-  if (!v) return true;
-  if (v->is_object()) *v = json::array({std::move(*v)});
-  if (!v->is_array() || v->empty()) {
+  if (!parse_payload(b, parsed, out, "the action block")) return true;
+  const JsonView v = parsed.view();
+  if (!v.is_object() && (!v.is_array() || v.empty())) {
     out.error = "the action block must be a list of actions";
     return true;
   }
   size_t n = 0;
-  for (const auto& a : *v) {
+  auto add = [&](JsonView a) {
     ++n;
-    if (!a.is_object() || !a.contains("tool_name") || !a["tool_name"].is_string() ||
-        a["tool_name"].get<std::string>().empty()) {
+    const auto [name, params, id] = a.find_each({"tool_name", "parameters", "tool_call_id"});
+    if (!name || !name->is_string() || name->raw().size() == 2) {
       out.error = "action " + std::to_string(n) + " has no \"tool_name\"";
-      return true;
+      return false;
     }
-    std::string id;
-    if (a.contains("tool_call_id")) {
-      const json& v = a["tool_call_id"];
-      id = v.is_string() ? v.get<std::string>() : v.dump();
-    }
-    const json* params = a.contains("parameters") ? &a["parameters"] : nullptr;
-    if (!add_json_call(out, a["tool_name"].get<std::string>(), params, id)) break;
+    return add_view_call(out, name->str(), params, id ? call_id(*id) : std::string());
+  };
+  if (v.is_object()) {
+    add(v);
+    return true;
+  }
+  JsonView::Items it = v.items();
+  JsonView key, a;
+  while (it.next(key, a) && add(a)) {
   }
   return true;
 }
@@ -107,9 +95,9 @@ class CommandR7bFormat final : public ToolCallFormat {
     return "Command R7B: <|START_THINKING|>, <|START_ACTION|>[{\"tool_name\", \"parameters\"}]<|END_ACTION|>, "
            "<|START_RESPONSE|>";
   }
-  bool detect(std::string_view text) const override {
-    return text.find("<|START_ACTION|>") != npos || text.find("<|START_THINKING|>") != npos ||
-           text.find("<|START_RESPONSE|>") != npos;
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>"};
+    return kMarkers;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {

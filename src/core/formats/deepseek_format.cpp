@@ -18,7 +18,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
 constexpr size_t npos = std::string_view::npos;
 
 enum class Tok { kText, kCallsBegin, kCallBegin, kSep, kCallEnd, kCallsEnd, kEos };
@@ -37,9 +36,12 @@ constexpr std::string_view kPrefix = "<｜";
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) { return split_special_tokens(s, kPrefix, kTokens); }
+std::vector<Piece> tokenize(std::string_view s) {
+  return split_special_tokens(s, kPrefix, kTokens);
+}
 
-std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+                                          FormatResult& out) {
   return special_call_arguments(body, terminated, name, kCallEndToken, out);
 }
 
@@ -61,7 +63,10 @@ class DeepSeekFormat final : public ToolCallFormat {
     return "DeepSeek R1/V3/V3.1: "
            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>[function<｜tool▁sep｜>]NAME...<｜tool▁call▁end｜>";
   }
-  bool detect(std::string_view text) const override { return text.find("<｜tool▁call") != npos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"<｜tool▁call"};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
@@ -120,7 +125,7 @@ class DeepSeekFormat final : public ToolCallFormat {
       out.error = "a DeepSeek tool call names no function";
       return i;
     }
-    if (auto args = call_arguments(json_text, terminated, name, out)) add_call(out, name, *args);
+    if (auto args = call_arguments(json_text, terminated, name, out)) add_call(out, name, std::move(*args));
     return i;
   }
 };

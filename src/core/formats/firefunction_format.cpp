@@ -13,7 +13,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
 constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kMarker = "functools";
 
@@ -24,45 +23,23 @@ void append_content(std::string& to, std::string_view piece) {
   to.append(t);
 }
 
-// Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
-// null/absent ({}). False (out.error set) when they are unusable.
-bool add_json_call(FormatResult& out, const std::string& name, const json* args) {
-  if (args == nullptr || args->is_null()) {
-    out.calls.push_back(ToolCall{{}, name, "{}"});
-    return true;
-  }
-  if (args->is_object()) {  // the usual case, without a copy through unwrap_string_arguments
-    add_call(out, name, *args);
-    return !out.error;
-  }
-  std::string where = "the call to '" + name + "'";
-  LenientJson v = unwrap_string_arguments(*args);
-  if (!v.value) {
-    out.error = where + ": " + v.error;
-    return false;
-  }
-  for (auto& r : v.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
-  add_call(out, name, *v.value);
-  return !out.error;
-}
-
 // The calls of a list (or single object) of {"name", "arguments"}.
-void add_calls(json value, FormatResult& out) {
-  json list = value.is_object() ? json::array({std::move(value)}) : std::move(value);
-  if (!list.is_array() || list.empty()) {
+void add_calls(JsonView value, FormatResult& out) {
+  if (!value.is_object() && (!value.is_array() || value.empty())) {
     out.error = "functools must be followed by a list of calls";
     return;
   }
   size_t n = 0;
-  for (const auto& c : list) {
+  auto add = [&](JsonView c) {
     ++n;
-    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || c["name"].get<std::string>().empty()) {
+    const auto [name, args] = c.find_each({"name", "arguments"});
+    if (!name || !name->is_string() || name->raw().size() == 2) {
       out.error = "call " + std::to_string(n) + " after functools has no \"name\"";
-      return;
+      return false;
     }
-    const json* args = c.contains("arguments") ? &c["arguments"] : nullptr;
-    if (!add_json_call(out, c["name"].get<std::string>(), args)) return;
-  }
+    return add_view_call(out, name->str(), args);
+  };
+  for_each_call_object(value, add);
 }
 
 // Whether the marker at text[pos] starts its line (only blanks before it) and is followed by '['.
@@ -83,7 +60,10 @@ class FirefunctionFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "Firefunction v2: functools[{\"name\", \"arguments\"}] at the start of a line";
   }
-  bool detect(std::string_view text) const override { return text.find("functools[") != npos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"functools["};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
@@ -95,20 +75,17 @@ class FirefunctionFormat final : public ToolCallFormat {
         continue;
       }
       append_content(out.content, text.substr(cursor, pos - cursor));
-      size_t start = pos + kMarker.size();
-      size_t end = json_extent(text, start);
-      bool open = end == npos;
-      if (open) end = text.size();
-      LenientJson p = parse_json_lenient(text.substr(start, end - start));
-      cursor = pos = end;
-      if (!p.value) {
+      bool open = false;
+      LenientText p;
+      cursor = pos = lenient_json_at(text, pos + kMarker.size(), p, open);
+      if (!p.ok()) {
         out.error = std::string(open ? "the functools call list was cut off: "
                                      : "the functools call list is not valid JSON: ") +
                     p.error;
         break;
       }
       for (auto& r : p.repairs) out.repairs.push_back("functools: " + r);
-      add_calls(std::move(*p.value), out);
+      add_calls(p.view(), out);
     }
     if (!out.error && cursor < text.size()) append_content(out.content, text.substr(cursor));
     return out;

@@ -3,26 +3,21 @@
 #include <algorithm>
 
 #include "core/json_repair.hpp"
+#include "core/json_scan.hpp"
 #include "core/text_util.hpp"
 
 namespace keel::detail {
 
-using nlohmann::json;
-
 size_t json_extent(std::string_view s, size_t pos) {
-  int depth = 0;
-  bool in_string = false;
+  long depth = 0;
   for (size_t i = pos; i < s.size(); ++i) {
-    char c = s[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
+    const char c = s[i];
+    if (c == '"') {
+      i = json_string_end(s, i) - 1;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
     }
   }
   return std::string_view::npos;
@@ -33,33 +28,39 @@ const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name
   return it == tools.end() ? nullptr : &*it;
 }
 
-namespace {
-
-// The declared JSON type of `param` in the tool's schema, or "" when unknown.
-std::string declared_type(std::span<const ToolSpec> tools, std::string_view tool, std::string_view param) {
-  const ToolSpec* spec = find_tool(tools, tool);
-  if (spec == nullptr) return {};
-  json schema = json::parse(spec->parameters_schema, nullptr, false);
-  if (!schema.is_object()) return {};
-  auto props = schema.find("properties");
-  if (props == schema.end() || !props->is_object()) return {};
-  auto p = props->find(std::string(param));
-  if (p == props->end() || !p->is_object()) return {};
+std::string ParameterTypes::of(std::string_view param) {
+  if (!read_ && spec_ != nullptr) {
+    read_ = true;
+    const std::string_view text = spec_->parameters_schema;
+    const StrictJson valid = scan_strict_json(text);
+    const JsonView schema = valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin)) : JsonView();
+    if (schema.is_object()) {
+      properties_ = schema.find("properties");
+      if (properties_ && !properties_->is_object()) properties_.reset();
+    }
+  }
+  if (!properties_) return {};
+  auto p = properties_->find(param);
+  if (!p || !p->is_object()) return {};
   auto type = p->find("type");
-  if (type == p->end()) return {};
-  if (type->is_string()) return type->get<std::string>();
+  if (!type) return {};
+  if (type->is_string()) return type->str();
   if (type->is_array()) {
-    for (const auto& t : *type) {
-      if (t.is_string() && t != "null") return t.get<std::string>();
+    JsonView::Items it = type->items();
+    JsonView key, t;
+    while (it.next(key, t)) {
+      if (t.is_string() && !t.str_equals("null")) return t.str();
     }
   }
   return {};
 }
 
-bool fits(const json& v, const std::string& type) {
-  if (type == "integer") return v.is_number_integer();
-  if (type == "number") return v.is_number();
-  if (type == "boolean") return v.is_boolean();
+namespace {
+
+bool fits(JsonView v, std::string_view type) {
+  if (type == "integer") return v.type() == JsonType::kNumber && json_number_is_integer(v.raw());
+  if (type == "number") return v.type() == JsonType::kNumber;
+  if (type == "boolean") return v.type() == JsonType::kBoolean;
   if (type == "object") return v.is_object();
   if (type == "array") return v.is_array();
   if (type == "null") return v.is_null();
@@ -68,41 +69,67 @@ bool fits(const json& v, const std::string& type) {
 
 }  // namespace
 
-json typed_parameter(std::string_view raw, std::span<const ToolSpec> tools, std::string_view tool,
-                     std::string_view param) {
-  std::string type = declared_type(tools, tool, param);
-  if (type == "string") return json(std::string(raw));
-  std::string_view trimmed = trim(raw);
-  json parsed = json::parse(trimmed, nullptr, false);
-  if (type.empty()) {
-    if (!parsed.is_discarded() && !parsed.is_string()) return parsed;
-    return json(std::string(raw));
+void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
+                           std::string_view param) {
+  const std::string type = types.of(param);
+  if (type == "string") return args.string_value(raw);
+  const std::string_view trimmed = trim(raw);
+  const StrictJson valid = scan_strict_json(trimmed);
+  const JsonView parsed = valid.ok ? JsonView(trimmed.substr(valid.begin, valid.end - valid.begin)) : JsonView();
+  if (valid.ok && (type.empty() ? !parsed.is_string() : fits(parsed, type))) {
+    return append_compact_json(args.text(), parsed.raw());
   }
-  if (!parsed.is_discarded() && fits(parsed, type)) return parsed;
   if (type == "boolean") {
-    std::string lower = lowercase(trimmed);
-    if (lower == "true") return true;
-    if (lower == "false") return false;
+    const std::string lower = lowercase(trimmed);
+    if (lower == "true" || lower == "false") return args.raw_value(lower);
   }
-  return json(std::string(raw));  // the schema check reports the mismatch to the model
+  args.string_value(raw);  // the schema check reports a mismatch to the model
 }
 
-void add_call(FormatResult& out, std::string name, const json& arguments, std::string id) {
-  if (!arguments.is_object()) {
-    out.error = "the arguments of '" + name + "' must be a JSON object, got " + std::string(arguments.type_name());
-    return;
-  }
-  out.calls.push_back(ToolCall{std::move(id), std::move(name), arguments.dump()});
+void add_call(FormatResult& out, std::string name, std::string arguments, std::string id) {
+  if (out.calls.empty()) out.calls.reserve(4);  // parallel calls come in small groups: one allocation
+  out.calls.push_back(ToolCall{std::move(id), std::move(name), std::move(arguments)});
 }
 
-std::optional<json> parse_payload(std::string_view text, FormatResult& out, std::string_view where) {
-  LenientJson parsed = parse_json_lenient(text);
-  if (!parsed.value) {
+bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id) {
+  if (!args || args->is_null()) {
+    add_call(out, name, "{}", std::move(id));
+    return true;
+  }
+  ArgumentsText a = unwrap_string_arguments_text(*args);
+  if (!a.error.empty()) {
+    out.error = "the call to '" + name + "': " + a.error;
+    return false;
+  }
+  for (auto& r : a.repairs) out.repairs.push_back("the call to '" + name + "': " + r);
+  add_call(out, name, std::move(a.text), std::move(id));
+  return true;
+}
+
+size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, bool& open) {
+  open = false;
+  if (const size_t valid_end = scan_json_value(text, pos); valid_end != std::string_view::npos) {
+    parsed = LenientText{};  // valid: where json_extent() would end, and no repair to look for
+    parsed.input = text.substr(pos, valid_end - pos);
+    parsed.in_input = true;
+    parsed.end = valid_end - pos;
+    return valid_end;
+  }
+  size_t end = json_extent(text, pos);
+  open = end == std::string_view::npos;
+  if (open) end = text.size();
+  parsed = parse_json_lenient_text(text.substr(pos, end - pos));
+  return end;
+}
+
+bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out, std::string_view where) {
+  parsed = parse_json_lenient_text(text);
+  if (!parsed.ok()) {
     out.error = std::string(where) + ": " + parsed.error;
-    return std::nullopt;
+    return false;
   }
   for (auto& r : parsed.repairs) out.repairs.push_back(std::string(where) + ": " + r);
-  return std::move(parsed.value);
+  return true;
 }
 
 }  // namespace keel::detail

@@ -1,12 +1,13 @@
 // Helpers shared by the tool-call formats.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "core/json_repair.hpp"
+#include "core/json_view.hpp"
 #include "keel/core/tool_call_format.hpp"
 #include "keel/tool_spec.hpp"
 
@@ -19,19 +20,56 @@ size_t json_extent(std::string_view text, size_t pos);
 // The registered tool called `name`, or nullptr.
 const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name);
 
-// A raw (untyped) parameter value, typed by the tool's JSON Schema for `param`: integer, number,
-// boolean, null, object and array values are parsed as JSON when they fit the declared type;
-// strings stay strings. Without a schema for the parameter, JSON-looking values are parsed and
-// anything else is a string.
-nlohmann::json typed_parameter(std::string_view raw, std::span<const ToolSpec> tools, std::string_view tool,
-                               std::string_view param);
+// The declared JSON types of one tool's parameters, read from its JSON Schema (validated once,
+// when the first parameter is looked up).
+class ParameterTypes {
+ public:
+  ParameterTypes(std::span<const ToolSpec> tools, std::string_view tool) : spec_(find_tool(tools, tool)) {}
+  // The declared type of `param` ("integer", "string", ...), or "" when unknown.
+  std::string of(std::string_view param);
 
-// Appends a call with `arguments` (must be an object; anything else records an error in `out`).
-void add_call(FormatResult& out, std::string name, const nlohmann::json& arguments, std::string id = {});
+ private:
+  const ToolSpec* spec_;
+  bool read_ = false;
+  std::optional<JsonView> properties_;
+};
 
-// Parses a JSON value leniently (see json_repair.hpp); on success appends the repairs to
-// out.repairs, prefixed with `where` ("call 2: removed a trailing comma"); on failure sets
-// out.error to "<where>: <why>" and returns nullopt.
-std::optional<nlohmann::json> parse_payload(std::string_view text, FormatResult& out, std::string_view where);
+// Appends the raw (untyped) value of parameter `param` to `args` (after its key), typed by the
+// tool's JSON Schema: integer, number, boolean, null, object and array values are written as the
+// JSON they are when they fit the declared type; strings stay strings. Without a schema for the
+// parameter, JSON-looking values are taken as JSON and anything else is a string.
+void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
+
+// Appends a call whose `arguments` are JSON object text.
+void add_call(FormatResult& out, std::string name, std::string arguments, std::string id = {});
+
+// Calls add(element) for `value` when it is an object, or for each element of it when it is an
+// array, until add returns false (a list of calls stops at the first unusable one).
+template <class AddCall>
+void for_each_call_object(JsonView value, AddCall&& add) {
+  if (value.is_object()) {
+    add(value);
+    return;
+  }
+  JsonView::Items it = value.items();
+  JsonView key, element;
+  while (it.next(key, element) && add(element)) {
+  }
+}
+
+// Appends a call whose arguments are the JSON value `args`: an object, null or absent ({}), or a
+// string holding an object (unwrapped, listed as a repair of "the call to 'NAME'"). Anything else
+// sets out.error; returns false when out.error is set.
+bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id = {});
+
+// The JSON value at text[pos] ('{' or '['), parsed leniently into `parsed`: up to where it
+// balances, or — left open — to the end of the text (`open`). Returns its end. One pass when the
+// value is valid JSON.
+size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, bool& open);
+
+// Parses a JSON value leniently (see json_repair.hpp) into `parsed`; on success appends the
+// repairs to out.repairs, prefixed with `where` ("call 2: removed a trailing comma"); on failure
+// sets out.error to "<where>: <why>" and returns false.
+bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out, std::string_view where);
 
 }  // namespace keel::detail

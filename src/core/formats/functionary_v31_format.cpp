@@ -11,8 +11,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::string_view kOpen = "<function=";
 constexpr std::string_view kClose = "</function>";
 
@@ -22,7 +20,10 @@ class FunctionaryV31Format final : public ToolCallFormat {
   std::string_view description() const override {
     return "Functionary v3.1: <function=NAME>{\"arg\": ...}</function>, several in a row";
   }
-  bool detect(std::string_view text) const override { return text.find(kOpen) != kNpos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kOpen};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
@@ -48,11 +49,12 @@ class FunctionaryV31Format final : public ToolCallFormat {
       CallDraft d;
       d.name = std::string(text.substr(name_b, name_e - name_b));
       std::string why;
-      std::optional<json> args = lenient_payload(text.substr(body, seg.payload_end - body), where, d.repairs, why);
-      if (!args) {
+      const std::string_view payload = text.substr(body, seg.payload_end - body);
+      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid);
+      if (!args.ok()) {
         fail(out, where + (seg.cut_off ? ": the arguments were cut off before </function> (" : ": invalid JSON (") +
-                      why + ")");
-      } else if (!take_arguments(&*args, d, where, why)) {
+                      args.error + ")");
+      } else if (!take_arguments(args.view(), d, where, why)) {
         fail(out, where + ": " + why);
       } else {
         commit(out, std::move(d), where);

@@ -16,14 +16,12 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::string_view kMark = ">>>";
 
 // A header "NAME\n" at `pos`: the name and where its body starts.
 struct Header {
-  size_t at = kNpos;  // where the header starts (its ">>>" when there is one)
-  std::string name;
+  size_t at = kNpos;      // where the header starts (its ">>>" when there is one)
+  std::string_view name;  // a view of the reply
   size_t body = 0;
   bool cut_off = false;  // ">>>NAME" ends the text
 };
@@ -34,7 +32,7 @@ std::optional<Header> header_at(std::string_view text, size_t at, size_t pos) {
   if (e == pos) return std::nullopt;
   size_t nl = e;
   while (nl < text.size() && (text[nl] == ' ' || text[nl] == '\t' || text[nl] == '\r')) ++nl;
-  Header h{at, std::string(text.substr(pos, e - pos)), nl + 1, false};
+  Header h{at, text.substr(pos, e - pos), nl + 1, false};
   if (nl == text.size()) {
     h.cut_off = true;
     h.body = text.size();
@@ -50,8 +48,13 @@ class FunctionaryV32Format final : public ToolCallFormat {
   std::string_view description() const override {
     return "Functionary v3.2: >>>NAME\\n{json} segments; >>>all\\ntext is content";
   }
-  bool detect(std::string_view text) const override {
-    if (text.find(kMark) != kNpos) return true;
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kMark};
+    return kMarkers;
+  }
+  // A first header without ">>>" (the prompt ended with it).
+  bool unmarked_detection() const override { return true; }
+  bool detect_unmarked(std::string_view text) const override {
     size_t start = skip_space(text, 0);
     std::optional<Header> h = header_at(text, start, start);  // a first header without ">>>"
     return h && !h->cut_off && (h->name == "all" || starts_at(text, skip_space(text, h->body), "{"));
@@ -62,10 +65,12 @@ class FunctionaryV32Format final : public ToolCallFormat {
     std::vector<std::pair<size_t, size_t>> cuts;
     MarkdownCode code(text);
     std::optional<Header> h = first_header(text, tools, code);
+    out.framed = h.has_value();  // headers frame the reply even when it holds only "all" text
     while (h) {
       if (h->cut_off) {
         if (h->name != "all") {
-          fail(out, ">>>" + h->name + " at offset " + std::to_string(h->at) + ": cut off before the arguments");
+          fail(out,
+               ">>>" + std::string(h->name) + " at offset " + std::to_string(h->at) + ": cut off before the arguments");
         }
         cuts.emplace_back(h->at, text.size());
         break;
@@ -105,10 +110,10 @@ class FunctionaryV32Format final : public ToolCallFormat {
 
   // Reads a call segment's body; returns where the segment ends.
   static size_t call(std::string_view text, const Header& h, FormatResult& out) {
-    std::string where = ">>>" + h.name + " at offset " + std::to_string(h.at);
+    std::string where = ">>>" + std::string(h.name) + " at offset " + std::to_string(h.at);
     size_t body = skip_space(text, h.body);
     CallDraft d;
-    d.name = h.name;
+    d.name = std::string(h.name);
     if (body < text.size() && text[body] == '{') {
       // The JSON ends where it balances, or (unbalanced) at the next ">>>" outside strings; text
       // after it up to the next header is content.
@@ -116,10 +121,11 @@ class FunctionaryV32Format final : public ToolCallFormat {
       size_t end = ex.end;
       bool cut_off = !ex.closed && end == text.size();
       std::string why;
-      std::optional<json> args = lenient_payload(text.substr(body, end - body), where, d.repairs, why);
-      if (!args) {
-        fail(out, where + (cut_off ? ": the arguments were cut off (" : ": invalid JSON (") + why + ")");
-      } else if (!take_arguments(&*args, d, where, why)) {
+      const std::string_view payload = text.substr(body, end - body);
+      const LenientText args = lenient_payload(payload, where, d.repairs);
+      if (!args.ok()) {
+        fail(out, where + (cut_off ? ": the arguments were cut off (" : ": invalid JSON (") + args.error + ")");
+      } else if (!take_arguments(args.view(), d, where, why)) {
         fail(out, where + ": " + why);
       } else {
         commit(out, std::move(d), where);
@@ -134,7 +140,11 @@ class FunctionaryV32Format final : public ToolCallFormat {
       }
     }
     if (h.name == "python" && body < next) {  // the code interpreter takes raw code
-      d.arguments = {{"code", std::string(trim(text.substr(body, next - body)))}};
+      JsonObjectWriter args;
+      args.key("code");
+      args.string_value(trim(text.substr(body, next - body)));
+      d.valid_utf8 = args.valid();
+      d.arguments = std::move(args).finish();
       commit(out, std::move(d), where);
       return next;
     }

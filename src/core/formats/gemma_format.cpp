@@ -32,7 +32,10 @@ class GemmaFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "Gemma: ```tool_code\\nget_weather(city=\"Paris\")\\n``` blocks of Python calls";
   }
-  bool detect(std::string_view text) const override { return text.find(kFence) != kNpos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kFence};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
@@ -61,18 +64,18 @@ class GemmaFormat final : public ToolCallFormat {
   // The calls of one block, text[body, text.size()).
   static void read_block(std::string_view text, size_t body, size_t open, bool unclosed, FormatResult& out) {
     std::string where = "```tool_code block at offset " + std::to_string(open);
-    std::vector<PyCall> calls;
+    std::vector<PyCallText> calls;
     std::vector<std::string> repairs;
     size_t p = body;
     while (true) {
       while (p < text.size() && (is_space(text[p]) || text[p] == ';' || text[p] == ',')) ++p;
       if (p == text.size()) break;
-      PyCalls r;
+      PyCallsText r;
       bool printed = starts_at(text, p, "print(");
       if (text[p] == '[') {
-        r = read_python_call_list(text, p);
+        r = read_python_call_list_text(text, p);
       } else if (printed) {  // print(f(...)) shows f's result: the call is f(...)
-        r = read_python_call(text, p + 6);
+        r = read_python_call_text(text, p + 6);
         size_t close = skip_space(text, r.end);
         if (r.error.empty() && (close == text.size() || text[close] != ')')) {
           r.error = close == text.size() ? "cut off before the ')' closing print("
@@ -81,7 +84,7 @@ class GemmaFormat final : public ToolCallFormat {
         }
         r.end = close + 1;
       } else {
-        r = read_python_call(text, p);
+        r = read_python_call_text(text, p);
       }
       if (!r.error.empty()) {
         std::string prefix =
@@ -96,7 +99,7 @@ class GemmaFormat final : public ToolCallFormat {
     for (size_t i = 0; i < calls.size(); ++i) {
       // The block's repairs are listed once, with its first call.
       CallDraft d{std::move(calls[i].name), std::move(calls[i].arguments),
-                  i == 0 ? repairs : std::vector<std::string>{}};
+                  i == 0 ? repairs : std::vector<std::string>{}, calls[i].valid_utf8};
       commit(out, std::move(d), where);
     }
   }

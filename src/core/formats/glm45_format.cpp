@@ -39,7 +39,12 @@ class Glm45Format final : public ToolCallFormat {
     return "GLM-4.5: <tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>";
   }
 
-  bool detect(std::string_view text) const override {
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kOpen};
+    return kMarkers;
+  }
+  // A <tool_call> whose body is GLM-shaped.
+  bool detect_marked(std::string_view text) const override {
     for (size_t pos = text.find(kOpen); pos != kNpos; pos = text.find(kOpen, pos + kOpen.size())) {
       if (glm_name_end(text, skip_space(text, pos + kOpen.size())) != kNpos) return true;
     }
@@ -64,7 +69,9 @@ class Glm45Format final : public ToolCallFormat {
       }
       std::string where = "<tool_call> at offset " + std::to_string(open);
       CallDraft draft;
+      JsonObjectWriter args;
       draft.name = std::string(text.substr(body, name_e - body));
+      ParameterTypes types(tools, draft.name);
       size_t end = kNpos;
       std::string problem;
       bool cut_off = false;
@@ -93,7 +100,8 @@ class Glm45Format final : public ToolCallFormat {
             problem = "expected <arg_value> after the key " + shown(key) + " at offset " + std::to_string(v);
           } else {
             size_t value_b = v + kValue.size();
-            draft.arguments[key] = typed_parameter(text.substr(value_b, value_e - value_b), tools, draft.name, key);
+            args.key(key);
+            write_typed_parameter(args, text.substr(value_b, value_e - value_b), types, key);
             p = value_e + kValueClose.size();
           }
         }
@@ -103,6 +111,8 @@ class Glm45Format final : public ToolCallFormat {
         size_t c = cut_off ? kNpos : close.next(p);
         end = c == kNpos ? text.size() : c + kClose.size();
       } else {
+        draft.valid_utf8 = args.valid();
+        draft.arguments = std::move(args).finish();
         commit(out, std::move(draft), where);
       }
       cuts.emplace_back(open, end);

@@ -13,7 +13,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
 constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kMarker = "<|tool_call|>";
 constexpr std::string_view kEot = "<|end_of_text|>";
@@ -28,72 +27,48 @@ void append_content(std::string& to, std::string_view piece) {
   to.append(t);
 }
 
-// Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
-// null/absent ({}). False (out.error set) when they are unusable.
-bool add_json_call(FormatResult& out, const std::string& name, const json* args, std::string id) {
-  if (args == nullptr || args->is_null()) {
-    out.calls.push_back(ToolCall{std::move(id), name, "{}"});
-    return true;
-  }
-  if (args->is_object()) {  // the usual case, without a copy through unwrap_string_arguments
-    add_call(out, name, *args, std::move(id));
-    return !out.error;
-  }
-  std::string where = "the call to '" + name + "'";
-  LenientJson v = unwrap_string_arguments(*args);
-  if (!v.value) {
-    out.error = where + ": " + v.error;
-    return false;
-  }
-  for (auto& r : v.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
-  add_call(out, name, *v.value, std::move(id));
-  return !out.error;
-}
-
 // Reads the JSON value at text[pos] ('[' or '{'): to its balanced end, or — left open — to the end
-// of the text. Returns the end (exclusive); `value` is unset and out.error set when it is unusable.
-size_t read_json(std::string_view text, size_t pos, FormatResult& out, std::optional<json>& value) {
-  size_t end = json_extent(text, pos);
-  bool open = end == npos;
-  if (open) end = text.size();
-  LenientJson p = parse_json_lenient(text.substr(pos, end - pos));
-  if (!p.value) {
+// of the text, into `parsed`. Returns the end (exclusive); out.error is set when it is unusable.
+size_t read_json(std::string_view text, size_t pos, FormatResult& out, LenientText& parsed) {
+  bool open = false;
+  const size_t end = lenient_json_at(text, pos, parsed, open);
+  if (!parsed.ok()) {
     out.error = std::string(open ? "the tool call after <|tool_call|> was cut off: "
                                  : "the tool call after <|tool_call|> is not valid JSON: ") +
-                p.error;
+                parsed.error;
     return end;
   }
-  for (auto& r : p.repairs) out.repairs.push_back("<|tool_call|>: " + r);
-  value = std::move(p.value);
+  for (auto& r : parsed.repairs) out.repairs.push_back("<|tool_call|>: " + r);
   return end;
 }
 
 // The calls of a list (or single object) of {"name", "arguments"}.
-void add_calls(json value, FormatResult& out) {
-  json list = value.is_object() ? json::array({std::move(value)}) : std::move(value);
-  if (!list.is_array() || list.empty()) {
+void add_calls(JsonView value, FormatResult& out) {
+  if (!value.is_object() && (!value.is_array() || value.empty())) {
     out.error = "<|tool_call|> must be followed by a list of calls";
     return;
   }
   size_t n = 0;
-  for (const auto& c : list) {
+  auto add = [&](JsonView c) {
     ++n;
-    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || c["name"].get<std::string>().empty()) {
+    const auto [name, args, params] = c.find_each({"name", "arguments", "parameters"});
+    if (!name || !name->is_string() || name->raw().size() == 2) {
       out.error = "call " + std::to_string(n) + " after <|tool_call|> has no \"name\"";
-      return;
+      return false;
     }
-    const json* args = c.contains("arguments")    ? &c["arguments"]
-                       : c.contains("parameters") ? &c["parameters"]
-                                                  : nullptr;
-    if (!add_json_call(out, c["name"].get<std::string>(), args, {})) return;
-  }
+    return add_view_call(out, name->str(), args ? args : params);
+  };
+  for_each_call_object(value, add);
 }
 
 class GraniteFormat final : public ToolCallFormat {
  public:
   std::string_view name() const override { return "granite"; }
   std::string_view description() const override { return "Granite 3.x: <|tool_call|>[{\"name\", \"arguments\"}]"; }
-  bool detect(std::string_view text) const override { return text.find(kMarker) != npos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kMarker};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
@@ -104,7 +79,8 @@ class GraniteFormat final : public ToolCallFormat {
         pos += kMarker.size();
         continue;
       }
-      size_t start = text.find_first_not_of(" \t\r\n", pos + kMarker.size());
+      size_t start = skip_blanks(text, pos + kMarker.size());
+      if (start == text.size()) start = npos;
       if (start != npos && text[start] != '[' && text[start] != '{') {  // prose mentioning the token
         pos += kMarker.size();
         continue;
@@ -114,9 +90,9 @@ class GraniteFormat final : public ToolCallFormat {
         out.error = "the tool call was cut off right after <|tool_call|>";
         return out;
       }
-      std::optional<json> value;
+      LenientText value;
       cursor = pos = read_json(text, start, out, value);
-      if (value) add_calls(std::move(*value), out);
+      if (value.ok()) add_calls(value.view(), out);
     }
     if (!out.error && cursor < text.size()) append_content(out.content, text.substr(cursor));
     return out;

@@ -20,9 +20,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
-constexpr size_t npos = std::string_view::npos;
-
 enum class Tok { kText, kStart, kChannel, kConstrain, kMessage, kEnd, kCall, kReturn };
 
 constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
@@ -38,16 +35,18 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
 using Piece = TokenPiece<Tok>;  // text: the text itself, or the token's spelling
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) { return split_special_tokens(s, "<|", kTokens); }
+std::vector<Piece> tokenize(std::string_view s) {
+  return split_special_tokens(s, "<|", kTokens);
+}
 
 // The value of the first whitespace-separated word of `header` that starts with `prefix`.
 std::string word_after(std::string_view header, std::string_view prefix) {
   size_t pos = 0;
   while (pos < header.size()) {
-    size_t b = header.find_first_not_of(" \t\r\n", pos);
-    if (b == npos) break;
-    size_t e = header.find_first_of(" \t\r\n", b);
-    if (e == npos) e = header.size();
+    size_t b = skip_blanks(header, pos);
+    if (b == header.size()) break;
+    size_t e = b;
+    while (e < header.size() && !is_blank(header[e])) ++e;
     std::string_view w = header.substr(b, e - b);
     if (w.substr(0, prefix.size()) == prefix) return std::string(w.substr(prefix.size()));
     pos = e;
@@ -57,10 +56,13 @@ std::string word_after(std::string_view header, std::string_view prefix) {
 
 std::string_view first_word(std::string_view s) {
   s = trim(s);
-  return s.substr(0, s.find_first_of(" \t\r\n"));
+  size_t e = 0;
+  while (e < s.size() && !is_blank(s[e])) ++e;
+  return s.substr(0, e);
 }
 
-std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+                                          FormatResult& out) {
   return special_call_arguments(body, terminated, name, "<|call|>", out);
 }
 
@@ -71,8 +73,9 @@ class HarmonyFormat final : public ToolCallFormat {
     return "GPT-OSS harmony: <|channel|>analysis (reasoning), commentary to=functions.NAME<|message|>{...}<|call|>, "
            "final";
   }
-  bool detect(std::string_view text) const override {
-    return text.find("<|channel|>") != npos || text.find("<|message|>") != npos || text.find("<|start|>") != npos;
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"<|channel|>", "<|message|>", "<|start|>"};
+    return kMarkers;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
@@ -130,6 +133,7 @@ class HarmonyFormat final : public ToolCallFormat {
       if (is_call) out.error = "the call to '" + name + "' was cut off in its header (no <|message|>)";
       return i;
     }
+    out.framed = true;  // a whole header: the reply is in harmony's framing, calls or not
     // Body: up to an end token, or (end token dropped) the next message's header, or the end.
     std::string body;
     bool terminated = false;
@@ -148,7 +152,7 @@ class HarmonyFormat final : public ToolCallFormat {
         out.error = "a harmony call names no function (to=functions. is empty)";
         return i;
       }
-      if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, *args);
+      if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, std::move(*args));
     } else if (first_word(channel) == "analysis") {
       append_line(out.reasoning, body);
     } else {

@@ -15,8 +15,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::string_view kOpen = "<tool_call>";
 constexpr std::string_view kClose = "</tool_call>";
 
@@ -36,7 +34,12 @@ class HermesFormat final : public ToolCallFormat {
     return "Hermes / Qwen2.5: <tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>, several in a row";
   }
 
-  bool detect(std::string_view text) const override {
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kOpen};
+    return kMarkers;
+  }
+  // A <tool_call> whose body is not another family's.
+  bool detect_marked(std::string_view text) const override {
     for (size_t pos = text.find(kOpen); pos != kNpos; pos = text.find(kOpen, pos + kOpen.size())) {
       if (!other_family(text, skip_space(text, pos + kOpen.size()))) return true;
     }
@@ -79,7 +82,7 @@ class HermesFormat final : public ToolCallFormat {
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
-      take(text.substr(body, seg.payload_end - body), seg.cut_off, where, out);
+      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.valid, where, out);
       if (seg.cut_off) break;
     }
     out.content = text_outside(text, cuts, {"<|im_end|>"});
@@ -88,26 +91,28 @@ class HermesFormat final : public ToolCallFormat {
 
  private:
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
-  static void take(std::string_view payload, bool cut_off, const std::string& where, FormatResult& out) {
+  static void take(std::string_view payload, bool cut_off, bool valid, const std::string& where, FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
-    std::optional<json> value = lenient_payload(payload, where, repairs, why);
-    if (!value) {
-      fail(out, where + (cut_off ? ": the call was cut off before </tool_call> (" : ": invalid JSON (") + why + ")");
+    const LenientText parsed = lenient_payload(payload, where, repairs, valid);
+    if (!parsed.ok()) {
+      fail(out, where + (cut_off ? ": the call was cut off before </tool_call> (" : ": invalid JSON (") + parsed.error +
+                    ")");
       return;
     }
-    std::vector<json> objects;
-    if (value->is_array() && !value->empty()) {
-      objects.assign(value->begin(), value->end());
-    } else {
-      objects.push_back(std::move(*value));
+    const JsonView value = parsed.view();
+    if (!value.is_array() || value.empty()) {  // the usual single call
+      CallDraft d;
+      if (!call_from_object(value, d, where, why)) return fail(out, where + ": " + why);
+      d.repairs.insert(d.repairs.begin(), repairs.begin(), repairs.end());
+      return commit(out, std::move(d), where);
     }
-    std::vector<CallDraft> drafts(objects.size());
-    for (size_t i = 0; i < objects.size(); ++i) {
-      if (!call_from_object(objects[i], drafts[i], where, why)) {
-        fail(out, where + ": " + why);
-        return;
-      }
+    std::vector<CallDraft> drafts;
+    JsonView::Items it = value.items();
+    JsonView key, element;
+    while (it.next(key, element)) {
+      drafts.emplace_back();
+      if (!call_from_object(element, drafts.back(), where, why)) return fail(out, where + ": " + why);
     }
     drafts.front().repairs.insert(drafts.front().repairs.begin(), repairs.begin(), repairs.end());
     for (auto& d : drafts) commit(out, std::move(d), where);

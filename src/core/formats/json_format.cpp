@@ -14,72 +14,85 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
-
 struct Segment {
   size_t begin;
   size_t end;
 };
 
+// A call read from JSON: `arguments` is compact JSON text, an object unless `not_object` names
+// the type it has instead (an error once the call is taken).
+struct JsonCall {
+  std::string name;
+  std::string arguments = "{}";
+  const char* not_object = nullptr;
+};
+
+// The members of `fn` except "tool", as an object: {"tool": NAME, ...arguments inline}.
+std::string inline_arguments(JsonView fn) {
+  std::string out = "{";
+  JsonView::Items it = fn.items();
+  JsonView key, value;
+  while (it.next(key, value)) {
+    if (key.str_equals("tool")) continue;
+    if (out.size() > 1) out += ',';
+    (out += key.raw()) += ':';
+    value.append_compact(out);
+  }
+  return out + "}";
+}
+
 // A call from an object shaped like one, or nullopt. `error` is set when it is shaped like a
 // call but its arguments are unusable.
-std::optional<std::pair<std::string, json>> call_from_object(const json& obj, std::vector<std::string>& repairs,
-                                                             std::string& error) {
+std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>& repairs, std::string& error) {
   if (!obj.is_object()) return std::nullopt;
-  const json* fn = &obj;
-  if (obj.contains("function") && obj["function"].is_object()) fn = &obj["function"];
-  std::string name;
-  json args = json::object();
-  if (fn->contains("tool") && (*fn)["tool"].is_string()) {
-    name = (*fn)["tool"].get<std::string>();
-    bool nested = false;
-    for (const char* key : {"arguments", "args", "parameters"}) {
-      if (fn->contains(key) && fn->size() == 2) {
-        args = (*fn)[key];
-        nested = true;
-        break;
-      }
-    }
-    if (!nested) {
-      for (auto it = fn->begin(); it != fn->end(); ++it) {
-        if (it.key() != "tool") args[it.key()] = it.value();
-      }
-    }
-  } else if (fn->contains("name") && (*fn)["name"].is_string()) {
-    name = (*fn)["name"].get<std::string>();
-    bool has_args = false;
-    for (const char* key : {"arguments", "parameters"}) {
-      if (fn->contains(key)) {
-        args = (*fn)[key];
-        has_args = true;
-        break;
-      }
-    }
-    if (!has_args && fn->size() != 1) return std::nullopt;  // {"name": "Ada", "age": 3} is data
+  constexpr std::string_view kKeys[] = {"function", "tool", "name", "arguments", "args", "parameters"};
+  auto keys = obj.find_each(kKeys);
+  JsonView fn = obj;
+  if (keys[0] && keys[0]->is_object()) {
+    fn = *keys[0];
+    keys = fn.find_each(kKeys);
+  }
+  const auto& [wrapped, tool, name, arguments, args_key, parameters] = keys;
+  JsonCall call;
+  std::optional<JsonView> args;
+  if (tool && tool->is_string()) {
+    call.name = tool->str();
+    args = arguments ? arguments : args_key ? args_key : parameters;
+    if (args && fn.distinct_keys(2) != 2) args.reset();
+    if (!args) call.arguments = inline_arguments(fn);
+  } else if (name && name->is_string()) {
+    call.name = name->str();
+    args = arguments ? arguments : parameters;
+    if (!args && fn.distinct_keys(2) != 1) return std::nullopt;  // {"name": "Ada", "age": 3} is data
   } else {
     return std::nullopt;
   }
-  if (args.is_string()) {
-    LenientJson inner = unwrap_string_arguments(args);
-    if (!inner.value) {
-      error = "the arguments of '" + name + "' are a string that is not a JSON object: " + inner.error;
+  if (!args || args->is_null()) return call;
+  if (args->is_string()) {
+    ArgumentsText inner = unwrap_string_arguments_text(*args);
+    if (!inner.error.empty()) {
+      error = "the arguments of '" + call.name + "' are a string that is not a JSON object: " + inner.error;
       return std::nullopt;
     }
-    for (auto& r : inner.repairs) repairs.push_back(r);
-    args = std::move(*inner.value);
+    for (auto& r : inner.repairs) repairs.push_back(std::move(r));
+    call.arguments = std::move(inner.text);
+    return call;
   }
-  if (args.is_null()) args = json::object();
-  return std::make_pair(name, std::move(args));
+  call.arguments.clear();
+  args->append_compact(call.arguments);
+  if (!args->is_object()) call.not_object = args->type_name();
+  return call;
 }
 
 // All calls of an object or array, or nullopt when any element is not a call.
-std::optional<std::vector<std::pair<std::string, json>>> calls_from_json(const json& value,
-                                                                         std::vector<std::string>& repairs,
-                                                                         std::string& error) {
-  std::vector<std::pair<std::string, json>> calls;
+std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector<std::string>& repairs,
+                                                     std::string& error) {
+  std::vector<JsonCall> calls;
   if (value.is_array()) {
     if (value.empty()) return std::nullopt;
-    for (const auto& el : value) {
+    JsonView::Items it = value.items();
+    JsonView key, el;
+    while (it.next(key, el)) {
       auto c = call_from_object(el, repairs, error);
       if (!c) return std::nullopt;
       calls.push_back(std::move(*c));
@@ -92,8 +105,9 @@ std::optional<std::vector<std::pair<std::string, json>>> calls_from_json(const j
   return calls;
 }
 
-bool all_registered(const std::vector<std::pair<std::string, json>>& calls, std::span<const ToolSpec> tools) {
-  return std::all_of(calls.begin(), calls.end(), [&](const auto& c) { return find_tool(tools, c.first) != nullptr; });
+bool all_registered(const std::vector<JsonCall>& calls, std::span<const ToolSpec> tools) {
+  return std::all_of(calls.begin(), calls.end(),
+                     [&](const JsonCall& c) { return find_tool(tools, c.name) != nullptr; });
 }
 
 // Whether an unfinished candidate is clearly a call: a "name"/"tool" key whose value is a
@@ -102,18 +116,21 @@ bool looks_like_cut_call(std::string_view candidate, std::span<const ToolSpec> t
   if (candidate.find("\"name\"") == std::string_view::npos && candidate.find("\"tool\"") == std::string_view::npos) {
     return false;
   }
-  return std::any_of(tools.begin(), tools.end(), [&](const ToolSpec& t) {
-    return candidate.find("\"" + t.name + "\"") != std::string_view::npos;
-  });
+  return std::any_of(tools.begin(), tools.end(),
+                     [&](const ToolSpec& t) { return candidate.find("\"" + t.name + "\"") != std::string_view::npos; });
 }
 
 class JsonFormat final : public ToolCallFormat {
  public:
   std::string_view name() const override { return "json"; }
   std::string_view description() const override {
-    return "JSON calls, bare or in ```json fences: {\"name\", \"arguments\"|\"parameters\"}, {\"tool\": NAME, ...}, arrays";
+    return "JSON calls, bare or in ```json fences: {\"name\", \"arguments\"|\"parameters\"}, {\"tool\": NAME, ...}, "
+           "arrays";
   }
-  bool detect(std::string_view text) const override { return text.find_first_of("{[") != std::string_view::npos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"{", "["};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
@@ -133,21 +150,47 @@ class JsonFormat final : public ToolCallFormat {
   }
 
  private:
-  // Adds the calls of one candidate when it names registered tools; true when it did.
-  static bool take(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
-    LenientJson parsed = parse_json_lenient(candidate);
-    if (!parsed.value) return false;
+  // Adds the calls of one candidate (parsed into `parsed`) when it names registered tools; true
+  // when it did.
+  static bool take(std::string_view candidate, const LenientText& parsed, std::span<const ToolSpec> tools,
+                   FormatResult& out) {
+    if (!parsed.ok()) return false;
     std::vector<std::string> repairs = parsed.repairs;
     std::string error;
-    auto calls = calls_from_json(*parsed.value, repairs, error);
+    auto calls = calls_from_json(parsed.view(), repairs, error);
     if (!calls) {
       if (!error.empty() && looks_like_cut_call(candidate, tools)) out.error = error;
       return false;
     }
     if (!all_registered(*calls, tools)) return false;
-    for (auto& r : repairs) out.repairs.push_back(r);
-    for (auto& [n, a] : *calls) add_call(out, n, a);
+    for (auto& r : repairs) out.repairs.push_back(std::move(r));
+    for (auto& c : *calls) {
+      if (c.not_object != nullptr) {
+        out.error = "the arguments of '" + c.name + "' must be a JSON object, got " + c.not_object;
+      } else {
+        add_call(out, std::move(c.name), std::move(c.arguments));
+      }
+    }
     return true;
+  }
+  static bool take(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
+    return take(candidate, parse_json_lenient_text(candidate), tools, out);
+  }
+
+  // False for a balanced candidate that cannot hold calls: an array whose first element (past
+  // whitespace and the stray non-ASCII characters the repair pass drops) is no object. Saves the
+  // lenient parse of bracketed prose and Python lists.
+  static bool may_hold_calls(std::string_view candidate) {
+    if (candidate[0] != '[') return true;
+    size_t i = 1;
+    while (i < candidate.size() && (is_blank(candidate[i]) || static_cast<unsigned char>(candidate[i]) >= 0x80)) ++i;
+    return i < candidate.size() && candidate[i] == '{';
+  }
+
+  // Whether a fence with language tag `lang` may hold calls (json, JSON, tool_call, none).
+  static bool call_fence(std::string_view lang) {
+    const std::string tag = lowercase(lang);
+    return tag.empty() || tag == "json" || tag == "tool_call";
   }
 
   static void parse_fenced(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out,
@@ -160,35 +203,52 @@ class JsonFormat final : public ToolCallFormat {
       size_t close = text.find("```", line_end);
       if (close == std::string_view::npos) return;
       size_t end = close + 3;
-      if (lang.empty() || lang == "json" || lang == "tool_call") {
+      if (call_fence(lang)) {
         if (take(trim(text.substr(line_end + 1, close - line_end - 1)), tools, out)) segments.push_back({pos, end});
       }
       pos = end;
     }
   }
 
-  // JSON starting at the beginning of a line (the whole reply, or after a lead-in sentence).
+  // JSON starting at the beginning of a line (the whole reply, or after a lead-in sentence). Code
+  // fences are not looked into: parse_fenced() has read the ones that may hold calls (json,
+  // tool_call, no language), and JSON in any other fence is an example. Only an unclosed fence of
+  // those kinds is read on (a call cut off before its closing ```).
   static void parse_bare(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out,
                          std::vector<Segment>& segments) {
     size_t pos = 0;
     while (pos < text.size()) {
-      size_t start = text.find_first_not_of(" \t\r\n", pos);
-      if (start == std::string_view::npos) return;
+      size_t start = skip_blanks(text, pos);
+      if (start == text.size()) return;
+      if (text.compare(start, 3, "```") == 0) {
+        size_t line_end = text.find('\n', start);
+        if (line_end == std::string_view::npos) return;
+        size_t close = text.find("```", line_end);
+        if (close != std::string_view::npos) {
+          pos = close + 3;
+          continue;
+        }
+        if (!call_fence(trim(text.substr(start + 3, line_end - start - 3)))) return;
+        pos = line_end + 1;
+        continue;
+      }
       if (text[start] == '{' || text[start] == '[') {
         size_t end = json_extent(text, start);
         if (end == std::string_view::npos) {
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
           std::string_view rest = text.substr(start);
-          LenientJson parsed = parse_json_lenient(rest);
-          if (parsed.value) {
-            if (take(rest, tools, out)) segments.push_back({start, text.size()});
+          const LenientText parsed = parse_json_lenient_text(rest);
+          if (parsed.ok()) {
+            if (take(rest, parsed, tools, out)) segments.push_back({start, text.size()});
           } else if (looks_like_cut_call(rest, tools)) {
             out.error = "the tool call was cut off: " + parsed.error;
             segments.push_back({start, text.size()});
           }
           return;
         }
-        if (take(text.substr(start, end - start), tools, out)) segments.push_back({start, end});
+        if (may_hold_calls(text.substr(start, end - start)) && take(text.substr(start, end - start), tools, out)) {
+          segments.push_back({start, end});
+        }
         pos = end;
         continue;
       }
@@ -201,6 +261,8 @@ class JsonFormat final : public ToolCallFormat {
 
 }  // namespace
 
-std::unique_ptr<ToolCallFormat> make_json_format() { return std::make_unique<JsonFormat>(); }
+std::unique_ptr<ToolCallFormat> make_json_format() {
+  return std::make_unique<JsonFormat>();
+}
 
 }  // namespace keel::detail

@@ -18,7 +18,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
 constexpr size_t npos = std::string_view::npos;
 
 enum class Tok { kText, kSection, kCallBegin, kArgBegin, kCallEnd, kOther };
@@ -37,9 +36,12 @@ constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) { return split_special_tokens(s, "<|", kTokens); }
+std::vector<Piece> tokenize(std::string_view s) {
+  return split_special_tokens(s, "<|", kTokens);
+}
 
-std::optional<json> call_arguments(std::string_view body, bool terminated, const std::string& name, FormatResult& out) {
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+                                          FormatResult& out) {
   return special_call_arguments(body, terminated, name, "<|tool_call_end|>", out);
 }
 
@@ -60,7 +62,10 @@ class KimiK2Format final : public ToolCallFormat {
     return "Kimi-K2: <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}"
            "<|tool_call_end|>";
   }
-  bool detect(std::string_view text) const override { return text.find("<|tool_call_begin|>") != npos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"<|tool_call_begin|>"};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
@@ -109,7 +114,7 @@ class KimiK2Format final : public ToolCallFormat {
       out.error = "a Kimi-K2 call names no function (id '" + id + "')";
       return i;
     }
-    if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, *args, id);
+    if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, std::move(*args), id);
     return i;
   }
 };

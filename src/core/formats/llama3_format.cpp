@@ -21,8 +21,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::string_view kTag = "<|python_tag|>";
 using Cuts = std::vector<std::pair<size_t, size_t>>;
 
@@ -41,10 +39,10 @@ struct SegmentEnds {
 };
 
 // Whether a bare JSON candidate is a Llama call: "parameters" and a registered "name".
-bool bare_call_shape(const json& v, std::span<const ToolSpec> tools) {
+bool bare_call_shape(JsonView v, std::span<const ToolSpec> tools) {
   if (!v.is_object() || !v.contains("parameters")) return false;
   auto name = v.find("name");
-  return name != v.end() && name->is_string() && find_tool(tools, name->get<std::string>()) != nullptr;
+  return name && name->is_string() && find_tool(tools, name->str()) != nullptr;
 }
 
 // Whether unfinished JSON looks like a bare Llama call to a registered tool. (Balanced JSON that
@@ -64,8 +62,9 @@ class Llama3Format final : public ToolCallFormat {
   std::string_view description() const override {
     return "Llama 3.x: <|python_tag|>, {\"name\": ..., \"parameters\": {...}}, brave_search.call(query=...)";
   }
-  bool detect(std::string_view text) const override {
-    return text.find(kTag) != kNpos || text.find("\"parameters\"") != kNpos || text.find("'parameters'") != kNpos;
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kTag, "\"parameters\"", "'parameters'"};
+    return kMarkers;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
@@ -112,12 +111,13 @@ class Llama3Format final : public ToolCallFormat {
     bool builtin = word == "brave_search" || word == "wolfram_alpha" || find_tool(tools, word) != nullptr;
     bool call_syntax = starts_at(seg, body + word.size(), ".call(") || starts_at(seg, body + word.size(), "(");
     if ((builtin && call_syntax) || seg[body] == '[') {
-      PyCalls r = seg[body] == '[' ? read_python_call_list(seg, body) : read_python_call(seg, body);
+      PyCallsText r = seg[body] == '[' ? read_python_call_list_text(seg, body) : read_python_call_text(seg, body);
       if (r.error.empty()) {
         for (auto& c : r.calls) {
           CallDraft d;
           d.name = c.name.ends_with(".call") ? c.name.substr(0, c.name.size() - 5) : c.name;
           d.arguments = std::move(c.arguments);
+          d.valid_utf8 = c.valid_utf8;
           for (const auto& fix : r.repairs) d.repairs.push_back(where + ": " + fix);
           r.repairs.clear();
           commit(out, std::move(d), where);
@@ -133,7 +133,11 @@ class Llama3Format final : public ToolCallFormat {
     CallDraft code;  // anything else is Python for the code interpreter
     bool python_only = find_tool(tools, "python") != nullptr && find_tool(tools, "code_interpreter") == nullptr;
     code.name = python_only ? "python" : "code_interpreter";
-    code.arguments = {{"code", std::string(trim(seg.substr(body)))}};
+    JsonObjectWriter args;
+    args.key("code");
+    args.string_value(trim(seg.substr(body)));
+    code.valid_utf8 = args.valid();
+    code.arguments = std::move(args).finish();
     commit(out, std::move(code), where);
     return end;
   }
@@ -149,12 +153,13 @@ class Llama3Format final : public ToolCallFormat {
       if (cut_off) end = seg.size();
       std::string why;
       CallDraft d;
-      std::optional<json> v = lenient_payload(seg.substr(pos, end - pos), where, d.repairs, why);
-      if (!v) {
-        fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + why + ")");
+      const std::string_view payload = seg.substr(pos, end - pos);
+      const LenientText v = lenient_payload(payload, where, d.repairs);
+      if (!v.ok()) {
+        fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + v.error + ")");
         return seg.size();
       }
-      if (!call_from_object(*v, d, where, why)) {
+      if (!call_from_object(v.view(), d, where, why)) {
         fail(out, where + ": " + why);
         return end;
       }
@@ -188,16 +193,16 @@ class Llama3Format final : public ToolCallFormat {
       std::string_view candidate = text.substr(start, end - start);
       std::string why;
       CallDraft d;
-      std::optional<json> v = lenient_payload(candidate, where, d.repairs, why);
+      const LenientText v = lenient_payload(candidate, where, d.repairs);
       bool taken = true;
-      if (v && bare_call_shape(*v, tools)) {
-        if (call_from_object(*v, d, where, why)) {
+      if (v.ok() && bare_call_shape(v.view(), tools)) {
+        if (call_from_object(v.view(), d, where, why)) {
           commit(out, std::move(d), where);
         } else {
           fail(out, where + ": " + why);
         }
-      } else if (!v && cut_off && looks_like_call(candidate, tools)) {  // a call cut off by the end of the text
-        fail(out, where + ": the call was cut off (" + why + ")");
+      } else if (!v.ok() && cut_off && looks_like_call(candidate, tools)) {  // cut off by the end of the text
+        fail(out, where + ": the call was cut off (" + v.error + ")");
       } else {
         taken = false;
       }

@@ -17,7 +17,6 @@
 namespace keel::detail {
 namespace {
 
-using nlohmann::json;
 constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kCalls = "[TOOL_CALLS]";
 constexpr std::string_view kArgs = "[ARGS]";
@@ -68,63 +67,36 @@ std::string split_think(std::string_view text, std::string& reasoning) {
   return visible;
 }
 
-// Appends the call `name` whose arguments are `args`: an object, an escaped JSON string, or
-// null/absent ({}). False (out.error set) when they are unusable.
-bool add_json_call(FormatResult& out, const std::string& name, const json* args, std::string id) {
-  if (args == nullptr || args->is_null()) {
-    out.calls.push_back(ToolCall{std::move(id), name, "{}"});
-    return true;
-  }
-  if (args->is_object()) {  // the usual case, without a copy through unwrap_string_arguments
-    add_call(out, name, *args, std::move(id));
-    return !out.error;
-  }
-  std::string where = "the call to '" + name + "'";
-  LenientJson v = unwrap_string_arguments(*args);
-  if (!v.value) {
-    out.error = where + ": " + v.error;
-    return false;
-  }
-  for (auto& r : v.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
-  add_call(out, name, *v.value, std::move(id));
-  return !out.error;
-}
-
 // Reads the JSON value at text[pos] ('[' or '{'): to its balanced end, or — left open — to the end
-// of the text. Returns the end (exclusive); `value` is unset and out.error set when it is unusable.
-size_t read_json(std::string_view text, size_t pos, const std::string& what, FormatResult& out,
-                 std::optional<json>& value) {
-  size_t end = json_extent(text, pos);
-  bool open = end == npos;
-  if (open) end = text.size();
-  LenientJson p = parse_json_lenient(text.substr(pos, end - pos));
-  if (!p.value) {
-    out.error = what + (open ? " was cut off: " : " is not valid JSON: ") + p.error;
+// of the text, into `parsed`. Returns the end (exclusive); out.error is set when it is unusable.
+size_t read_json(std::string_view text, size_t pos, const std::string& what, FormatResult& out, LenientText& parsed) {
+  bool open = false;
+  const size_t end = lenient_json_at(text, pos, parsed, open);
+  if (!parsed.ok()) {
+    out.error = what + (open ? " was cut off: " : " is not valid JSON: ") + parsed.error;
     return end;
   }
-  for (auto& r : p.repairs) out.repairs.push_back(std::move(r.insert(0, what + ": ")));
-  value = std::move(p.value);
+  for (auto& r : parsed.repairs) out.repairs.push_back(what + ": " + r);
   return end;
 }
 
 // The calls of a v3 list (or single object) of {"name", "arguments", "id"?}.
-void add_list(json value, FormatResult& out) {
-  json list = value.is_object() ? json::array({std::move(value)}) : std::move(value);
-  if (!list.is_array() || list.empty()) {
+void add_list(JsonView value, FormatResult& out) {
+  if (!value.is_object() && (!value.is_array() || value.empty())) {
     out.error = "[TOOL_CALLS] must be followed by a list of calls";
     return;
   }
   size_t n = 0;
-  for (const auto& c : list) {
+  auto add = [&](JsonView c) {
     ++n;
-    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || c["name"].get<std::string>().empty()) {
+    const auto [name, args, id] = c.find_each({"name", "arguments", "id"});
+    if (!name || !name->is_string() || name->raw().size() == 2) {
       out.error = "call " + std::to_string(n) + " after [TOOL_CALLS] has no \"name\"";
-      return;
+      return false;
     }
-    std::string id = c.contains("id") && c["id"].is_string() ? c["id"].get<std::string>() : "";
-    const json* args = c.contains("arguments") ? &c["arguments"] : nullptr;
-    if (!add_json_call(out, c["name"].get<std::string>(), args, id)) return;
-  }
+    return add_view_call(out, name->str(), args, id && id->is_string() ? id->str() : "");
+  };
+  for_each_call_object(value, add);
 }
 
 bool name_char(char c) {
@@ -132,8 +104,7 @@ bool name_char(char c) {
 }
 
 size_t skip_space(std::string_view s, size_t pos) {
-  size_t p = s.find_first_not_of(" \t\r\n", pos);
-  return p == npos ? s.size() : p;
+  return skip_blanks(s, pos);
 }
 
 // Reads one call after [TOOL_CALLS] (at text[pos]); returns where its text ends, or npos when
@@ -150,9 +121,9 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
     return p;
   }
   if (text[p] == '{' || text[p] == '[') {
-    std::optional<json> value;
+    LenientText value;
     size_t end = read_json(text, p, "the tool-call list after [TOOL_CALLS]", out, value);
-    if (value) add_list(std::move(*value), out);
+    if (value.ok()) add_list(value.view(), out);
     return end;
   }
   size_t e = p;
@@ -187,9 +158,9 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
     out.error = where + ": [ARGS] must be followed by a JSON object";
     return p;
   }
-  std::optional<json> value;
+  LenientText value;
   size_t end = read_json(text, p, where, out, value);
-  if (value) add_json_call(out, name, &*value, id);
+  if (value.ok()) add_view_call(out, name, value.view(), id);
   return end;
 }
 
@@ -200,7 +171,10 @@ class MistralFormat final : public ToolCallFormat {
     return "Mistral: [TOOL_CALLS][{\"name\", \"arguments\", \"id\"}] and [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}; "
            "[THINK]";
   }
-  bool detect(std::string_view text) const override { return text.find(kCalls) != npos || text.find("THINK]") != npos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kCalls, "THINK]"};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view reply, std::span<const ToolSpec>) const override {
     FormatResult out;

@@ -1,9 +1,13 @@
 #include "core/formats/python_call.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <unordered_set>
 
 #include "core/formats/text_scan.hpp"
+#include "core/json_scan.hpp"
+#include "core/json_view.hpp"
 
 namespace keel::detail {
 namespace {
@@ -37,45 +41,77 @@ void append_utf8(std::string& s, uint32_t cp) {
   }
 }
 
-// Recursive-descent reader; every character is looked at a bounded number of times.
+// The keywords of one call, to refuse a repeated one: a short list, a hash set past a few.
+class Keywords {
+ public:
+  // False when `k` was seen before.
+  bool insert(std::string_view k) {
+    if (count_ < few_.size()) {
+      for (size_t i = 0; i < count_; ++i) {
+        if (few_[i] == k) return false;
+      }
+      few_[count_++] = k;
+      return true;
+    }
+    if (set_.empty()) set_.insert(few_.begin(), few_.end());
+    return set_.insert(k).second;
+  }
+
+ private:
+  std::array<std::string_view, 8> few_;
+  size_t count_ = 0;
+  std::unordered_set<std::string_view> set_;
+};
+
+// Recursive-descent reader writing JSON text; every character is looked at a bounded number of
+// times (a tuple's first element is moved once, when the comma shows it is a tuple).
 class Reader {
  public:
-  Reader(std::string_view s, size_t pos, PyCalls& out) : s_(s), i_(pos), out_(out) {}
+  Reader(std::string_view s, size_t pos, PyCallsText& out) : s_(s), i_(pos), out_(out) {}
   size_t pos() const { return i_; }
 
-  bool call(PyCall& c) {
+  bool call(PyCallText& c) {
     ws();
     c.name = ident(true);
     if (c.name.empty()) return expected("a function name");
     ws();
     if (!eat('(')) return expected("'(' after '" + c.name + "'");
-    return items(')', "the call to '" + c.name + "'", [&] {
+    Keywords keywords;
+    std::string& args = c.arguments;
+    args = "{";
+    valid_utf8_ = true;
+    bool ok = items(')', "the call to ", c.name, [&] {
       size_t arg_at = i_;
-      std::string key = ident(false);
+      std::string_view key = ident_view(false);
       ws();
-      if (!key.empty() && at_end()) return expected("'=' after '" + key + "'");
+      if (!key.empty() && at_end()) return expected("'=' after '" + std::string(key) + "'");
       if (key.empty() || s_[i_] != '=' || (i_ + 1 < s_.size() && s_[i_ + 1] == '=')) {
         return fail("positional argument at offset " + std::to_string(arg_at) + " in the call to '" + c.name +
                     "': keyword arguments (name=value) are expected");
       }
       ++i_;
-      json v;
-      if (!value(v, 0)) return false;
-      if (c.arguments.contains(key)) {
-        return fail("keyword '" + key + "' is repeated at offset " + std::to_string(arg_at) + " in the call to '" +
-                    c.name + "'");
+      const size_t mark = args.size();
+      if (mark > 1) args += ',';
+      append_quoted_json(args, key);  // an identifier: ASCII
+      args += ':';
+      if (!value(args, 0)) return false;
+      if (!keywords.insert(key)) {
+        return fail("keyword '" + std::string(key) + "' is repeated at offset " + std::to_string(arg_at) +
+                    " in the call to '" + c.name + "'");
       }
-      c.arguments[key] = std::move(v);
       return true;
     });
+    args += '}';
+    c.valid_utf8 = valid_utf8_;
+    return ok;
   }
 
   bool list() {
     ws();
     size_t open = i_;
     if (!eat('[')) return expected("'['");
-    bool ok = items(']', "the list of calls", [&] {
-      PyCall c;
+    bool ok = items(']', "the list of calls", {}, [&] {
+      PyCallText c;
       if (!call(c)) return false;
       out_.calls.push_back(std::move(c));
       return true;
@@ -107,18 +143,20 @@ class Reader {
     ++i_;
     return true;
   }
-  // Comma-separated items up to `close` (a trailing comma allowed); `item` reads one.
+  // Comma-separated items up to `close` (a trailing comma allowed); `item` reads one. `in` (and
+  // `name`, quoted after it) say what is read, for messages.
   template <class Item>
-  bool items(char close, const std::string& in, Item&& item) {
+  bool items(char close, std::string_view in, std::string_view name, Item&& item) {
+    auto what = [&] { return std::string(in) + (name.empty() ? "" : "'" + std::string(name) + "'"); };
     while (true) {
       ws();
       if (eat(close)) return true;
-      if (at_end()) return expected(std::string("'") + close + "' closing " + in);
+      if (at_end()) return expected(std::string("'") + close + "' closing " + what());
       if (!item()) return false;
       ws();
       if (eat(',')) continue;
       if (eat(close)) return true;
-      return expected(std::string("',' or '") + close + "' in " + in);
+      return expected(std::string("',' or '") + close + "' in " + what());
     }
   }
   void repair(const char* what) {
@@ -126,17 +164,19 @@ class Reader {
       out_.repairs.emplace_back(what);
   }
   // An identifier; with `dotted`, also a.b.c.
-  std::string ident(bool dotted) {
+  std::string_view ident_view(bool dotted) {
     size_t b = i_;
     while (!at_end() && ident_start(s_[i_])) {
       while (!at_end() && ident_char(s_[i_])) ++i_;
       if (!dotted || at_end() || s_[i_] != '.' || i_ + 1 >= s_.size() || !ident_start(s_[i_ + 1])) break;
       ++i_;
     }
-    return std::string(s_.substr(b, i_ - b));
+    return s_.substr(b, i_ - b);
   }
+  std::string ident(bool dotted) { return std::string(ident_view(dotted)); }
 
-  bool value(json& v, int depth) {
+  // Appends the JSON text of the Python literal at i_ to `v`.
+  bool value(std::string& v, int depth) {
     if (depth > kMaxDepth) return fail("values nested deeper than 64 levels at offset " + at());
     ws();
     if (at_end()) return expected("a value");
@@ -158,22 +198,22 @@ class Reader {
     }
     if (!ident_start(c)) return expected("a value");
     size_t word_at = i_;
-    std::string word = ident(false);
-    if (at_end()) return expected("a value (the text ends inside '" + word + "')");
+    std::string_view word = ident_view(false);
+    if (at_end()) return expected("a value (the text ends inside '" + std::string(word) + "')");
     if (word == "True" || word == "False" || word == "None") {
-      v = word == "None" ? json(nullptr) : json(word == "True");
+      v += word == "None" ? "null" : word == "True" ? "true" : "false";
       return true;
     }
     if (word == "true" || word == "false" || word == "null") {
       repair("read JSON literals true/false/null as Python True/False/None");
-      v = word == "null" ? json(nullptr) : json(word == "true");
+      v += word;
       return true;
     }
-    return fail("'" + word + "' at offset " + std::to_string(word_at) +
+    return fail("'" + std::string(word) + "' at offset " + std::to_string(word_at) +
                 " is not a Python literal (strings need quotes; nested calls are not allowed)");
   }
 
-  bool string(json& v) {
+  bool string(std::string& v) {
     size_t start = i_;
     bool raw = false;
     if (s_[i_] != '"' && s_[i_] != '\'') {
@@ -183,7 +223,8 @@ class Reader {
     char q = s_[i_];
     bool triple = i_ + 2 < s_.size() && s_[i_ + 1] == q && s_[i_ + 2] == q;
     i_ += triple ? 3 : 1;
-    std::string out;
+    std::string& out = scratch_;  // the decoded value, reused from string to string
+    out.clear();
     auto cut = [&] {
       out_.cut_off = true;
       return fail("cut off inside the string that starts at offset " + std::to_string(start));
@@ -227,7 +268,7 @@ class Reader {
       }
     }
     ++i_;
-    v = std::move(out);
+    if (!append_quoted_json(v, out)) valid_utf8_ = false;
     return true;
   }
 
@@ -260,7 +301,7 @@ class Reader {
   }
 
   // Python numbers, normalised to JSON text (no '+', '_', bare '.', or leading zeros).
-  bool number(json& v) {
+  bool number(std::string& v) {
     size_t start = i_;
     std::string norm;
     if (s_[i_] == '-' || s_[i_] == '+') norm += s_[i_++] == '-' ? "-" : "";
@@ -294,71 +335,78 @@ class Reader {
     if (!at_end() && (ident_char(s_[i_]) || s_[i_] == '.')) {
       return fail("unsupported number literal at offset " + std::to_string(start));
     }
-    v = json::parse(norm, nullptr, false);
-    if (v.is_discarded()) return fail("invalid number at offset " + std::to_string(start));
+    if (!scan_strict_json(norm).ok) return fail("invalid number at offset " + std::to_string(start));
+    v += norm;
     return true;
   }
 
-  bool sequence(json& v, char close, int depth) {
-    v = json::array();
-    return items(close, "a list", [&] {
-      json e;
-      if (!value(e, depth + 1)) return false;
-      v.push_back(std::move(e));
-      return true;
+  // Elements up to `close`, each appended after a ',' (none before the first when `first`).
+  bool elements(std::string& v, char close, int depth, bool first) {
+    return items(close, "a list", {}, [&] {
+      if (!first) v += ',';
+      first = false;
+      return value(v, depth + 1);
     });
+  }
+
+  bool sequence(std::string& v, char close, int depth) {
+    v += '[';
+    if (!elements(v, close, depth, true)) return false;
+    v += ']';
+    return true;
   }
 
   // (a, b) is a tuple (a JSON array); (a) is just a; () is empty.
-  bool tuple(json& v, int depth) {
+  bool tuple(std::string& v, int depth) {
     ++i_;
     ws();
     if (eat(')')) {
-      v = json::array();
+      v += "[]";
       return true;
     }
-    json first;
-    if (!value(first, depth + 1)) return false;
+    const size_t first = v.size();
+    if (!value(v, depth + 1)) return false;
     ws();
-    if (eat(')')) {
-      v = std::move(first);
-      return true;
-    }
+    if (eat(')')) return true;
     if (!eat(',')) return expected("',' or ')'");
-    json rest;
-    if (!sequence(rest, ')', depth)) return false;
-    v = json::array({std::move(first)});
-    for (auto& e : rest) v.push_back(std::move(e));
+    v.insert(first, 1, '[');
+    if (!elements(v, ')', depth, false)) return false;
+    v += ']';
     return true;
   }
 
-  bool dict(json& v, int depth) {
-    v = json::object();
-    return items('}', "a dict", [&] {
+  bool dict(std::string& v, int depth) {
+    v += '{';
+    bool first = true;
+    bool ok = items('}', "a dict", {}, [&] {
       size_t key_at = i_;
-      json key;
-      json val;
-      if (!value(key, depth + 1)) return false;
-      if (!key.is_string()) return fail("the dict key at offset " + std::to_string(key_at) + " is not a string");
+      if (!first) v += ',';
+      first = false;
+      const size_t key = v.size();
+      if (!value(v, depth + 1)) return false;
+      if (v[key] != '"') return fail("the dict key at offset " + std::to_string(key_at) + " is not a string");
       ws();
       if (!eat(':')) return expected("':' after a dict key");
-      if (!value(val, depth + 1)) return false;
-      v[key.get<std::string>()] = std::move(val);
-      return true;
+      v += ':';
+      return value(v, depth + 1);
     });
+    v += '}';
+    return ok;
   }
 
   std::string_view s_;
   size_t i_;
-  PyCalls& out_;
+  PyCallsText& out_;
+  bool valid_utf8_ = true;  // of the call being read
+  std::string scratch_;
 };
 
 }  // namespace
 
-PyCalls read_python_call(std::string_view text, size_t pos) {
-  PyCalls out;
+PyCallsText read_python_call_text(std::string_view text, size_t pos) {
+  PyCallsText out;
   Reader r(text, pos, out);
-  PyCall c;
+  PyCallText c;
   if (r.call(c)) {
     out.calls.push_back(std::move(c));
     out.end = r.pos();
@@ -366,8 +414,8 @@ PyCalls read_python_call(std::string_view text, size_t pos) {
   return out;
 }
 
-PyCalls read_python_call_list(std::string_view text, size_t pos) {
-  PyCalls out;
+PyCallsText read_python_call_list_text(std::string_view text, size_t pos) {
+  PyCallsText out;
   Reader r(text, pos, out);
   if (r.list()) {
     out.end = r.pos();
@@ -375,6 +423,25 @@ PyCalls read_python_call_list(std::string_view text, size_t pos) {
     out.calls.clear();
   }
   return out;
+}
+
+namespace {
+
+PyCalls with_documents(PyCallsText&& t) {
+  PyCalls out;
+  static_cast<PyReadStatus&>(out) = std::move(t);
+  for (auto& c : t.calls) out.calls.push_back(PyCall{std::move(c.name), json::parse(c.arguments, nullptr, false)});
+  return out;
+}
+
+}  // namespace
+
+PyCalls read_python_call(std::string_view text, size_t pos) {
+  return with_documents(read_python_call_text(text, pos));
+}
+
+PyCalls read_python_call_list(std::string_view text, size_t pos) {
+  return with_documents(read_python_call_list_text(text, pos));
 }
 
 }  // namespace keel::detail

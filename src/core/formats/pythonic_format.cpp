@@ -22,7 +22,7 @@ constexpr std::string_view kEndOfTurn[] = {"<|eot_id|>", "<|eom_id|>", "<|eot|>"
 std::string_view strip_end_tokens(std::string_view text) {
   for (bool again = true; again;) {
     again = false;
-    text = text.substr(0, text.find_last_not_of(" \t\r\n") + 1);
+    while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
     for (std::string_view t : kEndOfTurn) {
       if (text.ends_with(t)) {
         text.remove_suffix(t.size());
@@ -34,9 +34,9 @@ std::string_view strip_end_tokens(std::string_view text) {
 }
 
 // Copies the calls of `r` into `out`, the repairs going with the first.
-void emit(PyCalls& r, const std::string& where, FormatResult& out) {
+void emit(PyCallsText& r, const std::string& where, FormatResult& out) {
   for (size_t i = 0; i < r.calls.size(); ++i) {
-    CallDraft d{std::move(r.calls[i].name), std::move(r.calls[i].arguments), {}};
+    CallDraft d{std::move(r.calls[i].name), std::move(r.calls[i].arguments), {}, r.calls[i].valid_utf8};
     if (i == 0) {
       for (auto& fix : r.repairs) d.repairs.push_back(where + ": " + fix);
     }
@@ -50,9 +50,13 @@ class PythonicFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "Pythonic: [get_weather(city=\"Paris\"), now()] as the whole reply, or in <|python_start|>";
   }
-  bool detect(std::string_view text) const override {
-    return text.find(kStart) != kNpos || trim(text).starts_with('[');
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kStart};
+    return kMarkers;
   }
+  // Without <|python_start|>, the whole reply is the list.
+  bool unmarked_detection() const override { return true; }
+  bool detect_unmarked(std::string_view text) const override { return trim(text).starts_with('['); }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
@@ -64,7 +68,7 @@ class PythonicFormat final : public ToolCallFormat {
     std::string_view whole = strip_end_tokens(text);
     size_t open = skip_space(whole, 0);
     if (open >= whole.size() || whole[open] != '[') return out;
-    PyCalls r = read_python_call_list(whole, open);
+    PyCallsText r = read_python_call_list_text(whole, open);
     if (!r.error.empty()) {
       // Intended when the list starts by calling a registered tool: "[get_weather(" ...
       size_t name_b = skip_space(whole, open + 1);
@@ -94,7 +98,7 @@ class PythonicFormat final : public ToolCallFormat {
     size_t end = close == kNpos ? text.size() : close + kEnd.size();
     out.content = text_outside(text, {{start, end}}, {kEndOfTurn[0], kEndOfTurn[1], kEndOfTurn[2], kEndOfTurn[3]});
     if (body >= seg.size()) return fail(out, where + ": no call follows <|python_start|>");
-    PyCalls r = seg[body] == '[' ? read_python_call_list(seg, body) : read_python_call(seg, body);
+    PyCallsText r = seg[body] == '[' ? read_python_call_list_text(seg, body) : read_python_call_text(seg, body);
     if (r.error.empty() && skip_space(seg, r.end) != seg.size()) {
       r.error = "unexpected text at offset " + std::to_string(skip_space(seg, r.end)) + " after the calls";
     }

@@ -71,7 +71,10 @@ class Qwen3CoderFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>value</parameter></function></tool_call>";
   }
-  bool detect(std::string_view text) const override { return text.find(kFunction) != kNpos; }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kFunction};
+    return kMarkers;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
@@ -130,6 +133,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
     size_t name_e = name_end(text, name_b);
     if (name_e == text.size()) return cut("inside the function name");
     CallDraft draft;
+    JsonObjectWriter args;
     draft.name = std::string(text.substr(name_b, name_e - name_b));
     size_t first = skip_space(text, name_e + 1);
     bool shaped = text[name_e] == '>' && !draft.name.empty() &&
@@ -143,6 +147,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       return broken("expected <function=NAME> followed by <parameter=KEY> or </function>");
     }
     size_t p = name_e + 1;
+    ParameterTypes types(tools, draft.name);
     while (true) {
       size_t q = skip_space(text, p);
       if (q == text.size()) return cut("in the call to '" + draft.name + "': expected <parameter=KEY> or </function>");
@@ -184,8 +189,11 @@ class Qwen3CoderFormat final : public ToolCallFormat {
         return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
       }
       std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b));
-      draft.arguments[key] = typed_parameter(raw, tools, draft.name, key);
+      args.key(key);
+      write_typed_parameter(args, raw, types, key);
     }
+    draft.valid_utf8 = args.valid();
+    draft.arguments = std::move(args).finish();
     commit(out, std::move(draft), where);
     return b;
   }

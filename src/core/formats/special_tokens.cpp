@@ -13,40 +13,42 @@ void append_line(std::string& to, std::string_view piece) {
   to.append(t);
 }
 
-std::optional<nlohmann::json> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
-                                                     std::string_view end_token, FormatResult& out) {
+std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
+                                                  std::string_view end_token, FormatResult& out) {
   std::string_view b = trim(body);
-  std::string where = "the call to '" + name + "'";
+  auto where = [&] { return "the call to '" + name + "'"; };  // built only for a message
   if (b.empty()) {
     if (!terminated) {
-      out.error = where + " was cut off before its arguments";
+      out.error = where() + " was cut off before its arguments";
       return std::nullopt;
     }
-    out.repairs.push_back(where + ": empty arguments taken as {}");
-    return nlohmann::json::object();
+    out.repairs.push_back(where() + ": empty arguments taken as {}");
+    return std::string("{}");
   }
-  if (!terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == std::string_view::npos) {
-    LenientJson p = parse_json_lenient(b);
-    out.error = where + " was cut off before " + std::string(end_token) + ": its arguments are " +
-                (p.value ? std::string("not closed") : "incomplete (" + p.error + ")");
+  const bool unclosed = !terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == std::string_view::npos;
+  const LenientText parsed = parse_json_lenient_text(b);
+  if (unclosed) {
+    out.error = where() + " was cut off before " + std::string(end_token) + ": its arguments are " +
+                (parsed.ok() ? std::string("not closed") : "incomplete (" + parsed.error + ")");
     return std::nullopt;
   }
-  auto v = parse_payload(b, out, where);
-  if (!v) return std::nullopt;
-  if (v->is_string()) {
-    LenientJson inner = unwrap_string_arguments(*v);
-    if (!inner.value) {
-      out.error = where + ": " + inner.error;
-      return std::nullopt;
-    }
-    for (auto& r : inner.repairs) out.repairs.push_back(std::move(r.insert(0, where + ": ")));
-    v = std::move(inner.value);
-  }
-  if (!v->is_object()) {
-    out.error = where + ": the arguments must be a JSON object, got " + std::string(v->type_name());
+  if (!parsed.ok()) {
+    out.error = where() + ": " + parsed.error;
     return std::nullopt;
   }
-  return v;
+  for (const auto& r : parsed.repairs) out.repairs.push_back(where() + ": " + r);
+  const JsonView v = parsed.view();
+  if (!v.is_object() && !v.is_string()) {
+    out.error = where() + ": the arguments must be a JSON object, got " + std::string(v.type_name());
+    return std::nullopt;
+  }
+  ArgumentsText args = unwrap_string_arguments_text(v);
+  if (!args.error.empty()) {
+    out.error = where() + ": " + args.error;
+    return std::nullopt;
+  }
+  for (auto& r : args.repairs) out.repairs.push_back(where() + ": " + r);
+  return std::move(args.text);
 }
 
 }  // namespace keel::detail

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <array>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +28,7 @@ std::vector<TokenPiece<Tok>> split_special_tokens(std::string_view s, std::strin
                                                   const std::array<std::pair<std::string_view, Tok>, N>& tokens) {
   constexpr size_t npos = std::string_view::npos;
   std::vector<TokenPiece<Tok>> out;
+  out.reserve(16);
   size_t pos = 0;
   size_t text_begin = 0;
   while ((pos = s.find(prefix, pos)) != npos) {
@@ -60,10 +60,10 @@ std::vector<TokenPiece<Tok>> split_special_tokens(std::string_view s, std::strin
 // Appends the trimmed `piece` to `to` as a new line; nothing when it is blank.
 void append_line(std::string& to, std::string_view piece);
 
-// The arguments object of a call to `name` whose JSON is `body`. `terminated` says whether its
-// end token (`end_token`, for messages) was seen: without it, JSON that is not complete is an
-// error (cut off), never completed. Arguments sent as a JSON string are unwrapped.
-std::optional<nlohmann::json> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
-                                                     std::string_view end_token, FormatResult& out);
+// The arguments object (JSON text) of a call to `name` whose JSON is `body`. `terminated` says
+// whether its end token (`end_token`, for messages) was seen: without it, JSON that is not
+// complete is an error (cut off), never completed. Arguments sent as a JSON string are unwrapped.
+std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
+                                                  std::string_view end_token, FormatResult& out);
 
 }  // namespace keel::detail

@@ -4,11 +4,10 @@
 
 #include "core/formats/format_util.hpp"
 #include "core/json_repair.hpp"
+#include "core/json_scan.hpp"
 #include "core/text_util.hpp"
 
 namespace keel::detail {
-
-using nlohmann::json;
 
 size_t MarkdownCode::next_tick(size_t from) {
   if (!tick_known_ || (tick_ != kNpos && tick_ < from)) {
@@ -22,8 +21,9 @@ size_t MarkdownCode::next_tick(size_t from) {
 size_t MarkdownCode::fence_end(size_t after_ticks) const {
   size_t nl = text_.find('\n', after_ticks);
   while (nl != kNpos) {
-    size_t line = text_.find_first_not_of(" \t", nl + 1);
-    if (line == kNpos) break;
+    size_t line = nl + 1;
+    while (line < text_.size() && (text_[line] == ' ' || text_[line] == '\t')) ++line;
+    if (line == text_.size()) break;
     if (text_.compare(line, 3, "```") == 0) {
       size_t end = text_.find('\n', line);
       return end == kNpos ? text_.size() : end;
@@ -95,23 +95,12 @@ size_t Finder::next(size_t from) {
   return hit_;
 }
 
-bool starts_at(std::string_view text, size_t pos, std::string_view prefix) {
-  return pos <= text.size() && text.substr(pos).starts_with(prefix);
-}
-
 JsonExtent json_extent_until(std::string_view text, size_t pos, std::string_view stop) {
   int depth = 0;
-  bool in_string = false;
   for (size_t i = pos; i < text.size(); ++i) {
     char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
+    if (c == '"') {
+      i = json_string_end(text, i) - 1;
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if ((c == '}' || c == ']') && --depth == 0) {
@@ -125,17 +114,20 @@ JsonExtent json_extent_until(std::string_view text, size_t pos, std::string_view
 
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
                              Finder& closes) {
-  // Strings are skipped, so a close tag quoted inside a value is data.
-  JsonExtent ex = json_extent_until(text, pos, close_tag);
+  // A strictly valid value ends where it balances (no close tag can stand outside its strings);
+  // otherwise strings are skipped, so a close tag quoted inside a value is data.
+  const size_t valid_end = scan_json_value(text, pos);
+  const bool valid = valid_end != kNpos;
+  JsonExtent ex = valid ? JsonExtent{valid_end, true} : json_extent_until(text, pos, close_tag);
   if (!ex.closed) {
     if (ex.end == text.size()) return {text.size(), text.size(), true};  // unbalanced to the end
     return {ex.end, ex.end + close_tag.size(), false};                   // the tag closed an unbalanced payload
   }
   size_t end = ex.end;
   size_t after = skip_space(text, end);
-  if (starts_at(text, after, close_tag)) return {end, after + close_tag.size(), false};
+  if (starts_at(text, after, close_tag)) return {end, after + close_tag.size(), false, valid};
   if (after == text.size() || starts_at(text, after, open_tag) || starts_at(text, after, "<|"))
-    return {end, end, false};
+    return {end, end, false, valid};
   // Something else before the close tag (an extra brace, say): the payload runs to the tag.
   size_t close = closes.next(end);
   if (close != kNpos) return {close, close + close_tag.size(), false};
@@ -207,14 +199,23 @@ size_t name_end(std::string_view text, size_t pos) {
 
 std::string text_outside(std::string_view text, const std::vector<std::pair<size_t, size_t>>& cuts,
                          std::initializer_list<std::string_view> drop) {
-  std::string rest;
+  size_t total = 0;
   size_t cursor = 0;
+  for (const auto& [b, e] : cuts) {
+    if (b > cursor) total += b - cursor;
+    cursor = std::max(cursor, e);
+  }
+  if (cursor < text.size()) total += text.size() - cursor;
+  std::string rest;
+  rest.reserve(total);
+  cursor = 0;
   for (const auto& [b, e] : cuts) {
     if (b > cursor) rest.append(text.substr(cursor, b - cursor));
     cursor = std::max(cursor, e);
   }
   if (cursor < text.size()) rest.append(text.substr(cursor));
   for (std::string_view token : drop) {
+    if (rest.find(token) == std::string::npos) continue;
     std::string kept;
     size_t pos = 0;
     for (size_t hit; (hit = rest.find(token, pos)) != std::string::npos; pos = hit + token.size()) {
@@ -223,7 +224,11 @@ std::string text_outside(std::string_view text, const std::vector<std::pair<size
     kept.append(rest, pos, std::string::npos);
     rest = std::move(kept);
   }
-  return std::string(trim(rest));
+  const std::string_view kept = trim(rest);
+  const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
+  rest.erase(begin + kept.size());
+  rest.erase(0, begin);
+  return rest;
 }
 
 void fail(FormatResult& out, std::string message) {
@@ -231,74 +236,62 @@ void fail(FormatResult& out, std::string message) {
 }
 
 void commit(FormatResult& out, CallDraft&& draft, std::string_view where) {
-  try {
-    size_t before = out.calls.size();
-    add_call(out, std::move(draft.name), draft.arguments);
-    if (out.calls.size() > before) {
-      for (auto& r : draft.repairs) out.repairs.push_back(std::move(r));
-    }
-  } catch (const json::exception&) {  // dump() rejects invalid UTF-8
-    fail(out, std::string(where) + ": the arguments are not valid UTF-8");
-  }
+  if (!draft.valid_utf8) return fail(out, std::string(where) + ": the arguments are not valid UTF-8");
+  add_call(out, std::move(draft.name), std::move(draft.arguments));
+  for (auto& r : draft.repairs) out.repairs.push_back(std::move(r));
 }
 
-std::optional<json> lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                                    std::string& why) {
-  LenientJson parsed = parse_json_lenient(payload);
-  if (!parsed.value) {
-    why = parsed.error;
-    return std::nullopt;
+LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
+                            bool valid) {
+  if (valid) {
+    LenientText taken;
+    taken.input = payload;
+    taken.in_input = true;
+    taken.end = payload.size();
+    return taken;
   }
+  LenientText parsed = parse_json_lenient_text(payload);
   for (auto& r : parsed.repairs) repairs.push_back(std::string(where) + ": " + r);
-  return std::move(parsed.value);
+  return parsed;
 }
 
-bool take_arguments(const json* args, CallDraft& draft, std::string_view where, std::string& why) {
-  if (args == nullptr || args->is_null()) {
-    draft.arguments = json::object();
+bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_view where, std::string& why) {
+  if (!args || args->is_null()) {
+    draft.arguments = "{}";
     return true;
   }
-  if (args->is_object()) {
-    draft.arguments = *args;
-    return true;
-  }
-  if (!args->is_string()) {
+  if (!args->is_object() && !args->is_string()) {
     why = "the arguments of '" + draft.name + "' must be a JSON object, got " + std::string(args->type_name());
     return false;
   }
-  LenientJson inner = unwrap_string_arguments(*args);
-  if (!inner.value) {
+  ArgumentsText inner = unwrap_string_arguments_text(*args);
+  if (!inner.error.empty()) {
     why = "the arguments of '" + draft.name + "' are a string that is not a JSON object: " + inner.error;
     return false;
   }
   for (auto& r : inner.repairs) draft.repairs.push_back(std::string(where) + ": " + r);
-  draft.arguments = std::move(*inner.value);
+  draft.arguments = std::move(inner.text);
   return true;
 }
 
-bool call_from_object(const json& obj, CallDraft& draft, std::string_view where, std::string& why) {
+bool call_from_object(JsonView obj, CallDraft& draft, std::string_view where, std::string& why) {
   if (!obj.is_object()) {
     why = "expected a JSON object with \"name\" and \"arguments\", got " + std::string(obj.type_name());
     return false;
   }
-  const json* fn = &obj;
-  auto wrapped = obj.find("function");
-  if (wrapped != obj.end() && wrapped->is_object()) fn = &*wrapped;
-  auto name = fn->find("name");
-  if (name == fn->end() || !name->is_string() || name->get<std::string>().empty()) {
+  auto [wrapped, name, arguments, parameters] = obj.find_each({"function", "name", "arguments", "parameters"});
+  if (wrapped && wrapped->is_object()) {
+    const auto inner = wrapped->find_each({"name", "arguments", "parameters"});
+    name = inner[0];
+    arguments = inner[1];
+    parameters = inner[2];
+  }
+  if (!name || !name->is_string() || name->raw().size() == 2) {
     why = "the JSON has no \"name\" string naming the tool";
     return false;
   }
-  draft.name = name->get<std::string>();
-  const json* args = nullptr;
-  for (const char* key : {"arguments", "parameters"}) {
-    auto it = fn->find(key);
-    if (it != fn->end()) {
-      args = &*it;
-      break;
-    }
-  }
-  return take_arguments(args, draft, where, why);
+  draft.name = name->str();
+  return take_arguments(arguments ? arguments : parameters, draft, where, why);
 }
 
 }  // namespace keel::detail

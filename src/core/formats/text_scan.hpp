@@ -4,13 +4,14 @@
 #pragma once
 
 #include <initializer_list>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/json_repair.hpp"
+#include "core/json_view.hpp"
 #include "keel/core/tool_call_format.hpp"
 
 namespace keel::detail {
@@ -60,7 +61,14 @@ class Finder {
 };
 
 // Whether `text` has `prefix` at `pos`.
-bool starts_at(std::string_view text, size_t pos, std::string_view prefix);
+// (Inline: a byte loop that mostly stops at the first byte beats a call to memcmp.)
+inline bool starts_at(std::string_view text, size_t pos, std::string_view prefix) {
+  if (pos > text.size() || text.size() - pos < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (text[pos + i] != prefix[i]) return false;
+  }
+  return true;
+}
 
 // The JSON value starting at text[pos] ('{' or '['), skipping strings: `closed` with its end when
 // it balances, else where `stop` first appears outside strings (or text.size()).
@@ -78,6 +86,7 @@ struct TaggedPayload {
   size_t payload_end = 0;  // the payload is [pos, payload_end)
   size_t segment_end = 0;  // end of the call's text (past the close tag when there is one)
   bool cut_off = false;    // the text ended before the payload or the tag closed
+  bool valid = false;      // the payload is exactly one strictly valid JSON value (no repair needed)
 };
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
                              Finder& closes);
@@ -121,25 +130,27 @@ void fail(FormatResult& out, std::string message);
 // A call being assembled; its repairs count only when it is committed.
 struct CallDraft {
   std::string name;
-  nlohmann::json arguments = nlohmann::json::object();
+  std::string arguments = "{}";  // a JSON object, as text
   std::vector<std::string> repairs;
+  bool valid_utf8 = true;  // false: a string in the arguments holds ill-formed UTF-8
 };
 
-// Appends the draft as a call and its repairs to `out`; arguments that cannot be serialised
-// (invalid UTF-8) become an error naming `where`.
+// Appends the draft as a call and its repairs to `out`; arguments holding ill-formed UTF-8
+// become an error naming `where`.
 void commit(FormatResult& out, CallDraft&& draft, std::string_view where);
 
-// Parses a JSON payload leniently (json_repair.hpp); fixes go to `repairs` as "<where>: <fix>".
-// nullopt with the reason in `why` when it cannot be recovered.
-std::optional<nlohmann::json> lenient_payload(std::string_view payload, std::string_view where,
-                                              std::vector<std::string>& repairs, std::string& why);
+// Parses a JSON payload leniently (json_repair.hpp); on success its fixes go to `repairs` as
+// "<where>: <fix>". Check ok() and read the value with view(). `valid`: the caller knows the
+// payload is one strictly valid value, which is then taken as it is.
+LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
+                            bool valid = false);
 
 // Normalises a call's arguments into draft.arguments: an object as it is, a string holding a JSON
 // object unwrapped (a repair), null or absent as {}. False with `why` for anything else.
-bool take_arguments(const nlohmann::json* args, CallDraft& draft, std::string_view where, std::string& why);
+bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_view where, std::string& why);
 
 // Reads {"name": N, "arguments"|"parameters": A} (optionally wrapped as {"function": {...}})
 // into `draft`. False with `why` when the object is not shaped like a call.
-bool call_from_object(const nlohmann::json& obj, CallDraft& draft, std::string_view where, std::string& why);
+bool call_from_object(JsonView obj, CallDraft& draft, std::string_view where, std::string& why);
 
 }  // namespace keel::detail

@@ -1,0 +1,347 @@
+#include "core/json_view.hpp"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "core/json_repair_text.hpp"
+
+namespace keel::detail {
+namespace {
+
+constexpr std::size_t kNpos = std::string_view::npos;
+
+inline bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+std::size_t skip_space(std::string_view t, std::size_t i) {
+  while (i < t.size() && is_space(t[i])) ++i;
+  return i;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  return (c | 0x20) - 'a' + 10;
+}
+
+std::uint32_t hex4(std::string_view t, std::size_t i) {
+  std::uint32_t v = 0;
+  for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(hex_value(t[i + k]));
+  return v;
+}
+
+void append_utf8(std::string& s, std::uint32_t cp) {
+  if (cp < 0x80) {
+    s += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    s += static_cast<char>(0xC0 | (cp >> 6));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    s += static_cast<char>(0xE0 | (cp >> 12));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    s += static_cast<char>(0xF0 | (cp >> 18));
+    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The decoded value of the validated string literal `raw` (quotes included).
+std::string decode_string(std::string_view raw) {
+  std::string out;
+  const std::string_view body = raw.substr(1, raw.size() - 2);
+  out.reserve(body.size());
+  std::size_t i = 0;
+  while (i < body.size()) {
+    const std::size_t slash = body.find('\\', i);
+    if (slash == kNpos) {
+      out.append(body.substr(i));
+      break;
+    }
+    out.append(body.substr(i, slash - i));
+    const char e = body[slash + 1];
+    i = slash + 2;
+    switch (e) {
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'u': {
+        std::uint32_t cp = hex4(body, i);
+        i += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {  // validated: an escaped low surrogate follows
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(body, i + 2) - 0xDC00);
+          i += 6;
+        }
+        append_utf8(out, cp);
+        break;
+      }
+      default:  // '"', '\\', '/'
+        out += e;
+    }
+  }
+  return out;
+}
+
+// Whether the key literal `raw` decodes to `want`.
+bool key_is(std::string_view raw, std::string_view want) {
+  const std::string_view body = raw.substr(1, raw.size() - 2);
+  if (body.find('\\') == kNpos) return body == want;
+  return decode_string(raw) == want;
+}
+
+bool same_key(std::string_view a, std::string_view b) {
+  if (a.find('\\') == kNpos && b.find('\\') == kNpos) return a == b;
+  return decode_string(a) == decode_string(b);
+}
+
+}  // namespace
+
+JsonType JsonView::type() const {
+  switch (raw_.empty() ? 'n' : raw_[0]) {
+    case '{':
+      return JsonType::kObject;
+    case '[':
+      return JsonType::kArray;
+    case '"':
+      return JsonType::kString;
+    case 't':
+    case 'f':
+      return JsonType::kBoolean;
+    case 'n':
+      return JsonType::kNull;
+    default:
+      return JsonType::kNumber;
+  }
+}
+
+const char* JsonView::type_name() const {
+  static constexpr const char* kNames[] = {"null", "boolean", "number", "string", "array", "object"};
+  return kNames[static_cast<std::size_t>(type())];
+}
+
+std::string JsonView::str() const {
+  return decode_string(raw_);
+}
+
+void JsonView::append_compact(std::string& out) const {
+  append_compact_json(out, raw_);
+}
+
+bool JsonView::str_equals(std::string_view s) const {
+  return is_string() && key_is(raw_, s);
+}
+
+bool JsonView::empty() const {
+  return skip_space(raw_, 1) + 1 == raw_.size();
+}
+
+JsonView::Items::Items(const JsonView& container) : text_(container.raw_) {}
+
+bool JsonView::Items::next(JsonView& key, JsonView& value) {
+  pos_ = skip_space(text_, pos_);
+  if (pos_ < text_.size() && text_[pos_] == ',') pos_ = skip_space(text_, pos_ + 1);
+  if (pos_ + 1 >= text_.size()) return false;  // at the closing bracket
+  key = JsonView();
+  if (text_[0] == '{') {
+    const std::size_t key_end = json_string_end(text_, pos_);
+    key = JsonView(text_.substr(pos_, key_end - pos_));
+    pos_ = skip_space(text_, skip_space(text_, key_end) + 1);  // past ':'
+  }
+  const std::size_t end = skip_json_value(text_, pos_);
+  value = JsonView(text_.substr(pos_, end - pos_));
+  pos_ = end;
+  return true;
+}
+
+void JsonView::find_keys(const std::string_view* keys, std::size_t n, std::optional<JsonView>* found) const {
+  if (!is_object()) return;
+  Items it = items();
+  JsonView k, v;
+  while (it.next(k, v)) {
+    const std::string_view body = k.raw().substr(1, k.raw().size() - 2);
+    const bool plain = body.find('\\') == kNpos;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (plain ? body == keys[i] : key_is(k.raw(), keys[i])) found[i] = v;
+    }
+  }
+}
+
+std::optional<JsonView> JsonView::find(std::string_view key) const {
+  std::optional<JsonView> found;
+  if (!is_object()) return found;
+  Items it = items();
+  JsonView k, v;
+  while (it.next(k, v)) {
+    if (key_is(k.raw(), key)) found = v;
+  }
+  return found;
+}
+
+std::size_t JsonView::distinct_keys(std::size_t limit) const {
+  std::array<std::string_view, 8> seen;
+  std::size_t n = 0;
+  const std::size_t cap = limit + 1 < seen.size() ? limit + 1 : seen.size();
+  Items it = items();
+  JsonView k, v;
+  while (n < cap && it.next(k, v)) {
+    bool repeated = false;
+    for (std::size_t i = 0; i < n && !repeated; ++i) repeated = same_key(seen[i], k.raw());
+    if (!repeated) seen[n++] = k.raw();
+  }
+  return n;
+}
+
+std::size_t skip_json_value(std::string_view text, std::size_t pos) {
+  const char c = text[pos];
+  if (c == '"') return json_string_end(text, pos);
+  if (c != '{' && c != '[') {
+    while (pos < text.size() && !is_space(text[pos]) && text[pos] != ',' && text[pos] != ']' && text[pos] != '}' &&
+           text[pos] != '\0') {
+      ++pos;
+    }
+    return pos;
+  }
+  std::size_t depth = 0;
+  for (std::size_t i = pos; i < text.size(); ++i) {
+    const char b = text[i];
+    if (b == '"') {
+      i = json_string_end(text, i) - 1;
+    } else if (b == '{' || b == '[') {
+      ++depth;
+    } else if ((b == '}' || b == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+std::size_t json_string_end(std::string_view t, std::size_t i) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+  const char* p = t.data() + i + 1;
+  const char* end = t.data() + t.size();
+  for (;;) {
+    if constexpr (std::endian::native == std::endian::little) {
+      while (end - p >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        const std::uint64_t quote = w ^ (kOnes * '"');
+        const std::uint64_t slash = w ^ (kOnes * '\\');
+        const std::uint64_t hits = (((quote - kOnes) & ~quote) | ((slash - kOnes) & ~slash)) & kHighs;
+        if (hits != 0) {
+          p += std::countr_zero(hits) / 8;
+          break;
+        }
+        p += 8;
+      }
+    }
+    while (p < end && *p != '"' && *p != '\\') ++p;
+    if (p >= end) return t.size();
+    if (*p == '"') return static_cast<std::size_t>(p - t.data()) + 1;
+    p += 2;  // an escape; \uXXXX's digits are plain
+  }
+}
+
+void append_compact_json(std::string& out, std::string_view raw) {
+  out.reserve(out.size() + raw.size());
+  std::size_t run = 0;
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    const char c = raw[i];
+    if (c == '"') {
+      i = json_string_end(raw, i);
+    } else if (is_space(c)) {
+      out.append(raw.substr(run, i - run));
+      i = skip_space(raw, i);
+      run = i;
+    } else {
+      ++i;
+    }
+  }
+  out.append(raw.substr(run));
+}
+
+bool append_quoted_json(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  bool valid = true;
+  out += '"';
+  std::size_t run = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      const std::size_t n = json_repair::utf8_length(s, i);
+      if (n == 0) valid = false;
+      i += n == 0 ? 1 : n;
+      continue;
+    }
+    out.append(s.substr(run, i - run));
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        ((out += "\\u00") += kHex[c >> 4]) += kHex[c & 15];
+    }
+    run = ++i;
+  }
+  out.append(s.substr(run));
+  out += '"';
+  return valid;
+}
+
+void JsonObjectWriter::key(std::string_view k) {
+  if (!first_) text_ += ',';
+  first_ = false;
+  if (!append_quoted_json(text_, k)) valid_ = false;
+  text_ += ':';
+}
+
+void JsonObjectWriter::string_value(std::string_view v) {
+  if (!append_quoted_json(text_, v)) valid_ = false;
+}
+
+std::string JsonObjectWriter::finish() && {
+  text_ += '}';
+  return std::move(text_);
+}
+
+}  // namespace keel::detail
