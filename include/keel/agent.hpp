@@ -7,8 +7,9 @@
 //   keel::Result<keel::RunOutcome> out = agent.run("list the files here");
 //
 // A run is bounded (AgentConfig::max_rounds), streams through hooks, runs each round's tool calls
-// as one batch (parallel where the tools allow), asks the Approver for high-risk calls and stops
-// promptly when the stop token is requested.
+// as one batch (parallel where the tools allow), applies the approval policy to every call (asking
+// the Approver where it says confirm, by default for high-risk tools) and stops promptly when the
+// stop token is requested.
 //
 // Lifetime: the LlmClient and the ToolRegistry must outlive the Agent.
 // Thread-safety: one run at a time per Agent; use one Agent per concurrent run.
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "keel/approver.hpp"
+#include "keel/config.hpp"
 #include "keel/core/agent_config.hpp"
 #include "keel/core/token_counter.hpp"
 #include "keel/core/preflight.hpp"
@@ -50,8 +52,20 @@ struct AgentOptions {
   int tool_threads = 4;                // pool size for concurrency-safe tool calls
   std::shared_ptr<const ToolCallParser> parser;  // text tool-call parser; nullptr: the default
   // Where sessions, runs, messages (each committed before the next model call), tool runs,
-  // approvals and trace spans are kept; nullptr: nothing is persisted. Must outlive the Agent.
+  // approvals, remembered approval decisions and trace spans are kept, and where cacheable tools'
+  // results are cached; nullptr: nothing is persisted. Must outlive the Agent.
   Store* store = nullptr;
+  // Which calls run, are asked about or are refused (see keel/config.hpp). Each run applies it
+  // with the decisions remembered for `workspace` in `store`; an invalid pattern makes run()
+  // fail with InvalidArgument. Not used when config.approval_gate is set: that gate alone decides.
+  ApprovalPolicy approvals = {};
+  // Sub-agents (keel/spawn_agent.hpp): the nesting depth of this agent (0: top level), handed to
+  // its tools; and, when set, the stored session a new session belongs to (it is then hidden from
+  // normal session lists).
+  int depth = 0;
+  std::string parent_session_id = {};
+  // The tools this agent may call, by name; empty: every tool in the registry.
+  std::vector<std::string> tool_allowlist = {};
 };
 
 class Agent {
@@ -65,6 +79,15 @@ class Agent {
   void add_hooks(std::shared_ptr<Hooks> hooks);
   // Decides approvals; without one, calls that need approval are denied with a message.
   void set_approver(std::shared_ptr<Approver> approver);
+  // Remembers a standing answer for this agent's workspace: always allow (kAllow) or always deny
+  // (kDeny) calls of `tool`, or only those whose approval subject matches `pattern` (RE2, partial
+  // match; shell: the command line, other tools: the canonical JSON arguments; empty: every call).
+  // It is saved in the store (when there is one; `keel approvals list` shows it) and applies to
+  // the run in progress from its next call on. Approvers call it from decide() for answers such
+  // as "never"; an "allow always" verdict is remembered without it. May be called during a run
+  // (from any thread) or between runs. InvalidArgument for another verdict, an empty tool or a
+  // pattern that does not compile; the store's error when the rule cannot be saved.
+  Status remember_approval(std::string_view tool, std::string_view pattern, ApprovalVerdict verdict);
 
   // Runs `task` to an answer or an explicit failure, in a new session when there is a store. The
   // Result is an error only when the run could not start (e.g. an invalid intent pattern, a store

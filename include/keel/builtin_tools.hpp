@@ -1,19 +1,37 @@
-// keel/builtin_tools.hpp — keel's first built-in tools.
+// keel/builtin_tools.hpp — keel's built-in tools.
 //
-//   fs_list, fs_read, fs_write, fs_search (RE2 regex), fs_stat — confined to the workspace root:
-//     `..` that leaves it, absolute paths outside it and symlinks that lead out are refused.
-//     fs_list/fs_read/fs_search/fs_stat are read-only, concurrency-safe, cacheable, risk low;
-//     fs_write is risk medium and runs alone. fs_read refuses binary files (a NUL byte in the
-//     first 8 KiB); fs_search skips .git, symlinks, binary files and files over 2 MiB.
-//   shell — runs `/bin/sh -c` in the workspace (risk high: needs approval), with a timeout and
-//     captured, size-limited output. A non-zero exit code is an ok result that reports
-//     "[exit code N]" with the output; only a timeout, cancellation or failure to start is an
-//     error. The command's process group is killed when it ends or times out.
-//   get_datetime — the current date and time (ISO 8601, with time zone); IANA zone names are
-//     read from the system time zone database, without changing TZ.
+// The fs family, confined to the configured roots: the workspace (BuiltinToolOptions::
+// workspace_root) and the extra roots (extra_roots), each canonicalized when registered.
+//   Paths: "src/a.cpp" is in the workspace; "NAME:path" is in the root called NAME ("docs:",
+//   "workspace:src/a.cpp"); an absolute path must lie inside a root. `..` that leaves a root,
+//   absolute paths outside every root and symlinks that lead out are refused, and so are NUL
+//   bytes, control characters, Unicode direction controls and over-long names; see
+//   src/tools/workspace.hpp for the exact rules. Nothing in a read-only root can be changed.
+//   fs_roots   the roots (name, path, read-only) as JSON.
+//   fs_list    one directory's entries with type and size (at most 1000).
+//   fs_tree    a depth-limited tree of a directory, paginated (offset, limit).
+//   fs_read    a text file or a range of its lines (start_line/end_line or offset_line/
+//              max_lines); binary files (a NUL byte in the first 8 KiB) are refused.
+//   fs_search  lines matching an RE2 regex under a path; skips .git, symlinks, binary files and
+//              files over 2 MiB.
+//   fs_stat    type, size, modification time and permissions of a path.
+//   fs_walk    the files under a path (recursive, sorted, skipping .git), filtered by a glob,
+//              paginated.
+//   fs_write   creates, overwrites or appends to a file (risk medium).
+//   fs_copy    copies a file or a directory tree; links inside a copied tree are never followed
+//              (risk medium).
+//   fs_move    moves or renames a file, directory or link (risk medium).
+//   fs_delete  deletes a file, link or (recursive) directory; never a root (risk high).
+//   The reading tools are read-only, concurrency-safe and risk low; none is cacheable (files
+//   change outside keel). The changing ones run alone.
+// shell — runs `/bin/sh -c` in the workspace (risk high: needs approval), with a timeout and
+//   captured, size-limited output. A non-zero exit code is an ok result that reports
+//   "[exit code N]" with the output; only a timeout, cancellation or failure to start is an
+//   error. The command's process group is killed when it ends or times out.
+// get_datetime — the current date and time (ISO 8601, with time zone); IANA zone names are
+//   read from the system time zone database, without changing TZ.
 //
-// The tools are confined to BuiltinToolOptions::workspace_root (canonicalized when registered);
-// they do not look at ToolContext::workspace_root. Outputs are plain text meant for a model.
+// The tools do not look at ToolContext::workspace_root. Outputs are text meant for a model.
 //
 // Thread-safety: register_builtin_tools() is subject to ToolRegistry::add()'s rules; the tools
 // themselves may run on any thread.
@@ -21,14 +39,24 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "keel/result.hpp"
 #include "keel/tool_registry.hpp"
 
 namespace keel {
 
+// A directory the fs tools may use besides the workspace.
+struct FsRoot {
+  std::string name;        // how paths name it ("docs:guide.md"): [A-Za-z][A-Za-z0-9_-]*, at most
+                           // 32 characters, unique, not "workspace"
+  std::string path;        // an existing directory
+  bool read_only = false;  // true: fs_write, fs_copy, fs_move and fs_delete change nothing in it
+};
+
 struct BuiltinToolOptions {
-  std::string workspace_root;           // directory the fs tools and shell are confined to
+  std::string workspace_root;           // directory the shell runs in; the fs tools' first root
+  std::vector<FsRoot> extra_roots;      // more roots for the fs tools; empty: the workspace only
   bool enable_shell = true;             // register the shell tool
   int shell_timeout_ms = 60000;         // shell per-call timeout
   size_t max_output_bytes = 64 * 1024;  // output cap for shell and fs_read; longer is cut with a note
@@ -36,9 +64,9 @@ struct BuiltinToolOptions {
   size_t max_search_matches = 200;      // fs_search stops after this many matching lines
 };
 
-// Registers every built-in tool. InvalidArgument if the workspace root does not exist (nothing
-// is registered then); an error from ToolRegistry::add (e.g. a name already taken) is returned
-// as is, with the tools before it registered.
+// Registers every built-in tool. InvalidArgument if the workspace root or an extra root does not
+// exist or a root is misnamed (nothing is registered then); an error from ToolRegistry::add
+// (e.g. a name already taken) is returned as is, with the tools before it registered.
 Status register_builtin_tools(ToolRegistry& registry, const BuiltinToolOptions& options);
 
 }  // namespace keel

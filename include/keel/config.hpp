@@ -33,8 +33,11 @@
 //   stream_idle_timeout_ms, connect_timeout_ms,
 //   retry: {max_attempts, initial_delay_ms, max_delay_ms}, tools: {shell: {enabled, timeout_ms}},
 //   intents: [{name, keywords, patterns, tools}], planner: {enabled, timeout_ms},
-//   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds}
+//   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds},
+//   approvals: {default_mode, tools: {NAME or "*": {mode, allow_patterns, deny_patterns}}}
+//     (camelCase defaultMode, allowPatterns, denyPatterns are accepted too)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
+// Approvals of both files are merged: the workspace file's modes win, patterns of both apply.
 //
 // Thread-safety: plain values and free functions; resolve_config() reads the files it is pointed
 // at and nothing global, so concurrent calls are safe.
@@ -44,6 +47,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "keel/core/preflight.hpp"  // IntentRule: the config adds rules to the built-in ones
@@ -69,7 +73,61 @@ struct ModelSettings {
   std::string source;    // where the choice came from: "--model", "KEEL_MODEL", a file path, "default"
 };
 
+// How calls of one tool are approved before they run.
+enum class ApprovalMode {
+  kAuto,     // run without asking
+  kConfirm,  // ask the approver first (a person on a terminal; `--yes` approves)
+  kDeny,     // never run; the model is told which rule refused the call
+};
+
+// "auto", "confirm", "deny".
+std::string_view approval_mode_name(ApprovalMode mode);
+// The mode named `name` (as approval_mode_name() spells it); nullopt for anything else.
+std::optional<ApprovalMode> parse_approval_mode(std::string_view name);
+
+// The approval settings of one tool (or of "*": every tool).
+struct ToolApprovalPolicy {
+  // Unset: ApprovalPolicy::default_mode, else the tool's risk decides.
+  std::optional<ApprovalMode> mode = std::nullopt;
+  // RE2 regular expressions, partial match, over the call's canonical JSON arguments (keys sorted,
+  // no spaces) or, for shell, over its command line (the "command" argument). Anchor them
+  // (^...$) to match a whole command: "^git status" also matches "git status; rm -rf ~".
+  std::vector<std::string> allow_patterns = {};  // a match runs the call without asking
+  std::vector<std::string> deny_patterns = {};   // a match refuses the call; checked before everything else
+  std::string source = {};  // where it was configured, for messages, e.g. "/ws/keel.yaml"
+};
+
+// Which calls run, which are asked about, which are refused. For each call, in order:
+//   1. a deny pattern (the tool's or "*"'s) matches  → refused
+//   2. an allow pattern matches                      → runs
+//   3. a remembered decision of the workspace matches (`keel approvals list`; deny wins) → that
+//   4. the mode: override_mode, else the tool's mode, else default_mode, else by risk (low and
+//      medium: auto, high: confirm)
+// An approver (`--yes`, a person) only answers calls that end in confirm: `--yes` never overrides
+// a refusal.
+struct ApprovalPolicy {
+  std::optional<ApprovalMode> default_mode = std::nullopt;  // tools without their own mode; unset: by risk
+  std::string default_source = {};                          // where default_mode was set
+  // By tool name; the "*" entry's patterns apply to every tool (its mode is default_mode).
+  std::map<std::string, ToolApprovalPolicy> tools = {};
+  // Replaces every mode (tools', default, risk) for this run, e.g. from --approve-mode. Patterns and
+  // remembered decisions still decide first.
+  std::optional<ApprovalMode> override_mode = std::nullopt;
+  std::string override_source = {};  // where override_mode came from, for messages, e.g. "--approve-mode"
+};
+
+// Ok when `pattern` is usable as an approval pattern (RE2 syntax; empty matches every call);
+// InvalidArgument saying what is wrong with it otherwise.
+Status check_approval_pattern(std::string_view pattern);
+
 // Everything resolve_config() decides.
+// A folder the fs tools may use besides the workspace, addressed as "NAME:path".
+struct FsRootConfig {
+  std::string name;
+  std::string path;        // relative paths are taken from the file's workspace
+  bool read_only = false;  // nothing in it can be changed
+};
+
 struct KeelConfig {
   ModelSettings model;
   int max_rounds = 20;                     // model calls per run, 1..1000
@@ -80,6 +138,12 @@ struct KeelConfig {
   RetrySettings retry;
   bool shell_enabled = true;              // register the shell tool
   int shell_timeout_ms = 60000;           // shell per-call timeout, milliseconds
+  bool web_enabled = true;                // register the web tools (http_fetch, web_fetch, ...)
+  // Addresses the web tools' SSRF guard lets through: IP literals, CIDRs or host names (e.g.
+  // "127.0.0.1", "10.1.0.0/16", "wiki.internal"); empty: no private address is reachable.
+  std::vector<std::string> web_allowed;
+  int web_timeout_ms = 30000;             // web tools' per-request timeout, milliseconds
+  std::vector<FsRootConfig> fs_roots;     // folders the fs tools may use besides the workspace
   std::vector<IntentRule> intents;        // extra preflight rules: user file's, then workspace's
   bool planner_enabled = false;           // run the preflight planner
   int64_t planner_timeout_ms = 2000;      // planner budget, milliseconds
@@ -87,6 +151,7 @@ struct KeelConfig {
   int context_threshold_percent = 80;     // compaction starts above this share of the window
   int context_recency_rounds = 2;         // last tool rounds kept verbatim
   int context_summary_cooldown_rounds = 3;  // rounds between two summaries
+  ApprovalPolicy approvals = {};          // approval policy: both files merged, --approve-mode applied
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 
@@ -97,6 +162,7 @@ struct ConfigInputs {
   std::optional<std::string> api_key;      // --api-key
   std::optional<int> max_rounds;           // --max-rounds
   std::optional<bool> stream;              // --no-stream sets false
+  std::optional<std::string> approve_mode = std::nullopt;  // --approve-mode: "auto", "confirm" or "deny"
   std::map<std::string, std::string> env;  // environment variables (current_environment() in hosts)
   std::string workspace;                   // workspace dir; `keel.yaml` is looked up here (empty: no workspace file)
   std::string home;                        // HOME, for ~/.config/keel/config.yaml unless env has XDG_CONFIG_HOME

@@ -102,6 +102,8 @@ class Hooks {
   virtual void on_approval_decided(RunContext&, const ApprovalRequest&, const ApprovalDecision&) {}
   virtual void on_tool_result(RunContext&, const ToolCall&, const ToolResult&) {}
   virtual void on_guard_fired(RunContext&, const GuardEvent&) {}
+  // A step of a plan the model replied with changed state (Planned, Executing, Done, Failed, Skipped).
+  virtual void on_plan_step(RunContext&, const PlanStepUpdate&) {}
   virtual void on_status_changed(RunContext&, RunStatus) {}
   virtual void on_run_finished(RunContext&, const RunOutcome&) {}
   virtual void on_run_failed(RunContext&, const RunOutcome&) {}

@@ -48,6 +48,7 @@ struct ToolResult {
   std::string content;      // output (ok) or an error message the model can act on
   bool truncated = false;   // content was cut to the per-result budget
   int64_t duration_ms = 0;  // wall time spent running it; 0 when it never ran
+  bool cached = false;      // content came from the result cache (an earlier identical call); the tool did not run
 
   bool ok() const { return status == ToolStatus::kOk; }
 };
@@ -66,8 +67,12 @@ struct Message {
   static Message assistant(std::string text, std::vector<ToolCall> calls = {}) {
     return {Role::kAssistant, std::move(text), std::move(calls), {}, {}, {}, {}};
   }
+  // A tool message; metadata "status" is the result's status name, and "cached" is "true" for a
+  // cache hit.
   static Message tool(const ToolResult& r) {
-    return {Role::kTool, r.content, {}, r.call_id, r.name, {}, {{"status", std::string(tool_status_name(r.status))}}};
+    Message m{Role::kTool, r.content, {}, r.call_id, r.name, {}, {{"status", std::string(tool_status_name(r.status))}}};
+    if (r.cached) m.metadata["cached"] = "true";
+    return m;
   }
 };
 

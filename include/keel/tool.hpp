@@ -28,6 +28,9 @@ struct ToolContext {
   std::stop_token stop;        // requested on timeout or abort; long-running tools poll it
   std::string workspace_root;  // absolute, canonical; tools that touch files stay inside it
   std::string call_id;         // the ToolCall::id being answered
+  std::string session_id;      // the calling run's stored session; empty without a store
+  std::string run_id;          // the calling run
+  int depth = 0;               // 0 for a top-level agent, 1 for its sub-agents, ...
 };
 
 class Tool {

@@ -49,6 +49,13 @@ struct BatchCallbacks {
   std::function<void(const ToolCall&, const ToolResult&)> on_finish;  // a call ended
 };
 
+// Who runs a batch: handed to every tool in its ToolContext.
+struct ToolRunScope {
+  std::string session_id;  // the run's stored session; empty without a store
+  std::string run_id;
+  int depth = 0;  // sub-agent nesting depth of the calling agent
+};
+
 class ToolExecutor {
  public:
   // `registry` must outlive the executor.
@@ -61,7 +68,7 @@ class ToolExecutor {
   // result. When `stop` is requested, running calls are cancelled and pending ones are not started
   // (status kCancelled).
   std::vector<ToolResult> run_batch(std::span<const ToolCall> calls, const BatchCallbacks& callbacks,
-                                    std::stop_token stop);
+                                    std::stop_token stop, const ToolRunScope& scope = {});
 
  private:
   class Impl;

@@ -32,4 +32,18 @@ struct ToolSpec {
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }
 };
 
+// The execution metadata of a ToolSpec, for make_tool_spec().
+struct ToolTraits {
+  bool read_only = false;  // a read-only tool is also concurrency-safe
+  Risk risk = Risk::kLow;
+  int timeout_ms = 30000;
+  bool cacheable = false;
+};
+
+// A spec in one call:
+//   keel::ToolTraits t;
+//   t.read_only = true;
+//   keel::ToolSpec spec = keel::make_tool_spec("fs_read", "Read a file", schema, t);
+ToolSpec make_tool_spec(std::string name, std::string description, std::string schema, ToolTraits traits);
+
 }  // namespace keel

@@ -10,8 +10,8 @@
 #include "cli/store_access.hpp"
 #include "cli/text_output.hpp"
 #include "cli/tty_approver.hpp"
-#include "keel/builtin_tools.hpp"
-#include "keel/memory_tools.hpp"
+#include "cli/tool_setup.hpp"
+#include "keel/spawn_agent.hpp"
 #include "keel/openai_client.hpp"
 #include "keel/rules_model.hpp"
 
@@ -21,10 +21,6 @@ namespace {
 constexpr const char* kRulesNotice =
     "keel: no model configured; using the built-in rules model (deterministic: it lists, reads and searches files, "
     "counts lines and tells the date and time). Set --model or KEEL_MODEL to use a real model.";
-
-constexpr const char* kNoTtyDenial =
-    "this call needs approval and keel is not running in an interactive terminal; rerun with --yes to allow "
-    "high-risk tools";
 
 Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
   if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();
@@ -107,6 +103,7 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   inputs.api_key = flags.api_key;
   inputs.max_rounds = flags.max_rounds;
   if (flags.no_stream) inputs.stream = false;
+  inputs.approve_mode = flags.approve_mode;
   inputs.env = current_environment();
   inputs.workspace = a->workspace_;
   if (const char* home = std::getenv("HOME")) inputs.home = home;
@@ -114,15 +111,10 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   KEEL_ASSIGN_OR_RETURN(a->llm_, make_backend(a->config_));
 
   a->tools_ = std::make_unique<ToolRegistry>();
-  BuiltinToolOptions tool_options;
-  tool_options.workspace_root = a->workspace_;
-  tool_options.enable_shell = a->config_.shell_enabled;
-  tool_options.shell_timeout_ms = a->config_.shell_timeout_ms;
-  KEEL_TRY(register_builtin_tools(*a->tools_, tool_options));
   if (!flags.ephemeral) {
     KEEL_ASSIGN_OR_RETURN(a->store_, open_cli_store());
-    KEEL_TRY(register_memory_tools(*a->tools_, *a->store_, a->workspace_));
   }
+  KEEL_TRY(register_cli_tools(*a->tools_, a->config_, a->workspace_, a->store_.get()));
 
   AgentOptions options;
   options.config.max_rounds = a->config_.max_rounds;
@@ -133,6 +125,7 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   options.planner.timeout_ms = a->config_.planner_timeout_ms;
   options.stream = a->config_.stream;
   options.store = a->store_.get();
+  options.approvals = a->config_.approvals;
   options.config.context.context_window = static_cast<size_t>(a->config_.context_window);
   options.config.context.threshold = a->config_.context_threshold_percent / 100.0;
   options.config.context.recency_rounds = a->config_.context_recency_rounds;
@@ -149,13 +142,23 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
     if (rules) std::fprintf(stderr, "%s\n", kRulesNotice);
     a->agent_->add_hooks(std::make_shared<TextOutputPlugin>(stdout, stderr));
   }
+  // --yes answers what the policy asks about; what the policy refuses stays refused.
+  Agent* agent = a->agent_.get();
+  auto remember = [agent](const std::string& tool, ApprovalVerdict verdict) {
+    return agent->remember_approval(tool, "", verdict);
+  };
+  std::shared_ptr<Approver> approver;
   if (flags.yes) {
-    a->agent_->set_approver(make_approve_all());
-  } else if (auto tty = make_tty_approver()) {
-    a->agent_->set_approver(std::move(tty));
+    approver = make_approve_all();
+  } else if (auto tty = make_tty_approver(remember)) {
+    approver = std::move(tty);
   } else {
-    a->agent_->set_approver(make_deny_all(kNoTtyDenial));
+    approver = make_non_interactive_approver();
   }
+  a->agent_->set_approver(approver);
+  // Sub-agents share the backend, store, policy and approver; their saved "always" answers go
+  // through the store like the parent's.
+  KEEL_TRY(register_spawn_agent_tool(*a->tools_, *a->llm_, options, approver));
   return a;
 }
 

@@ -18,7 +18,8 @@ namespace keel::cli {
 struct AgentFlags {
   std::optional<std::string> model, base_url, api_key, workspace;
   std::optional<int> max_rounds;
-  bool yes = false;        // approve high-risk calls
+  bool yes = false;        // approve every call that would be asked about
+  std::optional<std::string> approve_mode;  // every tool's approval mode for this run (auto|confirm|deny)
   bool json = false;       // JSON Lines events on stdout
   bool no_stream = false;  // whole replies
   bool ephemeral = false;  // no database

@@ -135,7 +135,8 @@ void add_chat_command(CLI::App& app, CommandAction& action) {
                   "Folder the tools are confined to (default: current directory)");
   cmd->add_option("--max-rounds", args->flags.max_rounds, "Tool rounds per turn (default 20)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_flag("--yes,-y", args->flags.yes, "Approve high-risk tool calls without asking");
+  cmd->add_flag("--yes,-y", args->flags.yes, kYesHelp);
+  cmd->add_option("--approve-mode", args->flags.approve_mode, kApproveModeHelp);
   cmd->add_flag("--no-stream", args->flags.no_stream, "Ask the backend for whole replies");
   cmd->callback([&action, args] { action = [args] { return chat(*args); }; });
 }

@@ -21,11 +21,20 @@ inline constexpr int kExitRunFailed = 3;
 // What a parsed command does; families of commands register themselves on the app and set it.
 using CommandAction = std::function<int()>;
 
+// Help of the approval flags that run, resume and chat share.
+inline constexpr const char* kYesHelp =
+    "Approve every call that would be asked about (deny patterns, tools in mode deny and saved deny rules still "
+    "refuse)";
+inline constexpr const char* kApproveModeHelp =
+    "auto, confirm or deny: the approval mode of every tool for this run, instead of keel.yaml's modes and the "
+    "tools' risk (deny/allow patterns and saved rules still decide first)";
+
 struct RunArgs {
   std::string task;
   std::optional<std::string> model, base_url, api_key, workspace;
   std::optional<int> max_rounds;
   bool yes = false;
+  std::optional<std::string> approve_mode;  // auto | confirm | deny
   bool json = false;
   bool no_stream = false;
   std::optional<std::string> session;  // continue this stored session
@@ -39,6 +48,7 @@ struct ResumeArgs {
   std::string id;
   std::optional<std::string> model, base_url, api_key, workspace;
   bool yes = false;
+  std::optional<std::string> approve_mode;  // auto | confirm | deny
   bool json = false;
   bool no_stream = false;
 };
@@ -53,6 +63,8 @@ void add_trace_command(CLI::App& app, CommandAction& action);
 void add_memory_commands(CLI::App& app, CommandAction& action);
 // `keel chat`: a REPL on a persistent session.
 void add_chat_command(CLI::App& app, CommandAction& action);
+// `keel approvals list|add|rm`: the decisions remembered for a workspace.
+void add_approvals_commands(CLI::App& app, CommandAction& action);
 
 struct ToolsListArgs {
   std::optional<std::string> workspace;

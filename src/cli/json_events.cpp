@@ -120,12 +120,21 @@ void JsonEventsPlugin::on_tool_result(RunContext& ctx, const ToolCall& c, const 
   bool cut = r.content.size() > kMaxContentInEvent;
   json body = {{"id", c.id},         {"name", c.name}, {"status", tool_status_name(r.status)},
                {"content", cut ? r.content.substr(0, kMaxContentInEvent) : r.content},
-               {"duration_ms", r.duration_ms}};
+               {"duration_ms", r.duration_ms}, {"cached", r.cached}};
   if (cut) body["content_cut_at"] = kMaxContentInEvent;
   writer_->write("tool_result", std::move(body), &ctx);
 }
 void JsonEventsPlugin::on_guard_fired(RunContext& ctx, const GuardEvent& g) {
   writer_->write("guard_fired", {{"kind", guard_kind_name(g.kind)}, {"detail", g.detail}, {"tool", g.tool}, {"call_id", g.call_id}}, &ctx);
+}
+void JsonEventsPlugin::on_plan_step(RunContext& ctx, const PlanStepUpdate& u) {
+  json body = {{"index", u.index},  {"steps", u.steps},     {"state", plan_step_state_name(u.state)},
+               {"tool", u.tool},    {"save_as", u.save_as}, {"alias_inferred", u.alias_inferred}};
+  if (!u.why.empty()) body["why"] = u.why;
+  if (!u.call_id.empty()) body["call_id"] = u.call_id;
+  if (!u.arguments.empty()) body["arguments"] = json::parse(u.arguments, nullptr, false);
+  if (!u.detail.empty()) body["detail"] = u.detail;
+  writer_->write("plan_step", std::move(body), &ctx);
 }
 void JsonEventsPlugin::on_status_changed(RunContext& ctx, RunStatus s) {
   json body = {{"status", run_status_name(s)}};

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--workspace,-w", run.workspace, "Folder the tools are confined to (default: current directory)");
   run_cmd->add_option("--max-rounds", run.max_rounds, "Tool rounds before the agent must answer (default 20)")
       ->check(CLI::Range(1, 1000));
-  run_cmd->add_flag("--yes,-y", run.yes, "Approve high-risk tool calls (shell) without asking");
+  run_cmd->add_flag("--yes,-y", run.yes, kYesHelp);
+  run_cmd->add_option("--approve-mode", run.approve_mode, kApproveModeHelp);
   run_cmd->add_flag("--json", run.json, "Print every event as one JSON object per line (see docs/events.md)");
   run_cmd->add_flag("--no-stream", run.no_stream, "Ask the backend for whole replies instead of a stream");
   run_cmd->add_option("--session,-s", run.session, "Continue this saved session (see keel sessions list)");
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
   resume_cmd->add_option("--base-url", resume.base_url, "OpenAI-compatible base URL");
   resume_cmd->add_option("--api-key", resume.api_key, "API key (default: $OPENAI_API_KEY)");
   resume_cmd->add_option("--workspace,-w", resume.workspace, "Folder the tools are confined to (default: the session's)");
-  resume_cmd->add_flag("--yes,-y", resume.yes, "Approve high-risk tool calls without asking");
+  resume_cmd->add_flag("--yes,-y", resume.yes, kYesHelp);
+  resume_cmd->add_option("--approve-mode", resume.approve_mode, kApproveModeHelp);
   resume_cmd->add_flag("--json", resume.json, "Print every event as one JSON object per line");
   resume_cmd->add_flag("--no-stream", resume.no_stream, "Ask the backend for whole replies");
 
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   add_session_commands(app, action);
   add_trace_command(app, action);
   add_memory_commands(app, action);
+  add_approvals_commands(app, action);
 
   try {
     app.parse(argc, argv);

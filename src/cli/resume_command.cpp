@@ -14,6 +14,7 @@ int resume_command(const ResumeArgs& args) {
   flags.api_key = args.api_key;
   flags.workspace = args.workspace ? args.workspace : stored_workspace(args.id);
   flags.yes = args.yes;
+  flags.approve_mode = args.approve_mode;
   flags.json = args.json;
   flags.no_stream = args.no_stream;
   Result<std::unique_ptr<CliAgent>> cli = CliAgent::create(flags);

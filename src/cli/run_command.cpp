@@ -1,4 +1,8 @@
 // `keel run`: one task to an answer, in a new session or as the next turn of a stored one.
+#include <filesystem>
+#include <optional>
+#include <string>
+
 #include "cli/agent_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
@@ -29,6 +33,7 @@ int run_command(const RunArgs& args) {
   flags.workspace = args.workspace;
   flags.max_rounds = args.max_rounds;
   flags.yes = args.yes;
+  flags.approve_mode = args.approve_mode;
   flags.json = args.json;
   flags.no_stream = args.no_stream;
   flags.ephemeral = args.ephemeral;

@@ -59,8 +59,9 @@ void TextOutputPlugin::on_approval_decided(RunContext&, const ApprovalRequest& r
 
 void TextOutputPlugin::on_tool_result(RunContext& ctx, const ToolCall& c, const ToolResult& r) {
   flush_line(out_, ctx);
+  // A cache hit did not run: "(cached)" instead of its duration.
   std::string line = std::string(r.ok() ? "  ✓ " : "  ✗ ") + c.name + " " + short_arguments(c.arguments) + "  (" +
-                     std::to_string(r.duration_ms) + " ms";
+                     (r.cached ? std::string("cached") : std::to_string(r.duration_ms) + " ms");
   if (!r.ok()) {
     std::string msg = r.content.substr(0, 160);
     for (char& ch : msg) {
@@ -76,6 +77,15 @@ void TextOutputPlugin::on_tool_result(RunContext& ctx, const ToolCall& c, const 
 void TextOutputPlugin::on_guard_fired(RunContext& ctx, const GuardEvent& g) {
   flush_line(out_, ctx);
   std::fprintf(err_, "  ! %s: %s\n", std::string(guard_kind_name(g.kind)).c_str(), g.detail.c_str());
+}
+
+void TextOutputPlugin::on_plan_step(RunContext& ctx, const PlanStepUpdate& u) {
+  if (u.state == PlanStepState::kExecuting) return;  // the tool line shows it running
+  flush_line(out_, ctx);
+  std::string line = "  plan " + std::to_string(u.index + 1) + "/" + std::to_string(u.steps) + " " + u.tool + " [" +
+                     std::string(plan_step_state_name(u.state)) + "]";
+  if (!u.detail.empty()) line += ": " + u.detail;
+  std::fprintf(err_, "%s\n", line.c_str());
 }
 
 void TextOutputPlugin::on_run_finished(RunContext& ctx, const RunOutcome& o) {

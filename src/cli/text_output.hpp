@@ -20,6 +20,7 @@ class TextOutputPlugin final : public Hooks {
   void on_approval_decided(RunContext&, const ApprovalRequest&, const ApprovalDecision&) override;
   void on_tool_result(RunContext&, const ToolCall&, const ToolResult&) override;
   void on_guard_fired(RunContext&, const GuardEvent&) override;
+  void on_plan_step(RunContext&, const PlanStepUpdate&) override;
   void on_run_finished(RunContext&, const RunOutcome&) override;
   void on_run_failed(RunContext&, const RunOutcome&) override;
 

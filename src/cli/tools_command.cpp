@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "keel/builtin_tools.hpp"
+#include "cli/tool_setup.hpp"
 
 namespace keel::cli {
 
@@ -15,9 +15,8 @@ int tools_list_command(const ToolsListArgs& args) {
     return kExitUsage;
   }
   ToolRegistry tools;
-  BuiltinToolOptions options;
-  options.workspace_root = workspace;
-  if (Status s = register_builtin_tools(tools, options); !s.ok()) {
+  KeelConfig config;  // the defaults: every family, no extra roots (the database is not opened)
+  if (Status s = register_cli_tools(tools, config, workspace, nullptr); !s.ok()) {
     std::fprintf(stderr, "keel: %s\n", s.message().c_str());
     return kExitUsage;
   }

@@ -17,18 +17,8 @@ using detail::Overloaded;
 
 std::string trimmed(std::string_view s) { return std::string(detail::trim(s)); }
 
-std::string shorten(std::string_view s, size_t max) {
-  if (s.size() <= max) return std::string(s);
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "…";
-}
-
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  std::replace(out.begin(), out.end(), '\n', ' ');
-  return out;
-}
+using detail::one_line;
+using detail::shorten;
 
 // The user's task: the context pipeline never drops or summarizes it.
 Message task_message(std::string task) {
@@ -106,6 +96,8 @@ Decision AgentMachine::decide(Action action) {
   committed_.clear();
   d.compaction = std::move(compaction_);
   compaction_.reset();
+  d.plan_steps = std::move(plan_updates_);
+  plan_updates_.clear();
   return d;
 }
 
@@ -168,6 +160,11 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
     guards_.push_back({GuardKind::kMalformedCall, err, "", ""});
     guard_notes_.push_back("One of your tool calls could not be used: " + err + ".");
   }
+  if (calls.empty()) {
+    Result<std::optional<Plan>> plan = parse_plan(text);
+    if (!plan.ok()) return malformed_call(reply.text, plan.status().message());
+    if (*plan) return start_plan(std::move(**plan), reply.text, reasoning);
+  }
   repair_rounds_ = 0;
   if (calls.empty()) {
     std::string answer = trimmed(text);
@@ -195,8 +192,7 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   AskApproval ask;
   for (const auto& pc : round_calls_) {
     if (pc.state != PendingCall::State::kApprove) continue;
-    ask.requests.push_back({pc.call, pc.spec->risk,
-                            pc.call.name + " is a " + std::string(risk_name(pc.spec->risk)) + "-risk tool"});
+    ask.requests.push_back({pc.call, pc.spec->risk, pc.approval_reason});
   }
   if (!ask.requests.empty()) {
     phase_ = AgentPhase::kAwaitingApproval;
@@ -253,8 +249,27 @@ void AgentMachine::classify_call(size_t index) {
                           "blocked: duplicate of an earlier call; nothing has changed since, so use the result you already have.");
     return;
   }
-  bool needs_approval = pc.spec->risk >= config_.approval_threshold && always_allowed_.count(call.name) == 0;
-  pc.state = needs_approval ? PendingCall::State::kApprove : PendingCall::State::kRun;
+  // Without a gate, the risk threshold decides.
+  GateVerdict verdict = GateVerdict::allow();
+  if (config_.approval_gate) {
+    verdict = config_.approval_gate->check(call, pc.canonical, *pc.spec);
+  } else if (pc.spec->risk >= config_.approval_threshold) {
+    verdict = GateVerdict::ask(call.name + " is a " + std::string(risk_name(pc.spec->risk)) + "-risk tool");
+  }
+  if (verdict.kind == GateVerdict::Kind::kDeny) return deny_call(pc, std::move(verdict.reason));
+  bool ask = verdict.kind == GateVerdict::Kind::kAsk && always_allowed_.count(call.name) == 0;
+  pc.state = ask ? PendingCall::State::kApprove : PendingCall::State::kRun;
+  if (ask) pc.approval_reason = verdict.reason.empty() ? call.name + " needs approval" : std::move(verdict.reason);
+}
+
+void AgentMachine::deny_call(PendingCall& pc, std::string reason) {
+  if (reason.empty()) reason = "denied";
+  pc.state = PendingCall::State::kSettled;
+  std::string what = pc.call.name + " " + shorten(pc.canonical, 160);
+  denials_.push_back(what + " — " + reason);
+  guards_.push_back({GuardKind::kPermissionDenied, what + " was denied: " + reason, pc.call.name, pc.call.id});
+  pc.result = synthetic(pc.call, ToolStatus::kDenied,
+                        "denied: " + reason + ". Do not retry this call; find another way or explain what you could not do.");
 }
 
 Decision AgentMachine::on_approvals(const ApprovalsGiven& given) {
@@ -269,13 +284,7 @@ Decision AgentMachine::on_approvals(const ApprovalsGiven& given) {
       pc.state = PendingCall::State::kRun;
       continue;
     }
-    if (reason.empty()) reason = "denied";
-    pc.state = PendingCall::State::kSettled;
-    std::string what = pc.call.name + " " + shorten(pc.canonical, 160);
-    denials_.push_back(what + " — " + reason);
-    guards_.push_back({GuardKind::kPermissionDenied, what + " was denied: " + reason, pc.call.name, pc.call.id});
-    pc.result = synthetic(pc.call, ToolStatus::kDenied,
-                          "denied: " + reason + ". Do not retry this call; find another way or explain what you could not do.");
+    deny_call(pc, std::move(reason));
   }
   return dispatch_tools();
 }
@@ -357,7 +366,10 @@ void AgentMachine::record_result(PendingCall& pc) {
 }
 
 Decision AgentMachine::close_round() {
+  // A plan step's references read the whole output, not what the result budget keeps of it.
+  std::string full_output = plan_ && !round_calls_.empty() && round_calls_[0].result ? round_calls_[0].result->content : "";
   for (auto& pc : round_calls_) record_result(pc);
+  if (plan_) return continue_plan(std::move(full_output));
   round_calls_.clear();
   return next_model_call();
 }

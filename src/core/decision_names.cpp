@@ -27,6 +27,7 @@ std::string_view guard_kind_name(GuardKind kind) {
     case GuardKind::kContextLimit: return "context_limit";
     case GuardKind::kContextCompacted: return "context_compacted";
     case GuardKind::kRepairedCall: return "repaired_call";
+    case GuardKind::kPlanHalted: return "plan_halted";
   }
   return "round_limit";
 }
@@ -38,6 +39,17 @@ std::string_view approval_verdict_name(ApprovalVerdict verdict) {
     case ApprovalVerdict::kDeny: return "deny";
   }
   return "deny";
+}
+
+std::string_view plan_step_state_name(PlanStepState state) {
+  switch (state) {
+    case PlanStepState::kPlanned: return "planned";
+    case PlanStepState::kExecuting: return "executing";
+    case PlanStepState::kDone: return "done";
+    case PlanStepState::kFailed: return "failed";
+    case PlanStepState::kSkipped: return "skipped";
+  }
+  return "planned";
 }
 
 std::string_view agent_phase_name(AgentPhase phase) {

@@ -1,4 +1,6 @@
 // Stable names of the vocabulary enums; they appear in prompts and JSON events.
+#include <utility>
+
 #include "keel/message.hpp"
 #include "keel/tool_spec.hpp"
 
@@ -24,6 +26,19 @@ std::string_view tool_status_name(ToolStatus status) {
     case ToolStatus::kCancelled: return "cancelled";
   }
   return "error";
+}
+
+ToolSpec make_tool_spec(std::string name, std::string description, std::string schema, ToolTraits traits) {
+  ToolSpec spec;
+  spec.name = std::move(name);
+  spec.description = std::move(description);
+  spec.parameters_schema = std::move(schema);
+  spec.read_only = traits.read_only;
+  spec.concurrency_safe = traits.read_only;
+  spec.risk = traits.risk;
+  spec.timeout_ms = traits.timeout_ms;
+  spec.cacheable = traits.cacheable;
+  return spec;
 }
 
 std::string_view risk_name(Risk risk) {

@@ -39,6 +39,13 @@ std::string build_system_prompt(const SystemPromptParts& parts) {
              "<tool_call>{\"name\": \"TOOL_NAME\", \"arguments\": {...}}</tool_call>\n"
              "Then wait for the result. To finish, reply with the answer as plain text and no tool call.\n";
     }
+    if (parts.tools.size() > 1) {
+      out += "\nWhen the steps are known in advance and each feeds the next, you may reply with a whole plan "
+             "instead of one call; it runs in order and its reply is filled from the results:\n"
+             "{\"plan\": [{\"tool\": NAME, \"args\": {...}, \"save_as\": ALIAS, \"why\": \"...\"}, ...], "
+             "\"reply\": \"... {{tool.ALIAS.FIELD}} ... {{tool_result.FIELD}} ...\"}\n"
+             "A later step's args may use \"$tool.ALIAS.FIELD\" for an earlier result.\n";
+    }
     while (!out.empty() && out.back() == '\n') out.pop_back();
   }
   if (!parts.project_instructions.empty()) {

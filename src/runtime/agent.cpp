@@ -1,5 +1,6 @@
 #include "keel/agent.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -11,11 +12,9 @@
 #include <sstream>
 
 #include "core/text_util.hpp"
-#include "keel/core/agent_machine.hpp"
 #include "keel/core/prompt_builder.hpp"
-#include "keel/tool_executor.hpp"
-#include "runtime/approval_rules.hpp"
-#include "runtime/session_recorder.hpp"
+#include "runtime/agent_impl.hpp"
+#include "runtime/tool_cache.hpp"
 
 namespace keel {
 namespace {
@@ -48,12 +47,6 @@ std::string new_run_id() {
   return out.str();
 }
 
-// The tool_result cache key: workspace, tool and canonical (key-sorted) arguments.
-std::string tool_cache_key(const std::string& workspace, const ToolCall& call) {
-  nlohmann::json args = nlohmann::json::parse(call.arguments, nullptr, false);
-  return workspace + "\n" + call.name + "\n" + (args.is_discarded() ? call.arguments : args.dump());
-}
-
 int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
 }
@@ -73,57 +66,6 @@ std::string_view run_status_name(RunStatus status) {
   }
   return "starting";
 }
-
-class Agent::Impl {
- public:
-  Impl(LlmClient& llm, const ToolRegistry& tools, AgentOptions options)
-      : llm_(llm),
-        tools_(tools),
-        options_(std::move(options)),
-        executor_(tools, ToolExecutorOptions{std::max(1, options_.tool_threads), options_.workspace}),
-        counter_(options_.config.token_counter ? options_.config.token_counter
-                                               : std::make_shared<EstimatingTokenCounter>()) {
-    options_.config.token_counter = counter_;
-  }
-
-  std::vector<std::shared_ptr<Hooks>> hooks;
-  std::shared_ptr<Approver> approver;
-
-  struct Start;
-  Result<RunOutcome> run(const Start& start, std::stop_token stop);
-
- private:
-  void drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder, std::stop_token stop,
-             RunOutcome& outcome);
-  template <class F>
-  void emit(F&& f) {
-    std::lock_guard<std::mutex> lock(hook_mutex_);
-    for (auto& h : hooks) f(*h);
-  }
-  void set_status(RunContext& ctx, RunStatus s) {
-    ctx.status = s;
-    emit([&](Hooks& h) { h.on_status_changed(ctx, s); });
-  }
-  std::vector<std::string> plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
-                                std::stop_token stop, RunOutcome& outcome);
-  Event call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder, std::stop_token stop,
-                   RunOutcome& outcome);
-  Event summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder, std::stop_token stop,
-                  RunOutcome& outcome);
-  Event ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder, std::stop_token stop);
-  Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
-                  RunOutcome& outcome);
-
-  LlmClient& llm_;
-  const ToolRegistry& tools_;
-  AgentOptions options_;
-  ToolExecutor executor_;
-  std::shared_ptr<const TokenCounter> counter_;
-  std::mutex hook_mutex_;
-
- public:
-  std::atomic<bool> force_compaction_{false};
-};
 
 std::vector<std::string> Agent::Impl::plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
                                            std::stop_token stop, RunOutcome& outcome) {
@@ -231,47 +173,6 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   return ModelReplied{std::move(reply).value()};
 }
 
-Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder,
-                                std::stop_token stop) {
-  set_status(ctx, RunStatus::kWaitingApproval);
-  if (recorder != nullptr) recorder->set_state(RunState::kWaitingApproval);
-  for (const auto& r : ask.requests) emit([&](Hooks& h) { h.on_approval_requested(ctx, r); });
-  // Remembered rules of this workspace ("always" answers of earlier runs) decide first; the
-  // approver is asked about the rest.
-  std::vector<ApprovalDecision> decisions;
-  std::vector<ApprovalRequest> open;
-  std::vector<ApprovalRule> rules;
-  if (options_.store != nullptr) {
-    Result<std::vector<ApprovalRule>> stored = options_.store->list_approval_rules(options_.workspace);
-    if (stored.ok()) rules = std::move(stored).value();
-  }
-  for (const auto& r : ask.requests) {
-    if (const ApprovalRule* rule = detail::matching_rule(rules, r.call)) {
-      decisions.push_back({r.call.id, rule->verdict,
-                           rule->verdict == ApprovalVerdict::kDeny ? "denied by a saved rule for this workspace"
-                                                                   : "allowed by a saved rule for this workspace"});
-    } else {
-      open.push_back(r);
-    }
-  }
-  if (!open.empty() && approver) {
-    for (auto& d : approver->decide(open, stop)) decisions.push_back(std::move(d));
-  } else {
-    for (const auto& r : open) {
-      decisions.push_back({r.call.id, ApprovalVerdict::kDeny, "approval is required and this host has no way to ask"});
-    }
-  }
-  if (stop.stop_requested()) return Aborted{"interrupted while waiting for approval"};
-  for (const auto& r : ask.requests) {
-    auto it = std::find_if(decisions.begin(), decisions.end(), [&](const ApprovalDecision& d) { return d.call_id == r.call.id; });
-    ApprovalDecision d = it != decisions.end() ? *it : ApprovalDecision{r.call.id, ApprovalVerdict::kDeny, "no approval decision was given"};
-    emit([&](Hooks& h) { h.on_approval_decided(ctx, r, d); });
-    if (recorder != nullptr) recorder->approval_decided(r, d);
-  }
-  if (recorder != nullptr) recorder->set_state(RunState::kRunning);
-  return ApprovalsGiven{std::move(decisions)};
-}
-
 Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder,
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kRunningTools);
@@ -291,25 +192,26 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
     }
   };
   // Cacheable tools answer from the store's tool_result scope when they can.
+  detail::ToolResultCache cache(options_.store, options_.workspace);
   std::vector<std::optional<ToolResult>> cached(run.calls.size());
   std::vector<std::string> keys(run.calls.size());
   std::vector<ToolCall> to_run;
   for (size_t i = 0; i < run.calls.size(); ++i) {
     const ToolCall& c = run.calls[i];
-    const Tool* tool = tools_.find(c.name);
-    if (options_.store != nullptr && tool != nullptr && tool->spec().cacheable) {
-      keys[i] = tool_cache_key(options_.workspace, c);
-      Result<std::optional<std::string>> hit = options_.store->cache_get("tool_result", keys[i]);
-      if (hit.ok() && hit->has_value()) {
-        cached[i] = ToolResult{c.id, c.name, ToolStatus::kOk, std::move(**hit), false, 0};
-        callbacks.on_start(c);
-        callbacks.on_finish(c, *cached[i]);
-        continue;
-      }
+    if (const Tool* tool = tools_.find(c.name)) keys[i] = cache.key(c, tool->spec());
+    cached[i] = cache.get(keys[i], c);
+    if (cached[i]) {
+      callbacks.on_start(c);
+      callbacks.on_finish(c, *cached[i]);
+    } else {
+      to_run.push_back(c);
     }
-    to_run.push_back(c);
   }
-  std::vector<ToolResult> ran = executor_.run_batch(to_run, callbacks, stop);
+  ToolRunScope scope;
+  scope.session_id = ctx.session_id;
+  scope.run_id = ctx.run_id;
+  scope.depth = options_.depth;
+  std::vector<ToolResult> ran = executor_.run_batch(to_run, callbacks, stop, scope);
   if (stop.stop_requested()) {
     return Aborted{"interrupted while " + std::to_string(to_run.size()) + " tool call(s) were running; they were cancelled"};
   }
@@ -322,20 +224,11 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
       continue;
     }
     if (next >= ran.size()) break;
-    if (!keys[i].empty() && ran[next].ok()) {
-      (void)options_.store->cache_put("tool_result", keys[i], ran[next].content);  // a miss later is the only cost
-    }
+    cache.put(keys[i], ran[next]);
     results.push_back(std::move(ran[next++]));
   }
   return ToolsFinished{std::move(results)};
 }
-
-// How a run begins: fresh, as the next turn of a stored session, or resuming a stored run.
-struct Agent::Impl::Start {
-  enum class Kind { kNew, kContinue, kResume } kind = Kind::kNew;
-  std::string task;
-  std::string id;  // the session (kContinue) or run (kResume)
-};
 
 Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   auto started = std::chrono::steady_clock::now();
@@ -344,6 +237,17 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
     return Status::FailedPrecondition("sessions need a store; this agent was built without one");
   }
   std::vector<ToolSpec> specs = tools_.specs();
+  if (!options_.tool_allowlist.empty()) {  // a sub-agent sees only the tools it was given
+    const auto& allowed = options_.tool_allowlist;
+    std::erase_if(specs, [&](const ToolSpec& s) { return std::find(allowed.begin(), allowed.end(), s.name) == allowed.end(); });
+  }
+  AgentConfig config = options_.config;
+  std::shared_ptr<detail::ApprovalPolicyGate> gate;
+  if (!config.approval_gate) {
+    KEEL_ASSIGN_OR_RETURN(gate, detail::load_approval_gate(options_.approvals, config.approval_threshold, options_.store,
+                                                           options_.workspace));
+    config.approval_gate = gate;
+  }
   RunOutcome outcome;
   RunContext ctx;
   ctx.model = llm_.describe();
@@ -356,7 +260,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   if (options_.store != nullptr) {
     recorder.emplace(*options_.store, *counter_, options_.workspace);
     if (start.kind == Start::Kind::kNew) {
-      KEEL_TRY(recorder->start_new_session(task, ctx.model));
+      KEEL_TRY(recorder->start_new_session(task, ctx.model, options_.parent_session_id));
     } else if (start.kind == Start::Kind::kContinue) {
       KEEL_ASSIGN_OR_RETURN(earlier, recorder->start_in_session(start.id, task));
     } else {
@@ -382,17 +286,18 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   std::string system_prompt = build_system_prompt(parts);
   AgentMachine machine =
       start.kind == Start::Kind::kResume
-          ? AgentMachine::resuming(options_.config, specs, std::move(system_prompt), std::move(earlier), run_start,
-                                   options_.parser)
+          ? AgentMachine::resuming(config, specs, std::move(system_prompt), std::move(earlier), run_start, options_.parser)
       : start.kind == Start::Kind::kContinue
-          ? AgentMachine(options_.config, specs, std::move(system_prompt), std::move(earlier), task, options_.parser)
-          : AgentMachine(options_.config, specs, std::move(system_prompt), task, options_.parser);
+          ? AgentMachine(config, specs, std::move(system_prompt), std::move(earlier), task, options_.parser)
+          : AgentMachine(config, specs, std::move(system_prompt), task, options_.parser);
   ctx.machine = &machine;
   if (force_compaction_.exchange(false)) machine.request_compaction();
   if (start.kind != Start::Kind::kResume) {
     emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[machine.run_start()]); });
   }
+  set_gate(gate);
   drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome);
+  set_gate(nullptr);
   outcome.rounds = machine.rounds_used();
   outcome.duration_ms = elapsed_ms(started);
   outcome.session_id = ctx.session_id;
@@ -428,7 +333,9 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
         return;
       }
     }
+    log_policy_decisions(ctx, recorder);
     for (const auto& g : decision.guards) emit([&](Hooks& h) { h.on_guard_fired(ctx, g); });
+    for (const auto& u : decision.plan_steps) emit([&](Hooks& h) { h.on_plan_step(ctx, u); });
     if (decision.compaction) {
       emit([&](Hooks& h) { h.on_compaction(ctx, *decision.compaction); });
       if (recorder != nullptr) {

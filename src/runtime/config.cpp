@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "runtime/approval_rules.hpp"
 #include "runtime/config_file.hpp"
 #include "runtime/model_spec.hpp"
 
@@ -28,6 +29,32 @@ std::string user_config_path(const ConfigInputs& in) {
   return {};
 }
 
+// A later file's approvals over an earlier one's: its modes win, patterns of both apply.
+void merge_approvals(const ApprovalPolicy& layer, ApprovalPolicy& into) {
+  if (layer.default_mode) {
+    into.default_mode = layer.default_mode;
+    into.default_source = layer.default_source;
+  }
+  for (const auto& [name, tool] : layer.tools) {
+    ToolApprovalPolicy& t = into.tools[name];
+    if (tool.mode) t.mode = tool.mode;
+    t.allow_patterns.insert(t.allow_patterns.end(), tool.allow_patterns.begin(), tool.allow_patterns.end());
+    t.deny_patterns.insert(t.deny_patterns.end(), tool.deny_patterns.begin(), tool.deny_patterns.end());
+    t.source = t.source.empty() || t.source == tool.source ? tool.source : t.source + " and " + tool.source;
+  }
+}
+
+// What in an approvals section would let calls run without asking: mode auto (for all tools or
+// one) or an allow pattern; nullopt when it only tightens.
+std::optional<std::string> loosens_approvals(const ApprovalPolicy& p) {
+  if (p.default_mode == ApprovalMode::kAuto) return "approvals.default_mode: auto";
+  for (const auto& [tool, t] : p.tools) {
+    if (t.mode == ApprovalMode::kAuto) return "approvals.tools." + tool + ".mode: auto";
+    if (!t.allow_patterns.empty()) return "approvals.tools." + tool + ".allow_patterns";
+  }
+  return std::nullopt;
+}
+
 // Copies every setting the layer has onto `cfg` (the layer wins).
 void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.max_rounds) cfg.max_rounds = *layer.max_rounds;
@@ -40,6 +67,10 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.retry_max_delay_ms) cfg.retry.max_delay_ms = *layer.retry_max_delay_ms;
   if (layer.shell_enabled) cfg.shell_enabled = *layer.shell_enabled;
   if (layer.shell_timeout_ms) cfg.shell_timeout_ms = *layer.shell_timeout_ms;
+  if (layer.web_enabled) cfg.web_enabled = *layer.web_enabled;
+  if (layer.web_timeout_ms) cfg.web_timeout_ms = *layer.web_timeout_ms;
+  for (const auto& a : layer.web_allowed) cfg.web_allowed.push_back(a);
+  for (const auto& r : layer.fs_roots) cfg.fs_roots.push_back(r);
   if (layer.planner_enabled) cfg.planner_enabled = *layer.planner_enabled;
   if (layer.planner_timeout_ms) cfg.planner_timeout_ms = *layer.planner_timeout_ms;
   if (layer.context_window) cfg.context_window = *layer.context_window;
@@ -47,6 +78,7 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.context_recency_rounds) cfg.context_recency_rounds = *layer.context_recency_rounds;
   if (layer.context_summary_cooldown_rounds) cfg.context_summary_cooldown_rounds = *layer.context_summary_cooldown_rounds;
   cfg.intents.insert(cfg.intents.end(), layer.intents.begin(), layer.intents.end());
+  merge_approvals(layer.approvals, cfg.approvals);
 }
 
 Result<int> parse_max_rounds(const std::string& text, const std::string& what) {
@@ -85,6 +117,22 @@ Result<detail::ModelInputs> model_inputs(const ConfigInputs& in, const std::vect
       mi.config_base_url_source = f->path;
       mi.base_url_from_workspace = f == workspace_file;
     }
+    // What widens the tools' reach (private addresses, folders outside the workspace) is the
+    // user's to grant, never a repository's.
+    if (f == workspace_file && !f->web_allowed.empty()) {
+      return Status::InvalidArgument(f->path + ": tools.web.allowed is only honoured in your user config (" +
+                                     user_config + "), so that a repository cannot open your private network; move it there");
+    }
+    if (f == workspace_file && loosens_approvals(f->approvals)) {
+      return Status::InvalidArgument(f->path + ": " + loosens_approvals(f->approvals).value() +
+                                     " is only honoured in your user config (" + user_config +
+                                     "), so that a repository cannot switch off your confirmations; a workspace may "
+                                     "only add deny patterns and confirm or deny modes");
+    }
+    if (f == workspace_file && !f->fs_roots.empty()) {
+      return Status::InvalidArgument(f->path + ": tools.fs.roots is only honoured in your user config (" + user_config +
+                                     "), so that a repository cannot reach folders outside it; move it there");
+    }
     if (f == workspace_file && f->api_key_env) {
       return Status::InvalidArgument(f->path + ": api_key_env is only honoured in your user config (" + user_config +
                                      "), so that a repository cannot read your environment; move it there");
@@ -103,6 +151,27 @@ Result<detail::ModelInputs> model_inputs(const ConfigInputs& in, const std::vect
 }
 
 }  // namespace
+
+std::string_view approval_mode_name(ApprovalMode mode) {
+  switch (mode) {
+    case ApprovalMode::kAuto: return "auto";
+    case ApprovalMode::kConfirm: return "confirm";
+    case ApprovalMode::kDeny: return "deny";
+  }
+  return "confirm";
+}
+
+std::optional<ApprovalMode> parse_approval_mode(std::string_view name) {
+  for (ApprovalMode m : {ApprovalMode::kAuto, ApprovalMode::kConfirm, ApprovalMode::kDeny}) {
+    if (approval_mode_name(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+Status check_approval_pattern(std::string_view pattern) {
+  if (pattern.empty()) return Status::Ok();
+  return detail::check_approval_pattern(std::string(pattern), "the pattern");
+}
 
 Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   KeelConfig cfg;
@@ -136,6 +205,14 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     cfg.max_rounds = *in.max_rounds;
   }
   if (in.stream) cfg.stream = *in.stream;
+  if (in.approve_mode) {
+    std::optional<ApprovalMode> mode = parse_approval_mode(*in.approve_mode);
+    if (!mode) {
+      return Status::InvalidArgument("--approve-mode must be auto, confirm or deny, got '" + *in.approve_mode + "'");
+    }
+    cfg.approvals.override_mode = mode;
+    cfg.approvals.override_source = "--approve-mode";
+  }
   if (std::string window = env_value(in.env, "KEEL_CONTEXT_WINDOW"); !window.empty()) {
     int64_t value = 0;
     auto [end, ec] = std::from_chars(window.data(), window.data() + window.size(), value);

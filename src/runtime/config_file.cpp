@@ -3,6 +3,7 @@
 // key path ("retry.max_attempts", "intents[1].patterns") so a user can find the line to fix.
 #include "runtime/config_file.hpp"
 
+#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -196,7 +197,84 @@ Result<IntentRule> parse_intent(const FileReader& r, const YAML::Node& node, con
   return rule;
 }
 
-// The nested sections: retry, tools.shell, planner, intents.
+Result<ApprovalMode> parse_mode(const FileReader& r, const YAML::Node& node, const std::string& key) {
+  KEEL_ASSIGN_OR_RETURN(std::string word, r.string(node, key));
+  std::optional<ApprovalMode> mode = parse_approval_mode(word);
+  if (!mode) return r.error(key, "must be auto, confirm or deny, got '" + word + "'");
+  return *mode;
+}
+
+// The node of `key` or of its camelCase spelling `camel`; an error when both are set.
+Result<YAML::Node> either(const FileReader& r, const YAML::Node& map, const std::string& where, const char* key,
+                          const char* camel) {
+  YAML::Node a = map[key];
+  YAML::Node b = map[camel];
+  if (a && b) return r.error(where + key, "and " + where + camel + " are the same setting; keep one");
+  return a ? a : b;
+}
+
+// approvals.tools.NAME: {mode, allow_patterns, deny_patterns}; every pattern must compile (RE2).
+Status parse_tool_approval(const FileReader& r, const YAML::Node& node, const std::string& where,
+                           ToolApprovalPolicy& out) {
+  KEEL_TRY(r.mapping(node, where));
+  KEEL_TRY(r.check_keys(node, where, {"mode", "allow_patterns", "deny_patterns", "allowPatterns", "denyPatterns"}));
+  if (const YAML::Node mode = node["mode"]) {
+    KEEL_ASSIGN_OR_RETURN(out.mode, parse_mode(r, mode, where + ".mode"));
+  }
+  struct List {
+    const char* key;
+    const char* camel;
+    std::vector<std::string>* field;
+  };
+  for (const List& list : {List{"allow_patterns", "allowPatterns", &out.allow_patterns},
+                           List{"deny_patterns", "denyPatterns", &out.deny_patterns}}) {
+    KEEL_ASSIGN_OR_RETURN(YAML::Node n, either(r, node, where + ".", list.key, list.camel));
+    if (!n) continue;
+    std::string key = where + "." + list.key;
+    KEEL_ASSIGN_OR_RETURN(*list.field, r.strings(n, key));
+    for (const std::string& pattern : *list.field) {
+      RE2 re(pattern, RE2::Quiet);
+      if (!re.ok()) {
+        return r.error(key, "has '" + pattern + "', which is not a valid regular expression (" + re.error() + ")");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status parse_approvals(const FileReader& r, const YAML::Node& n, const std::string& path, ApprovalPolicy& out) {
+  KEEL_TRY(r.mapping(n, "approvals"));
+  KEEL_TRY(r.check_keys(n, "approvals", {"default_mode", "defaultMode", "tools"}));
+  KEEL_ASSIGN_OR_RETURN(YAML::Node mode, either(r, n, "approvals.", "default_mode", "defaultMode"));
+  if (mode) {
+    KEEL_ASSIGN_OR_RETURN(out.default_mode, parse_mode(r, mode, "approvals.default_mode"));
+    out.default_source = path;
+  }
+  const YAML::Node tools = n["tools"];
+  if (!tools) return Status::Ok();
+  KEEL_TRY(r.mapping(tools, "approvals.tools"));
+  for (auto it = tools.begin(); it != tools.end(); ++it) {
+    if (!it->first.IsScalar() || it->first.Scalar().empty()) {
+      return r.error("approvals.tools", "has a key that is not a tool name (or \"*\" for every tool)");
+    }
+    const std::string& name = it->first.Scalar();
+    ToolApprovalPolicy& tool = out.tools[name];
+    tool.source = path;
+    KEEL_TRY(parse_tool_approval(r, it->second, "approvals.tools." + name, tool));
+  }
+  auto star = out.tools.find("*");
+  if (star != out.tools.end() && star->second.mode) {
+    if (out.default_mode) {
+      return r.error("approvals.default_mode", "and approvals.tools.\"*\".mode are the same setting; keep one");
+    }
+    out.default_mode = star->second.mode;
+    out.default_source = path;
+    star->second.mode.reset();
+  }
+  return Status::Ok();
+}
+
+// The nested sections: retry, tools.shell, planner, intents, approvals.
 Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& out) {
   if (const YAML::Node n = root["retry"]) {
     KEEL_TRY(r.mapping(n, "retry"));
@@ -208,13 +286,46 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
   }
   if (const YAML::Node n = root["tools"]) {
     KEEL_TRY(r.mapping(n, "tools"));
-    KEEL_TRY(r.check_keys(n, "tools", {"shell"}));
+    KEEL_TRY(r.check_keys(n, "tools", {"shell", "web", "fs"}));
     if (const YAML::Node shell_node = n["shell"]) {
       KEEL_TRY(r.mapping(shell_node, "tools.shell"));
       KEEL_TRY(r.check_keys(shell_node, "tools.shell", {"enabled", "timeout_ms"}));
       SectionReader shell(r, shell_node, "tools.shell.");
       KEEL_TRY(shell.boolean("enabled", out.shell_enabled));
       KEEL_TRY(shell.integer("timeout_ms", 1, kIntMax, out.shell_timeout_ms));
+    }
+    if (const YAML::Node web_node = n["web"]) {
+      KEEL_TRY(r.mapping(web_node, "tools.web"));
+      KEEL_TRY(r.check_keys(web_node, "tools.web", {"enabled", "allowed", "timeout_ms"}));
+      SectionReader web(r, web_node, "tools.web.");
+      KEEL_TRY(web.boolean("enabled", out.web_enabled));
+      KEEL_TRY(web.strings("allowed", out.web_allowed));
+      KEEL_TRY(web.integer("timeout_ms", 1, kIntMax, out.web_timeout_ms));
+    }
+    if (const YAML::Node fs_node = n["fs"]) {
+      KEEL_TRY(r.mapping(fs_node, "tools.fs"));
+      KEEL_TRY(r.check_keys(fs_node, "tools.fs", {"roots"}));
+      if (const YAML::Node roots = fs_node["roots"]) {
+        if (!roots.IsSequence()) return r.error("tools.fs.roots", "must be a list of {name, path, read_only}");
+        for (size_t i = 0; i < roots.size(); ++i) {
+          const std::string where = "tools.fs.roots[" + std::to_string(i) + "]";
+          const YAML::Node entry = roots[i];  // SectionReader keeps a reference: no temporary
+          KEEL_TRY(r.mapping(entry, where));
+          KEEL_TRY(r.check_keys(entry, where, {"name", "path", "read_only"}));
+          SectionReader fields(r, entry, where + ".");
+          std::optional<std::string> name, path;
+          std::optional<bool> read_only;
+          KEEL_TRY(fields.string("name", name));
+          KEEL_TRY(fields.string("path", path));
+          KEEL_TRY(fields.boolean("read_only", read_only));
+          if (!name || name->empty() || !path || path->empty()) return r.error(where, "needs a name and a path");
+          FsRootConfig root;
+          root.name = *name;
+          root.path = *path;
+          root.read_only = read_only.value_or(false);
+          out.fs_roots.push_back(std::move(root));
+        }
+      }
     }
   }
   if (const YAML::Node n = root["context"]) {
@@ -233,6 +344,9 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
     KEEL_TRY(planner.boolean("enabled", out.planner_enabled));
     KEEL_TRY(planner.integer("timeout_ms", 1, kNoMax, out.planner_timeout_ms));
   }
+  if (const YAML::Node n = root["approvals"]) {
+    KEEL_TRY(parse_approvals(r, n, out.path, out.approvals));
+  }
   if (const YAML::Node n = root["intents"]) {
     if (!n.IsSequence()) return r.error("intents", "must be a list of {name, keywords, patterns, tools}");
     for (size_t i = 0; i < n.size(); ++i) {
@@ -249,7 +363,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
-                         "context"}));
+                         "context", "approvals"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));

@@ -31,6 +31,10 @@ struct ConfigLayer {
   std::optional<int64_t> retry_max_delay_ms;
   std::optional<bool> shell_enabled;
   std::optional<int> shell_timeout_ms;
+  std::optional<bool> web_enabled;
+  std::vector<std::string> web_allowed;  // added to the allow-lists of earlier layers
+  std::optional<int> web_timeout_ms;
+  std::vector<FsRootConfig> fs_roots;      // added to the roots of earlier layers
   std::vector<IntentRule> intents;
   std::optional<bool> planner_enabled;
   std::optional<int64_t> planner_timeout_ms;
@@ -38,11 +42,12 @@ struct ConfigLayer {
   std::optional<int> context_threshold_percent;
   std::optional<int> context_recency_rounds;
   std::optional<int> context_summary_cooldown_rounds;
+  ApprovalPolicy approvals = {};  // the file's approvals section; sources are set to `path`
 };
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument
 // naming the file (and key) when it cannot be read, is not valid YAML, has an unknown key, a value
-// of the wrong type or out of range, or an intent pattern that does not compile.
+// of the wrong type or out of range, or an intent or approval pattern that does not compile.
 Result<std::optional<ConfigLayer>> load_config_file(const std::string& path);
 
 // Parses YAML text as if it were the file `path` (the part of load_config_file after reading).

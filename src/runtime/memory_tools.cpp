@@ -115,16 +115,10 @@ Result<std::string> list_notes(Store& store, const std::string& workspace, const
 }
 
 ToolSpec spec(const char* name, const char* description, const char* schema, bool read_only) {
-  ToolSpec s;
-  s.name = name;
-  s.description = description;
-  s.parameters_schema = schema;
-  s.read_only = read_only;
-  s.concurrency_safe = read_only;
-  s.risk = Risk::kLow;
-  s.timeout_ms = 10000;
-  s.cacheable = false;  // notes change as the agent writes them
-  return s;
+  ToolTraits t;  // not cacheable: notes change as the agent writes them
+  t.read_only = read_only;
+  t.timeout_ms = 10000;
+  return make_tool_spec(name, description, schema, t);
 }
 
 }  // namespace

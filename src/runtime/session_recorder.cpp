@@ -65,11 +65,13 @@ Status SessionRecorder::record_root(std::string status, std::string attributes) 
   return store_.record_span(root);
 }
 
-Status SessionRecorder::start_new_session(std::string_view task, std::string_view model) {
+Status SessionRecorder::start_new_session(std::string_view task, std::string_view model, std::string_view parent_id) {
   SessionInfo info;
   info.title = title_of(task);
   info.workspace = workspace_;
   info.model = std::string(model);
+  info.parent_id = std::string(parent_id);
+  info.hidden = !parent_id.empty();
   KEEL_ASSIGN_OR_RETURN(session_id_, store_.create_session(info));
   return begin_run(task);
 }

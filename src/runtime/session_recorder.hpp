@@ -28,8 +28,9 @@ class SessionRecorder {
   // `store` and `counter` must outlive the recorder.
   SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace);
 
-  // A new session titled after the task, and a run in it.
-  Status start_new_session(std::string_view task, std::string_view model);
+  // A new session titled after the task, and a run in it. With `parent_id` (a sub-agent's run)
+  // the session belongs to that session and is hidden from normal lists.
+  Status start_new_session(std::string_view task, std::string_view model, std::string_view parent_id = {});
   // A new run in an existing session; returns its earlier messages (NotFound for a missing session).
   Result<std::vector<Message>> start_in_session(std::string_view session_id, std::string_view task);
   // Takes over an interrupted run; returns the session's messages and sets `run_start` to the index

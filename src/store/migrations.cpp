@@ -158,9 +158,24 @@ CREATE INDEX spans_by_session ON spans(session_id);
 CREATE INDEX spans_by_run ON spans(run_id);
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// Version 3: todos, per workspace.
+constexpr std::string_view kTodos = R"sql(
+CREATE TABLE todos (
+  id            INTEGER PRIMARY KEY,
+  workspace     TEXT NOT NULL DEFAULT '',
+  text          TEXT NOT NULL CHECK (text <> ''),
+  priority      INTEGER NOT NULL DEFAULT 0 CHECK (priority BETWEEN 0 AND 3),
+  notes         TEXT NOT NULL DEFAULT '',
+  created_ms    INTEGER NOT NULL,
+  completed_ms  INTEGER
+);
+CREATE INDEX todos_by_workspace ON todos(workspace, completed_ms);
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
+    {3, kTodos},
 }};
 
 Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {

@@ -2,7 +2,7 @@
 //
 // Its methods are defined by concern: sessions and messages (session_store.cpp,
 // message_store.cpp), runs and tool runs (run_store.cpp), approvals (approval_store.cpp),
-// memory (memory_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp); opening and the
+// memory (memory_store.cpp), todos (todo_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp); opening and the
 // clock live in sqlite_store.cpp.
 //
 // Thread-safety: every public method takes mu_ for its whole duration, so each runs alone on
@@ -54,6 +54,10 @@ class SqliteStore final : public Store {
   Result<std::vector<MemoryHit>> memory_search(std::string_view workspace, std::string_view query, int limit) override;
   Result<std::vector<MemoryNote>> memory_list(std::string_view workspace, int limit) override;
   Status memory_remove(int64_t id) override;
+
+  Result<TodoItem> todo_add(std::string_view workspace, const NewTodo& todo) override;
+  Result<std::vector<TodoItem>> todo_list(std::string_view workspace, const TodoQuery& query) override;
+  Result<TodoItem> todo_complete(std::string_view workspace, int64_t id, int64_t completed_ms) override;
 
   Result<std::optional<std::string>> cache_get(std::string_view scope, std::string_view key) override;
   Status cache_put(std::string_view scope, std::string_view key, std::string_view value) override;

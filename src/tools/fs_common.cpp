@@ -79,17 +79,42 @@ Result<std::string> read_prefix(const fs::path& path, size_t max_bytes, std::str
 }
 
 ToolSpec read_only_fs_spec(std::string name, std::string description, std::string schema) {
-  ToolSpec spec;
-  spec.name = std::move(name);
-  spec.description = std::move(description);
-  spec.parameters_schema = std::move(schema);
-  spec.read_only = true;
-  spec.concurrency_safe = true;
-  spec.risk = Risk::kLow;
-  spec.timeout_ms = 30000;
   // Not cacheable: files change outside keel, so a stored result could be stale within its TTL.
-  spec.cacheable = false;
-  return spec;
+  ToolTraits t;
+  t.read_only = true;
+  return make_tool_spec(std::move(name), std::move(description), std::move(schema), t);
 }
+
+ToolSpec changing_fs_spec(std::string name, std::string description, std::string schema, Risk risk) {
+  ToolTraits t;
+  t.risk = risk;
+  t.timeout_ms = 120000;  // a large tree takes a while to copy or delete; the tools poll stop
+  return make_tool_spec(std::move(name), std::move(description), std::move(schema), t);
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+std::string dir_label(const std::string& display) {
+  if (!display.empty() && (display.back() == ':' || display.back() == '/')) return display;
+  return display + "/";
+}
+
+std::string join_display(const std::string& base, const std::string& rel) {
+  if (base.empty() || base == ".") return rel;
+  if (base.back() == ':' || base.back() == '/') return base + rel;
+  return base + "/" + rel;
+}
+
+std::error_code last_error() { return std::error_code(errno, std::generic_category()); }
 
 }  // namespace keel::detail

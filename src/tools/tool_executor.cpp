@@ -115,7 +115,7 @@ class ToolExecutor::Impl {
       : registry_(registry), options_(std::move(options)), pool_(pool_options(options_)) {}
 
   std::vector<ToolResult> run_batch(std::span<const ToolCall> calls, const BatchCallbacks& callbacks,
-                                    std::stop_token stop);
+                                    std::stop_token stop, const ToolRunScope& scope);
 
  private:
   static detail::ThreadPool::Options pool_options(const ToolExecutorOptions& o) {
@@ -130,6 +130,7 @@ class ToolExecutor::Impl {
   struct Batch {
     std::span<const ToolCall> calls;
     const BatchCallbacks* callbacks;
+    const ToolRunScope* scope;
     std::stop_token stop;
     std::shared_ptr<BatchSync> sync;
     std::vector<Slot> slots;
@@ -169,7 +170,12 @@ void ToolExecutor::Impl::submit(Batch& b, size_t i) {
   state->sync = b.sync;
   state->tool = slot.prepared.tool;
   state->args = std::move(slot.prepared.args);
-  state->ctx = ToolContext{state->stop.get_token(), options_.workspace_root, b.calls[i].id};
+  state->ctx.stop = state->stop.get_token();
+  state->ctx.workspace_root = options_.workspace_root;
+  state->ctx.call_id = b.calls[i].id;
+  state->ctx.session_id = b.scope->session_id;
+  state->ctx.run_id = b.scope->run_id;
+  state->ctx.depth = b.scope->depth;
   slot.timeout_ms = state->tool->spec().effective_timeout_ms();
   slot.start_deadline = Clock::now() + std::chrono::milliseconds(slot.timeout_ms);
   slot.state = state;
@@ -291,8 +297,9 @@ void ToolExecutor::Impl::run_group(Batch& b, const std::vector<size_t>& group) {
 }
 
 std::vector<ToolResult> ToolExecutor::Impl::run_batch(std::span<const ToolCall> calls,
-                                                      const BatchCallbacks& callbacks, std::stop_token stop) {
-  Batch b{calls, &callbacks, stop, std::make_shared<BatchSync>(), {}, {}};
+                                                      const BatchCallbacks& callbacks, std::stop_token stop,
+                                                      const ToolRunScope& scope) {
+  Batch b{calls, &callbacks, &scope, stop, std::make_shared<BatchSync>(), {}, {}};
   b.slots.resize(calls.size());
   b.results.resize(calls.size());
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -359,9 +366,9 @@ ToolExecutor::ToolExecutor(const ToolRegistry& registry, ToolExecutorOptions opt
 ToolExecutor::~ToolExecutor() = default;
 
 std::vector<ToolResult> ToolExecutor::run_batch(std::span<const ToolCall> calls, const BatchCallbacks& callbacks,
-                                                std::stop_token stop) {
+                                                std::stop_token stop, const ToolRunScope& scope) {
   try {
-    return impl_->run_batch(calls, callbacks, std::move(stop));
+    return impl_->run_batch(calls, callbacks, std::move(stop), scope);
   } catch (const std::exception& e) {
     // Only resource exhaustion (bad_alloc, no threads) gets here; answer every call anyway.
     std::vector<ToolResult> out(calls.size());

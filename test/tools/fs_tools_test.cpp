@@ -28,7 +28,10 @@ class FsToolsTest : public ::testing::Test {
   Result<std::string> run(std::string_view tool, const nlohmann::json& args) {
     Status valid = registry_.validate_arguments(tool, args);
     if (!valid.ok()) return valid;
-    ToolContext ctx{stop_.get_token(), root_.string(), "call_1"};
+    ToolContext ctx;
+    ctx.stop = stop_.get_token();
+    ctx.workspace_root = root_.string();
+    ctx.call_id = "call_1";
     return registry_.find(tool)->execute(args, ctx);
   }
 
@@ -44,18 +47,21 @@ class FsToolsTest : public ::testing::Test {
 };
 
 TEST_F(FsToolsTest, RegistersEveryToolWithItsMetadata) {
-  for (const char* name : {"fs_list", "fs_read", "fs_write", "fs_search", "fs_stat", "shell", "get_datetime"}) {
+  for (const char* name : {"fs_roots", "fs_list", "fs_tree", "fs_read", "fs_write", "fs_search", "fs_stat", "fs_walk",
+                           "fs_copy", "fs_move", "fs_delete", "shell", "get_datetime"}) {
     ASSERT_NE(registry_.find(name), nullptr) << name;
   }
-  for (const char* name : {"fs_list", "fs_read", "fs_search", "fs_stat"}) {
+  for (const char* name : {"fs_roots", "fs_list", "fs_tree", "fs_read", "fs_search", "fs_stat", "fs_walk"}) {
     const ToolSpec& s = registry_.find(name)->spec();
     EXPECT_TRUE(s.read_only && s.concurrency_safe) << name;
     EXPECT_FALSE(s.cacheable) << name;  // files change outside keel
     EXPECT_EQ(s.risk, Risk::kLow) << name;
   }
-  const ToolSpec& w = registry_.find("fs_write")->spec();
-  EXPECT_FALSE(w.read_only || w.concurrency_safe || w.cacheable);
-  EXPECT_EQ(w.risk, Risk::kMedium);
+  for (const char* name : {"fs_write", "fs_copy", "fs_move", "fs_delete"}) {
+    const ToolSpec& w = registry_.find(name)->spec();
+    EXPECT_FALSE(w.read_only || w.concurrency_safe || w.cacheable) << name;
+    EXPECT_EQ(w.risk, std::string_view(name) == "fs_delete" ? Risk::kHigh : Risk::kMedium) << name;
+  }
   const ToolSpec& sh = registry_.find("shell")->spec();
   EXPECT_EQ(sh.risk, Risk::kHigh);
   EXPECT_FALSE(sh.read_only || sh.concurrency_safe);
@@ -148,6 +154,45 @@ TEST_F(FsToolsTest, ReadPagesThroughLines) {
   EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
   write("empty.txt", "");
   EXPECT_EQ(*run("fs_read", {{"path", "empty.txt"}}), "[empty file: 0 bytes]");
+}
+
+TEST_F(FsToolsTest, ReadTakesAStartAndEndLine) {
+  std::string text;
+  for (int i = 1; i <= 10; ++i) text += "line " + std::to_string(i) + "\n";
+  write("ten.txt", text);
+  auto mid = run("fs_read", {{"path", "ten.txt"}, {"start_line", 4}, {"end_line", 6}});
+  ASSERT_TRUE(mid.ok()) << mid.status().message();
+  EXPECT_EQ(*mid, "line 4\nline 5\nline 6\n[showing lines 4-6; more lines follow: use offset_line=7 to read on]");
+  auto to_end = run("fs_read", {{"path", "ten.txt"}, {"start_line", 9}, {"end_line", 10}});
+  ASSERT_TRUE(to_end.ok());
+  EXPECT_EQ(*to_end, "line 9\nline 10\n");
+  auto past_end = run("fs_read", {{"path", "ten.txt"}, {"start_line", 10}, {"end_line", 30}});
+  ASSERT_TRUE(past_end.ok());
+  EXPECT_EQ(*past_end, "line 10\n");
+  auto head = run("fs_read", {{"path", "ten.txt"}, {"end_line", 2}});
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(*head, "line 1\nline 2\n[showing lines 1-2; more lines follow: use offset_line=3 to read on]");
+  auto from = run("fs_read", {{"path", "ten.txt"}, {"start_line", 10}});
+  ASSERT_TRUE(from.ok());
+  EXPECT_EQ(*from, "line 10\n");
+
+  auto backwards = run("fs_read", {{"path", "ten.txt"}, {"start_line", 5}, {"end_line", 4}});
+  EXPECT_EQ(backwards.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(backwards.status().message().find("end_line 4 is before start_line 5"), std::string::npos)
+      << backwards.status().message();
+  auto mixed = run("fs_read", {{"path", "ten.txt"}, {"start_line", 2}, {"max_lines", 2}});
+  EXPECT_EQ(mixed.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(mixed.status().message().find("not both"), std::string::npos) << mixed.status().message();
+}
+
+TEST_F(FsToolsTest, ReadRefusesBinaryFilesWhateverTheRange) {
+  std::string blob = "text line\n";
+  blob += std::string("\0\x01\x02", 3);
+  write("mixed.bin", blob);
+  auto r = run("fs_read", {{"path", "mixed.bin"}, {"start_line", 1}, {"end_line", 1}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("binary file"), std::string::npos) << r.status().message();
 }
 
 TEST_F(FsToolsTest, ReadCapsOutputWithANote) {

@@ -39,10 +39,18 @@ class ShellToolTest : public ::testing::Test {
   }
   void TearDown() override { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
 
+  ToolContext context(std::stop_token stop) const {
+    ToolContext ctx;
+    ctx.stop = std::move(stop);
+    ctx.workspace_root = tmp_.path().string();
+    ctx.call_id = "c";
+    return ctx;
+  }
+
   Result<std::string> shell(const nlohmann::json& args, std::stop_token stop = {}) {
     Status valid = registry_.validate_arguments("shell", args);
     if (!valid.ok()) return valid;
-    return registry_.find("shell")->execute(args, ToolContext{std::move(stop), tmp_.path().string(), "c"});
+    return registry_.find("shell")->execute(args, context(std::move(stop)));
   }
 
   testing::TempDir tmp_;
@@ -112,7 +120,7 @@ TEST_F(ShellToolTest, TimeoutArgumentIsCappedByTheConfiguredLimit) {
   EXPECT_EQ(registry.find("shell")->spec().timeout_ms, 200);
   const auto start = Clock::now();
   auto r = registry.find("shell")->execute({{"command", "sleep 30"}, {"timeout_ms", 100000}},
-                                           ToolContext{{}, tmp_.path().string(), "c"});
+                                           context({}));
   EXPECT_EQ(r.status().code(), ErrorCode::kDeadlineExceeded);
   EXPECT_LT(ms_since(start), 1500);
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "keel/core/approval_gate.hpp"
 #include "keel/core/context_manager.hpp"
 #include "keel/core/token_counter.hpp"
 
@@ -41,8 +42,14 @@ struct AgentConfig {
   // Largest tool result kept in the conversation, in characters (bytes of UTF-8); longer results
   // are cut at a line or sentence boundary with a size note. 0 means no limit.
   size_t result_char_budget = 8000;
-  // Calls to tools at or above this risk need an approval decision before they run.
+  // Calls to tools at or above this risk need an approval decision before they run (when
+  // approval_gate is nullptr; a gate decides on its own, and keel's policy gate uses this as the
+  // risk at which a tool's default mode becomes "confirm").
   Risk approval_threshold = Risk::kHigh;
+  // Decides each call before it runs: allow, ask the approver, or deny (see approval_gate.hpp).
+  // nullptr: ask about calls at or above approval_threshold, run the rest. Either way an "allow
+  // always" answer stands for the rest of the run unless the gate denies the call.
+  std::shared_ptr<const ApprovalGate> approval_gate = nullptr;
   ToolProtocol tool_protocol = ToolProtocol::kNative;
   // The message that asks the model to re-emit a call that could not be parsed (one repair round
   // per malformed call). "{error}" and "{tools}" are replaced. Empty: default_repair_prompt().

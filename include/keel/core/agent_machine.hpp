@@ -29,6 +29,7 @@
 #include "keel/core/context_manager.hpp"
 #include "keel/core/decision.hpp"
 #include "keel/core/event.hpp"
+#include "keel/core/plan.hpp"
 #include "keel/core/tool_call_parser.hpp"
 #include "keel/message.hpp"
 #include "keel/tool_spec.hpp"
@@ -105,6 +106,7 @@ class AgentMachine {
     const ToolSpec* spec = nullptr;  // points into tools_
     std::string canonical;           // canonical arguments; empty when they were invalid
     State state = State::kSettled;
+    std::string approval_reason;     // kApprove: why approval is asked for
     bool ran = false;                // the host executed it (as opposed to a synthetic result)
     std::optional<ToolResult> result;
   };
@@ -117,6 +119,15 @@ class AgentMachine {
   Decision no_usable_call(const std::string& why);
   Decision dispatch_tools();
   Decision close_round();
+  // Plans (agent_machine_plan.cpp): a reply that is a whole plan runs step by step, each step a
+  // one-call round of its own; the hydrated reply is the answer.
+  Decision start_plan(Plan plan, const std::string& raw, const std::string& reasoning);
+  Decision run_plan_step();
+  Decision continue_plan(std::string full_output);
+  // Stops the plan at step `index` (Failed, later steps Skipped), tells the model why and asks it
+  // for the next move.
+  Decision halt_plan(size_t index, std::string why);
+  void plan_update(size_t index, PlanStepState state, std::string detail = {});
   // Runs the context pipeline (which may ask for a summary first), then call_model().
   Decision next_model_call();
   Decision call_model();
@@ -126,6 +137,9 @@ class AgentMachine {
   Decision fail(FailureKind kind, std::string reason);
   Decision reject(const char* event_name);
   void classify_call(size_t index);
+  // Settles a call as refused: a denied result, a permission_denied guard and a standing
+  // constraint for the rest of the run.
+  void deny_call(PendingCall& pc, std::string reason);
   void record_result(PendingCall& pc);
   const ToolSpec* find_tool(const std::string& name) const;
 
@@ -171,6 +185,20 @@ class AgentMachine {
   std::optional<SummaryRequest> pending_summary_;
   CompactionReport compaction_so_far_;            // stages applied before the pending summary
   std::optional<CompactionReport> compaction_;    // reported with the next Decision
+  // The plan being run, if any.
+  struct PlanRun {
+    Plan plan;
+    // No default member initializers here: clang cannot default-construct a nested class that
+    // has them inside std::optional of the enclosing class; emplace() value-initializes.
+    size_t next;  // the step running (or to run)
+    PlanResults results;
+    std::string raw;        // the reply that held the plan
+    std::string reasoning;
+    std::string call_id;    // the call of the running step
+    std::string arguments;  // its resolved arguments
+  };
+  std::optional<PlanRun> plan_;
+  std::vector<PlanStepUpdate> plan_updates_;      // reported with the next Decision
 };
 
 }  // namespace keel

@@ -85,10 +85,12 @@ enum class GuardKind {
   kContextLimit,      // a tool result exceeded its size budget: truncated
   kRepairedCall,      // a call was recovered from malformed output; the fixes are listed
   kContextCompacted,  // the history was compacted to fit the context window; the stages are listed
+  kPlanHalted,        // a plan stopped: a step failed or a reference/placeholder did not resolve
 };
 
 // "round_limit", "no_usable_call", "malformed_call", "repeated_failure", "semantic_repeat",
-// "permission_denied", "injection_flag", "context_limit", "repaired_call", "context_compacted".
+// "permission_denied", "injection_flag", "context_limit", "repaired_call", "context_compacted",
+// "plan_halted".
 std::string_view guard_kind_name(GuardKind kind);
 
 struct GuardEvent {
@@ -96,6 +98,27 @@ struct GuardEvent {
   std::string detail;   // one sentence a person can read
   std::string tool;     // the tool concerned, if any
   std::string call_id;  // the call concerned, if any
+};
+
+// Where a step of a plan (keel/core/plan.hpp) stands: Planned → Executing → Done / Failed /
+// Skipped.
+enum class PlanStepState { kPlanned, kExecuting, kDone, kFailed, kSkipped };
+
+// "planned", "executing", "done", "failed", "skipped".
+std::string_view plan_step_state_name(PlanStepState state);
+
+// A plan step changed state.
+struct PlanStepUpdate {
+  size_t index = 0;  // 0-based position in the plan
+  size_t steps = 0;  // how many steps the plan has
+  PlanStepState state = PlanStepState::kPlanned;
+  std::string tool;
+  std::string save_as;
+  bool alias_inferred = false;  // save_as was made up as "_stepN"
+  std::string why;              // the model's reason for the step
+  std::string arguments;        // kExecuting and later: the resolved arguments (JSON object text)
+  std::string call_id;          // kExecuting and later: the call that runs the step
+  std::string detail;           // kFailed / kSkipped: why
 };
 
 struct Decision {
@@ -106,6 +129,8 @@ struct Decision {
   std::vector<Message> committed;
   // Set when the context pipeline changed the history during this step.
   std::optional<CompactionReport> compaction;
+  // Plan steps that changed state during this step, in order.
+  std::vector<PlanStepUpdate> plan_steps;
 };
 
 }  // namespace keel

@@ -1,5 +1,5 @@
 // keel/store/records.hpp — the rows a Store keeps: sessions, messages, runs, tool runs,
-// approvals, approval rules, memory notes and trace spans.
+// approvals, approval rules, memory notes, todos and trace spans.
 //
 // Conventions: ids are text ("s_" + 16 hex digits for sessions, "r_" + 16 for runs); times are
 // integer milliseconds since the Unix epoch (spans: microseconds); on writes a time of 0 means
@@ -173,6 +173,41 @@ struct MemoryNote {
 struct MemoryHit {
   MemoryNote note;
   double score = 0;  // bm25 relevance, higher is better
+};
+
+// ---------------------------------------------------------------- todos
+
+enum class TodoPriority { kNone = 0, kLow = 1, kMedium = 2, kHigh = 3 };
+
+// "none", "low", "medium", "high".
+std::string_view todo_priority_name(TodoPriority priority);
+
+// What todo_add() needs.
+struct NewTodo {
+  std::string text;  // what to do; not empty
+  TodoPriority priority = TodoPriority::kNone;
+  std::string notes;       // free-form details; may be empty
+  int64_t created_ms = 0;  // 0: now
+};
+
+struct TodoItem {
+  int64_t id = 0;         // unique across workspaces, assigned by todo_add()
+  std::string workspace;  // the folder it belongs to; empty: not tied to one
+  std::string text;
+  TodoPriority priority = TodoPriority::kNone;
+  std::string notes;
+  int64_t created_ms = 0;
+  std::optional<int64_t> completed_ms;  // set once done
+  bool done() const { return completed_ms.has_value(); }
+};
+
+enum class TodoStatusFilter { kOpen, kDone, kAll };
+
+// Which todos todo_list() returns, and in what order: open ones first, highest priority first,
+// then oldest first; done ones after them, most recently completed first.
+struct TodoQuery {
+  TodoStatusFilter status = TodoStatusFilter::kOpen;
+  int limit = 0;  // most items returned; <= 0: all
 };
 
 // ---------------------------------------------------------------- tracing

@@ -1,5 +1,5 @@
 // keel/store/store.hpp — where keel keeps what outlives a process: sessions and their messages,
-// runs and tool executions, approvals, memory notes, a TTL cache and trace spans.
+// runs and tool executions, approvals, memory notes, todos, a TTL cache and trace spans.
 //
 // Hosts and tests depend on this interface; open_sqlite_store() (keel/store/sqlite_store.hpp)
 // is the implementation. Every write is one transaction: when a call fails, nothing it wrote
@@ -94,6 +94,17 @@ class Store {
   // Most recently updated first; limit <= 0: all.
   virtual Result<std::vector<MemoryNote>> memory_list(std::string_view workspace, int limit) = 0;
   virtual Status memory_remove(int64_t id) = 0;
+
+  // ---- todos (per workspace, like memory notes)
+  // Adds an open todo and returns it with its new id. InvalidArgument for empty text or a
+  // priority out of range.
+  virtual Result<TodoItem> todo_add(std::string_view workspace, const NewTodo& todo) = 0;
+  // The workspace's todos, filtered and ordered as TodoQuery says.
+  virtual Result<std::vector<TodoItem>> todo_list(std::string_view workspace, const TodoQuery& query) = 0;
+  // Marks todo `id` of `workspace` done at `completed_ms` (0: now) and returns it. NotFound when
+  // the workspace has no such todo (the message names its open ids); FailedPrecondition when it
+  // is already done.
+  virtual Result<TodoItem> todo_complete(std::string_view workspace, int64_t id, int64_t completed_ms) = 0;
 
   // ---- cache (scopes are configured when the store is opened; an unknown one is InvalidArgument)
   // The value, or nullopt on a miss. An expired entry is a miss and is deleted.

@@ -1,6 +1,8 @@
 // fs_read — returns a text file's contents, or a range of its lines, bounded by
-// BuiltinToolOptions::max_output_bytes. The file is streamed, so reading late lines of a large
-// file does not load all of it. Binary files (a NUL byte in the first 8 KiB) are refused.
+// BuiltinToolOptions::max_output_bytes. A range is start_line/end_line (1-based, inclusive) or
+// offset_line/max_lines; the two forms cannot be mixed. The file is streamed, so reading late
+// lines of a large file does not load all of it. Binary files (a NUL byte in the first 8 KiB) are
+// refused.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,16 +17,18 @@ namespace keel::detail {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kSchema = R"({
+constexpr const char* kSchema = R"json({
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "File to read, relative to the workspace root"},
+    "path": {"type": "string", "description": "File to read, relative to the workspace, or NAME:path in another root"},
+    "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based); with end_line"},
+    "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)"},
     "offset_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based); default 1"},
     "max_lines": {"type": "integer", "minimum": 1, "description": "Most lines to return; default: all that fit the output limit"}
   },
   "required": ["path"],
   "additionalProperties": false
-})";
+})json";
 
 // What a streaming pass over the file found.
 struct LineWindow {
@@ -35,25 +39,42 @@ struct LineWindow {
   int64_t total_lines = 0;     // lines in the file; valid only when neither cut nor more
 };
 
-// Owns a file descriptor. Not thread-safe (one call uses it).
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
+// The lines asked for: the first one and how many (0: up to the output limit).
+struct LineRange {
+  int64_t offset = 1;
+  int64_t max_lines = 0;
 };
+
+Result<LineRange> line_range(const nlohmann::json& args) {
+  const std::optional<int64_t> start = int_arg(args, "start_line");
+  const std::optional<int64_t> end = int_arg(args, "end_line");
+  const std::optional<int64_t> offset = int_arg(args, "offset_line");
+  const std::optional<int64_t> max_lines = int_arg(args, "max_lines");
+  if ((start || end) && (offset || max_lines)) {
+    return Status::InvalidArgument(
+        "use either start_line/end_line or offset_line/max_lines to choose lines, not both");
+  }
+  LineRange r;
+  if (start || end) {
+    r.offset = start.value_or(1);
+    if (end) {
+      if (*end < r.offset) {
+        return Status::InvalidArgument("end_line " + std::to_string(*end) + " is before start_line " +
+                                       std::to_string(r.offset) + "; give end_line >= start_line");
+      }
+      r.max_lines = *end - r.offset + 1;
+    }
+    return r;
+  }
+  r.offset = offset.value_or(1);
+  r.max_lines = max_lines.value_or(0);
+  return r;
+}
 
 // Streams the file, keeping lines [offset, offset + max_lines) up to `cap` bytes.
 Result<LineWindow> read_window(const fs::path& path, std::string_view shown, int64_t offset, int64_t max_lines,
                                size_t cap) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return fs_error("open", shown, std::error_code(errno, std::generic_category()));
   LineWindow w;
   int64_t line = 1;
@@ -94,11 +115,14 @@ Result<LineWindow> read_window(const fs::path& path, std::string_view shown, int
 
 Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann::json& args) {
   const std::string shown = string_arg(args, "path", "");
+  KEEL_ASSIGN_OR_RETURN(const LineRange range, line_range(args));
   KEEL_ASSIGN_OR_RETURN(fs::path path, ws->resolve(shown, /*must_exist=*/true));
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec) return fs_error("read", shown, ec);
-  if (fs::is_directory(st)) return Status::InvalidArgument("'" + shown + "' is a directory; use fs_list to see its entries");
+  if (fs::is_directory(st)) {
+    return Status::InvalidArgument("'" + shown + "' is a directory; use fs_list or fs_tree to see its entries");
+  }
   if (!fs::is_regular_file(st)) {
     return Status::InvalidArgument("'" + shown + "' is a " + std::string(file_type_name(st.type())) +
                                    ", not a regular file; fs_read only reads files");
@@ -109,8 +133,8 @@ Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann
   }
   if (head.empty()) return std::string("[empty file: 0 bytes]");
 
-  const int64_t offset = int_arg(args, "offset_line").value_or(1);
-  const int64_t max_lines = int_arg(args, "max_lines").value_or(0);
+  const int64_t offset = range.offset;
+  const int64_t max_lines = range.max_lines;
   if (cap == 0) cap = 1;
   KEEL_ASSIGN_OR_RETURN(LineWindow w, read_window(path, shown, offset, max_lines, cap));
 
@@ -149,7 +173,9 @@ Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann
 std::unique_ptr<Tool> make_fs_read_tool(WorkspacePtr workspace, const BuiltinToolOptions& options) {
   ToolSpec spec = read_only_fs_spec(
       "fs_read",
-      "Read a text file in the workspace; use offset_line and max_lines to page through long files.", kSchema);
+      "Read a text file, or lines start_line..end_line of it; use offset_line and max_lines to page through long "
+      "files. Binary files are refused.",
+      kSchema);
   const size_t cap = options.max_output_bytes;
   return make_tool(std::move(spec), [ws = std::move(workspace), cap](const nlohmann::json& args, const ToolContext&) {
     return read_file(ws, cap, args);

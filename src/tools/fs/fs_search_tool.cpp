@@ -1,6 +1,6 @@
-// fs_search — grep for the workspace: lines matching an RE2 regular expression in the files
+// fs_search — grep for the roots: lines matching an RE2 regular expression in the files
 // under a path, as `relative/path:line: text`. Skips .git directories, symbolic links (they could
-// lead out of the workspace), binary files and files over 2 MiB. Files are searched in sorted
+// lead out of the roots), binary files and files over 2 MiB. Files are searched in sorted
 // path order; the search stops after BuiltinToolOptions::max_search_matches matching lines or
 // max_output_bytes of output, and polls the stop token between files.
 #include <re2/re2.h>
@@ -19,16 +19,16 @@ namespace fs = std::filesystem;
 constexpr uintmax_t kMaxFileBytes = 2 * 1024 * 1024;
 constexpr size_t kMaxLineChars = 300;  // a matching line is cut to this many bytes
 
-constexpr const char* kSchema = R"({
+constexpr const char* kSchema = R"json({
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "minLength": 1, "description": "RE2 regular expression, matched against each line; (?i) for case-insensitive"},
-    "path": {"type": "string", "description": "File or directory to search, relative to the workspace root; default \".\""},
+    "path": {"type": "string", "description": "File or directory to search, relative to the workspace, or NAME:path in another root; default \".\""},
     "glob": {"type": "string", "description": "Only search files whose name ends with this suffix, e.g. \".cpp\" or \"*.cpp\""}
   },
   "required": ["pattern"],
   "additionalProperties": false
-})";
+})json";
 
 // Regular files under `root` (or `root` itself), sorted; never follows or returns symlinks.
 Result<std::vector<fs::path>> collect_files(const fs::path& root, std::string_view shown, const std::string& suffix,
@@ -139,7 +139,7 @@ Result<std::string> search(const WorkspacePtr& ws, const BuiltinToolOptions& opt
 std::unique_ptr<Tool> make_fs_search_tool(WorkspacePtr workspace, const BuiltinToolOptions& options) {
   ToolSpec spec = read_only_fs_spec(
       "fs_search",
-      "Search files in the workspace for lines matching an RE2 regular expression; prints path:line: text.",
+      "Search files for lines matching an RE2 regular expression; prints path:line: text.",
       kSchema);
   spec.timeout_ms = 60000;
   return make_tool(std::move(spec), [ws = std::move(workspace), options](const nlohmann::json& args,

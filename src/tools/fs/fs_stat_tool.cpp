@@ -12,14 +12,14 @@ namespace keel::detail {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kSchema = R"({
+constexpr const char* kSchema = R"json({
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "File or directory, relative to the workspace root"}
+    "path": {"type": "string", "description": "File or directory, relative to the workspace, or NAME:path in another root"}
   },
   "required": ["path"],
   "additionalProperties": false
-})";
+})json";
 
 std::string type_of(mode_t mode) {
   if (S_ISREG(mode)) return "file";
@@ -59,7 +59,7 @@ Result<std::string> stat_path(const WorkspacePtr& ws, const nlohmann::json& args
 
 std::unique_ptr<Tool> make_fs_stat_tool(WorkspacePtr workspace) {
   ToolSpec spec = read_only_fs_spec(
-      "fs_stat", "Show the type, size, modification time (UTC) and permissions of a path in the workspace.", kSchema);
+      "fs_stat", "Show the type, size, modification time (UTC) and permissions of a path.", kSchema);
   return make_tool(std::move(spec), [ws = std::move(workspace)](const nlohmann::json& args, const ToolContext&) {
     return stat_path(ws, args);
   });

@@ -12,13 +12,13 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxEntries = 1000;
 
-constexpr const char* kSchema = R"({
+constexpr const char* kSchema = R"json({
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "Directory to list, relative to the workspace root; default \".\""}
+    "path": {"type": "string", "description": "Directory to list, relative to the workspace, or NAME:path in another root; default \".\""}
   },
   "additionalProperties": false
-})";
+})json";
 
 struct Entry {
   std::string name;
@@ -64,9 +64,9 @@ Result<std::string> list_dir(const WorkspacePtr& ws, const nlohmann::json& args)
   if (ec) return fs_error("list", shown, ec);
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
 
-  const std::string where = ws->display(path);
-  if (entries.empty()) return where + "/ is empty";
-  std::string out = where + "/ (" + std::to_string(entries.size()) + (entries.size() == 1 ? " entry" : " entries") + ")\n";
+  const std::string where = dir_label(ws->display(path));
+  if (entries.empty()) return where + " is empty";
+  std::string out = where + " (" + std::to_string(entries.size()) + (entries.size() == 1 ? " entry" : " entries") + ")\n";
   const size_t shown_count = std::min(entries.size(), kMaxEntries);
   for (size_t i = 0; i < shown_count; ++i) out += describe(entries[i].entry, entries[i].name) + "\n";
   if (entries.size() > kMaxEntries) {
@@ -80,7 +80,8 @@ Result<std::string> list_dir(const WorkspacePtr& ws, const nlohmann::json& args)
 
 std::unique_ptr<Tool> make_fs_list_tool(WorkspacePtr workspace) {
   ToolSpec spec = read_only_fs_spec(
-      "fs_list", "List the entries of a directory in the workspace (not recursive), with type and size.", kSchema);
+      "fs_list", "List the entries of one directory (not recursive), with type and size; fs_tree shows deeper levels.",
+      kSchema);
   return make_tool(std::move(spec), [ws = std::move(workspace)](const nlohmann::json& args, const ToolContext&) {
     return list_dir(ws, args);
   });

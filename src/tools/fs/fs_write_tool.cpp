@@ -1,6 +1,6 @@
-// fs_write — creates, overwrites or appends to a file inside the workspace, creating missing
-// parent directories (also inside the workspace). Contents larger than
-// BuiltinToolOptions::max_write_bytes are refused.
+// fs_write — creates, overwrites or appends to a file inside a writable root, creating missing
+// parent directories (also inside it). Contents larger than BuiltinToolOptions::max_write_bytes
+// are refused.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,16 +13,16 @@ namespace keel::detail {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kSchema = R"({
+constexpr const char* kSchema = R"json({
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "File to write, relative to the workspace root"},
+    "path": {"type": "string", "description": "File to write, relative to the workspace, or NAME:path in another root"},
     "content": {"type": "string", "description": "Text to write"},
     "append": {"type": "boolean", "description": "Append to the file instead of replacing it; default false"}
   },
   "required": ["path", "content"],
   "additionalProperties": false
-})";
+})json";
 
 Status write_all(const fs::path& path, std::string_view shown, std::string_view content, bool append) {
   const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC);
@@ -52,8 +52,14 @@ Result<std::string> write_file(const WorkspacePtr& ws, size_t max_bytes, const n
                                      " bytes; fs_write accepts at most " + std::to_string(max_bytes) +
                                      " bytes per call (write the file in parts with append=true)");
   }
-  KEEL_ASSIGN_OR_RETURN(fs::path path, ws->resolve(shown, /*must_exist=*/false));
-  if (path == ws->root()) return Status::InvalidArgument("'" + shown + "' is the workspace root; name a file");
+  ResolveOptions target;
+  target.access = Access::kWrite;
+  target.must_exist = false;
+  KEEL_ASSIGN_OR_RETURN(ResolvedPath resolved, ws->resolve_path(shown, target));
+  const fs::path path = std::move(resolved.path);
+  if (path == ws->roots()[resolved.root].path) {
+    return Status::InvalidArgument("'" + shown + "' is the root '" + ws->roots()[resolved.root].name + "'; name a file");
+  }
 
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
@@ -65,8 +71,8 @@ Result<std::string> write_file(const WorkspacePtr& ws, size_t max_bytes, const n
   }
   const uintmax_t old_size = existed ? fs::file_size(path, ec) : 0;
 
-  // resolve() returned a real path whose missing part holds no links, so every directory created
-  // here lies inside the workspace.
+  // resolve_path() returned a real path whose missing part holds no links, so every directory
+  // created here lies inside the same root.
   fs::create_directories(path.parent_path(), ec);
   if (ec) return fs_error("create the directories for", shown, ec);
   KEEL_TRY(write_all(path, shown, content, append));
@@ -83,16 +89,10 @@ Result<std::string> write_file(const WorkspacePtr& ws, size_t max_bytes, const n
 }  // namespace
 
 std::unique_ptr<Tool> make_fs_write_tool(WorkspacePtr workspace, const BuiltinToolOptions& options) {
-  ToolSpec spec;
-  spec.name = "fs_write";
-  spec.description =
-      "Create or overwrite a file in the workspace (or append to it), creating missing parent directories.";
-  spec.parameters_schema = kSchema;
-  spec.read_only = false;
-  spec.concurrency_safe = false;
-  spec.risk = Risk::kMedium;
+  ToolSpec spec = changing_fs_spec(
+      "fs_write", "Create or overwrite a file (or append to it), creating missing parent directories.", kSchema,
+      Risk::kMedium);
   spec.timeout_ms = 30000;
-  spec.cacheable = false;
   const size_t max_bytes = options.max_write_bytes;
   return make_tool(std::move(spec), [ws = std::move(workspace), max_bytes](const nlohmann::json& args,
                                                                             const ToolContext&) {

@@ -1,0 +1,45 @@
+#include "cli/tool_setup.hpp"
+
+#include <filesystem>
+
+#include "cli/tty_asker.hpp"
+#include "keel/ask_user.hpp"
+#include "keel/builtin_tools.hpp"
+#include "keel/data_tools.hpp"
+#include "keel/memory_tools.hpp"
+#include "keel/todo_tools.hpp"
+#include "keel/web_tools.hpp"
+
+namespace keel::cli {
+
+Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store) {
+  BuiltinToolOptions builtin;
+  builtin.workspace_root = workspace;
+  builtin.enable_shell = config.shell_enabled;
+  builtin.shell_timeout_ms = config.shell_timeout_ms;
+  for (const auto& r : config.fs_roots) {
+    std::filesystem::path p(r.path);
+    if (p.is_relative()) p = std::filesystem::path(workspace) / p;
+    FsRoot root;
+    root.name = r.name;
+    root.path = p.lexically_normal().string();
+    root.read_only = r.read_only;
+    builtin.extra_roots.push_back(std::move(root));
+  }
+  KEEL_TRY(register_builtin_tools(tools, builtin));
+  KEEL_TRY(register_data_tools(tools, DataToolOptions{}));
+  if (config.web_enabled) {
+    WebToolOptions web;
+    web.allowed = config.web_allowed;
+    web.timeout_ms = config.web_timeout_ms;
+    KEEL_TRY(register_web_tools(tools, web));
+  }
+  KEEL_TRY(register_ask_user_tool(tools, make_tty_asker()));
+  if (store != nullptr) {
+    KEEL_TRY(register_memory_tools(tools, *store, workspace));
+    KEEL_TRY(register_todo_tools(tools, *store, workspace));
+  }
+  return Status::Ok();
+}
+
+}  // namespace keel::cli

@@ -1,0 +1,19 @@
+// The tools a CLI agent gets, from the configuration: one place for `keel run/chat/resume` and
+// `keel tools list`, so the list shows what an agent can call.
+#pragma once
+
+#include <string>
+
+#include "keel/config.hpp"
+#include "keel/result.hpp"
+#include "keel/store/store.hpp"
+#include "keel/tool_registry.hpp"
+
+namespace keel::cli {
+
+// Registers the fs, shell, datetime, data, script and web tools, ask_user (answered on the
+// terminal when there is one) and, with a store, the memory and todo tools. Relative fs roots are
+// taken from the workspace. spawn_agent is added by the agent setup (it needs the backend).
+Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store);
+
+}  // namespace keel::cli

@@ -1,0 +1,60 @@
+// The approval side of keel::Agent: asking the approver about what the policy gate left open,
+// logging what the gate decided on its own, and remembering standing answers per workspace.
+#include <algorithm>
+
+#include "runtime/agent_impl.hpp"
+
+namespace keel {
+
+Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder,
+                                std::stop_token stop) {
+  set_status(ctx, RunStatus::kWaitingApproval);
+  if (recorder != nullptr) recorder->set_state(RunState::kWaitingApproval);
+  for (const auto& r : ask.requests) emit([&](Hooks& h) { h.on_approval_requested(ctx, r); });
+  // The policy gate already applied patterns and remembered decisions: only calls it could not
+  // decide are here.
+  std::vector<ApprovalDecision> decisions;
+  if (approver) decisions = approver->decide(ask.requests, stop);
+  if (stop.stop_requested()) return Aborted{"interrupted while waiting for approval"};
+  std::vector<ApprovalDecision> given;
+  for (const auto& r : ask.requests) {
+    auto it = std::find_if(decisions.begin(), decisions.end(), [&](const ApprovalDecision& d) { return d.call_id == r.call.id; });
+    ApprovalDecision d{r.call.id, ApprovalVerdict::kDeny,
+                       approver ? "no approval decision was given" : "approval is required and this host has no way to ask"};
+    if (it != decisions.end()) d = *it;
+    emit([&](Hooks& h) { h.on_approval_decided(ctx, r, d); });
+    if (recorder != nullptr) recorder->approval_decided(r, d);  // also saves an "allow always" for the workspace
+    if (d.verdict == ApprovalVerdict::kAllowAlways) {
+      if (auto g = gate()) (void)g->remember({options_.workspace, r.call.name, "", ApprovalVerdict::kAllow, 0});
+    }
+    given.push_back(std::move(d));
+  }
+  if (recorder != nullptr) recorder->set_state(RunState::kRunning);
+  return ApprovalsGiven{std::move(given)};
+}
+
+void Agent::Impl::log_policy_decisions(RunContext& ctx, detail::SessionRecorder* recorder) {
+  std::shared_ptr<detail::ApprovalPolicyGate> g = gate();
+  if (!g) return;
+  for (detail::PolicyDecision& p : g->take_decisions()) {
+    ApprovalRequest r{std::move(p.call), p.risk, p.reason};
+    ApprovalDecision d{r.call.id, p.verdict, std::move(p.reason)};
+    emit([&](Hooks& h) { h.on_approval_decided(ctx, r, d); });
+    if (recorder != nullptr) recorder->approval_decided(r, d);
+  }
+}
+
+Status Agent::Impl::remember_approval(ApprovalRule rule) {
+  rule.workspace = options_.workspace;
+  detail::SavedRules validation;  // the checks the gate applies, also when no run is in progress
+  KEEL_TRY(validation.add(rule));
+  if (auto g = gate()) KEEL_TRY(g->remember(rule));
+  if (options_.store != nullptr) return options_.store->add_approval_rule(rule);
+  return Status::Ok();
+}
+
+Status Agent::remember_approval(std::string_view tool, std::string_view pattern, ApprovalVerdict verdict) {
+  return impl_->remember_approval({{}, std::string(tool), std::string(pattern), verdict, 0});
+}
+
+}  // namespace keel

@@ -1,0 +1,94 @@
+// Private to the runtime: the state behind keel::Agent, shared by agent.cpp (the run loop and
+// the model and tool steps) and agent_approvals.cpp (approvals and the policy gate).
+//
+// Thread-safety: one run at a time; hooks are called under hook_mutex_; the gate of the run in
+// progress is reached under gate_mutex_ so remember_approval() may come from another thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "keel/agent.hpp"
+#include "keel/core/agent_machine.hpp"
+#include "keel/tool_executor.hpp"
+#include "runtime/approval_policy.hpp"
+#include "runtime/session_recorder.hpp"
+
+namespace keel {
+
+class Agent::Impl {
+ public:
+  Impl(LlmClient& llm, const ToolRegistry& tools, AgentOptions options)
+      : llm_(llm),
+        tools_(tools),
+        options_(std::move(options)),
+        executor_(tools, ToolExecutorOptions{std::max(1, options_.tool_threads), options_.workspace}),
+        counter_(options_.config.token_counter ? options_.config.token_counter
+                                               : std::make_shared<EstimatingTokenCounter>()) {
+    options_.config.token_counter = counter_;
+  }
+
+  std::vector<std::shared_ptr<Hooks>> hooks;
+  std::shared_ptr<Approver> approver;
+  // Agent::remember_approval(): checks the rule, applies it to the run in progress, saves it.
+  Status remember_approval(ApprovalRule rule);
+
+  // How a run begins: fresh, as the next turn of a stored session, or resuming a stored run.
+  struct Start {
+    enum class Kind { kNew, kContinue, kResume } kind = Kind::kNew;
+    std::string task;
+    std::string id;  // the session (kContinue) or run (kResume)
+  };
+  Result<RunOutcome> run(const Start& start, std::stop_token stop);
+
+ private:
+  void drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder, std::stop_token stop,
+             RunOutcome& outcome);
+  template <class F>
+  void emit(F&& f) {
+    std::lock_guard<std::mutex> lock(hook_mutex_);
+    for (auto& h : hooks) f(*h);
+  }
+  void set_status(RunContext& ctx, RunStatus s) {
+    ctx.status = s;
+    emit([&](Hooks& h) { h.on_status_changed(ctx, s); });
+  }
+  std::vector<std::string> plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
+                                std::stop_token stop, RunOutcome& outcome);
+  Event call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder, std::stop_token stop,
+                   RunOutcome& outcome);
+  Event summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder, std::stop_token stop,
+                  RunOutcome& outcome);
+  Event ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder, std::stop_token stop);
+  // Reports and records what the policy gate decided on its own during the last step.
+  void log_policy_decisions(RunContext& ctx, detail::SessionRecorder* recorder);
+  std::shared_ptr<detail::ApprovalPolicyGate> gate() {
+    std::lock_guard<std::mutex> lock(gate_mutex_);
+    return gate_;
+  }
+  void set_gate(std::shared_ptr<detail::ApprovalPolicyGate> gate) {
+    std::lock_guard<std::mutex> lock(gate_mutex_);
+    gate_ = std::move(gate);
+  }
+  Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
+                  RunOutcome& outcome);
+
+  LlmClient& llm_;
+  const ToolRegistry& tools_;
+  AgentOptions options_;
+  ToolExecutor executor_;
+  std::shared_ptr<const TokenCounter> counter_;
+  std::mutex hook_mutex_;
+  std::mutex gate_mutex_;
+  std::shared_ptr<detail::ApprovalPolicyGate> gate_;  // the policy of the run in progress, if any
+
+ public:
+  std::atomic<bool> force_compaction_{false};
+};
+
+}  // namespace keel
