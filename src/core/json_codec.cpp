@@ -148,6 +148,13 @@ json decision_to_json(const Decision& d) {
   for (const auto& g : d.guards) {
     out["guards"].push_back({{"kind", guard_kind_name(g.kind)}, {"detail", g.detail}, {"tool", g.tool}, {"call_id", g.call_id}});
   }
+  if (!d.plan_steps.empty()) {  // only plans have them: other decisions keep their shape
+    out["plan_steps"] = json::array();
+    for (const auto& u : d.plan_steps) {
+      out["plan_steps"].push_back({{"index", u.index}, {"state", plan_step_state_name(u.state)}, {"tool", u.tool},
+                                   {"save_as", u.save_as}, {"detail", u.detail}});
+    }
+  }
   return out;
 }
 
