@@ -69,7 +69,7 @@ TEST(AgentPlanTest, AFailingScriptHaltsThePlanAndTheModelRecovers) {
   ASSERT_TRUE(out.ok() && out->ok);
   EXPECT_EQ(out->answer, "The script failed, so there is no total.");
   ASSERT_EQ(llm.requests().size(), 2u);
-  const Message& note = llm.requests()[1].messages.back();
+  const Message note = llm.requests()[1].messages.back();  // requests() returns a copy
   EXPECT_NE(note.content.find("plan was halted"), std::string::npos) << note.content;
   EXPECT_NE(note.content.find("no data"), std::string::npos) << note.content;
   EXPECT_EQ(steps->updates.back().state, PlanStepState::kSkipped);
