@@ -43,7 +43,8 @@ class Tool {
 
 using ToolFunction = std::function<Result<std::string>(const nlohmann::json&, const ToolContext&)>;
 
-// A Tool from a spec and a function.
+// A Tool from a spec and a function. An exception the function throws becomes an Internal error
+// naming the tool ("tool NAME failed: ..."), so a function need not catch what it cannot handle.
 std::unique_ptr<Tool> make_tool(ToolSpec spec, ToolFunction fn);
 
 }  // namespace keel

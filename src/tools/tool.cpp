@@ -1,5 +1,6 @@
 #include "keel/tool.hpp"
 
+#include <exception>
 #include <nlohmann/json.hpp>
 
 namespace keel {
@@ -9,7 +10,18 @@ class FunctionTool final : public Tool {
  public:
   FunctionTool(ToolSpec spec, ToolFunction fn) : spec_(std::move(spec)), fn_(std::move(fn)) {}
   const ToolSpec& spec() const override { return spec_; }
-  Result<std::string> execute(const nlohmann::json& args, const ToolContext& ctx) override { return fn_(args, ctx); }
+  // An exception from the function (allocation failure, a library that throws) becomes an error
+  // result naming the tool, worded as the executor words one from any Tool, so none crosses
+  // execute().
+  Result<std::string> execute(const nlohmann::json& args, const ToolContext& ctx) override {
+    try {
+      return fn_(args, ctx);
+    } catch (const std::exception& e) {
+      return Status::Internal("tool " + spec_.name + " failed: " + e.what());
+    } catch (...) {
+      return Status::Internal("tool " + spec_.name + " failed: unknown exception");
+    }
+  }
 
  private:
   ToolSpec spec_;

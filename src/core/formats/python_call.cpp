@@ -8,6 +8,7 @@
 #include "core/formats/text_scan.hpp"
 #include "core/json_scan.hpp"
 #include "core/json_view.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -21,24 +22,6 @@ bool ident_start(char c) {
 }
 bool ident_char(char c) {
   return is_alpha(c) || is_digit(c) || c == '_';
-}
-
-void append_utf8(std::string& s, uint32_t cp) {
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // The keywords of one call, to refuse a repeated one: a short list, a hash set past a few.

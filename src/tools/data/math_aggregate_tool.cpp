@@ -194,11 +194,7 @@ std::unique_ptr<Tool> make_math_aggregate_tool() {
       "objects (e.g. parse_csv rows). Non-numeric values are skipped and counted.",
       kSchema, /*cacheable=*/true);
   return make_tool(std::move(spec), [](const nlohmann::json& args, const ToolContext&) {
-    try {
-      return aggregate(args);
-    } catch (const std::exception& e) {
-      return Result<std::string>(Status::Internal(std::string("math_aggregate failed: ") + e.what()));
-    }
+    return aggregate(args);
   });
 }
 

@@ -157,11 +157,7 @@ std::unique_ptr<Tool> make_parse_csv_tool(const DataToolOptions& options) {
       "Numbers and true/false are typed, empty fields are null.",
       kSchema, /*cacheable=*/true);
   return make_tool(std::move(spec), [options](const nlohmann::json& args, const ToolContext&) {
-    try {
-      return parse_csv_text(options, args);
-    } catch (const std::exception& e) {
-      return Result<std::string>(Status::Internal(std::string("parse_csv failed: ") + e.what()));
-    }
+    return parse_csv_text(options, args);
   });
 }
 

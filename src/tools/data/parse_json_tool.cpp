@@ -116,11 +116,7 @@ std::unique_ptr<Tool> make_parse_json_tool(const DataToolOptions& options) {
       "such as $.items[0].name, $.items[*].id or $..price.",
       kSchema, /*cacheable=*/true);
   return make_tool(std::move(spec), [options](const nlohmann::json& args, const ToolContext&) {
-    try {
-      return parse_json_text(options, args);
-    } catch (const std::exception& e) {
-      return Result<std::string>(Status::Internal(std::string("parse_json failed: ") + e.what()));
-    }
+    return parse_json_text(options, args);
   });
 }
 

@@ -126,11 +126,7 @@ std::unique_ptr<Tool> make_tool_search_tool(const ToolRegistry& registry, const 
       kSchema, /*cacheable=*/false);
   const int default_limit = options.tool_search_default_limit;
   return make_tool(std::move(spec), [&registry, default_limit](const nlohmann::json& args, const ToolContext&) {
-    try {
-      return search(registry, default_limit, args);
-    } catch (const std::exception& e) {
-      return Result<std::string>(Status::Internal(std::string("tool_search failed: ") + e.what()));
-    }
+    return search(registry, default_limit, args);
   });
 }
 

@@ -51,11 +51,7 @@ std::unique_ptr<Tool> make_script_tool(const ScriptLimits& limits) {
   // The sandbox's own wall-clock limit fires first and says which limit was hit.
   spec.timeout_ms = limits.timeout_ms + 2000;
   return make_tool(std::move(spec), [limits](const nlohmann::json& args, const ToolContext& ctx) {
-    try {
-      return run_script(limits, args, ctx);
-    } catch (const std::exception& e) {
-      return Result<std::string>(Status::Internal(std::string("script failed: ") + e.what()));
-    }
+    return run_script(limits, args, ctx);
   });
 }
 

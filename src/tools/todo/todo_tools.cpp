@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text_util.hpp"
+#include "tools/fs_common.hpp"
 #include "tools/text_util.hpp"
 
 namespace keel {
@@ -42,17 +44,11 @@ constexpr const char* kCompleteSchema = R"json({
   "additionalProperties": false
 })json";
 
-std::string trimmed(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+// The string argument `key`, or "" (the schema already checked its type).
+std::string string_arg(const json& args, const char* key) { return detail::string_arg(args, key, ""); }
 
-std::string string_arg(const json& args, const char* key) {
-  auto it = args.find(key);
-  return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+// The string argument `key` without surrounding whitespace.
+std::string trimmed_arg(const json& args, const char* key) { return std::string(detail::trim(string_arg(args, key))); }
 
 std::string iso_time(int64_t ms) { return detail::iso8601_utc(static_cast<std::time_t>(ms / 1000)); }
 
@@ -76,13 +72,13 @@ Status store_failure(std::string_view what, const Status& s) {
 
 Result<std::string> add_todo(Store& store, const std::string& workspace, const json& args) {
   NewTodo todo;
-  todo.text = trimmed(string_arg(args, "text"));
+  todo.text = trimmed_arg(args, "text");
   if (todo.text.empty()) return Status::InvalidArgument("todo_add needs \"text\": the task, not empty");
   if (todo.text.size() > kMaxTextBytes) {
     return Status::InvalidArgument("todo text too long (" + std::to_string(todo.text.size()) + " bytes, at most " +
                                    std::to_string(kMaxTextBytes) + "); put details in \"notes\"");
   }
-  todo.notes = trimmed(string_arg(args, "notes"));
+  todo.notes = trimmed_arg(args, "notes");
   if (todo.notes.size() > kMaxNotesBytes) {
     return Status::InvalidArgument("todo notes too long (" + std::to_string(todo.notes.size()) + " bytes, at most " +
                                    std::to_string(kMaxNotesBytes) + ")");

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "core/text_util.hpp"
 #include "tools/text_util.hpp"
 #include "tools/web/ascii_text.hpp"
 
@@ -18,19 +19,6 @@ constexpr uint16_t kWindows1252High[32] = {
     0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
     0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
 };
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // The value after "charset" in `s` (e.g. in `charset="utf-8"` or `content="text/html; charset=x"`).
 std::string charset_after(std::string_view s) {

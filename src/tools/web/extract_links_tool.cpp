@@ -67,11 +67,7 @@ std::unique_ptr<Tool> make_extract_links_tool(WebFetcherPtr fetcher) {
       schema(fetcher->options()), fetcher->options());
   return make_tool(std::move(spec), [fetcher = std::move(fetcher)](const nlohmann::json& args,
                                                                   const ToolContext& ctx) -> Result<std::string> {
-    try {
-      return run_extract_links(*fetcher, args, ctx);
-    } catch (const std::exception& e) {
-      return Status::Internal(std::string("extract_links failed: ") + e.what());
-    }
+    return run_extract_links(*fetcher, args, ctx);
   });
 }
 

@@ -145,11 +145,7 @@ std::unique_ptr<Tool> make_http_fetch_tool(WebFetcherPtr fetcher) {
   spec.cacheable = false;
   return make_tool(std::move(spec), [fetcher = std::move(fetcher)](const nlohmann::json& args,
                                                                   const ToolContext& ctx) -> Result<std::string> {
-    try {
-      return run_http_fetch(*fetcher, args, ctx);
-    } catch (const std::exception& e) {
-      return Status::Internal(std::string("http_fetch failed: ") + e.what());
-    }
+    return run_http_fetch(*fetcher, args, ctx);
   });
 }
 

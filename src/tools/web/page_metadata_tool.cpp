@@ -44,11 +44,7 @@ std::unique_ptr<Tool> make_page_metadata_tool(WebFetcherPtr fetcher) {
       kSchema, fetcher->options());
   return make_tool(std::move(spec), [fetcher = std::move(fetcher)](const nlohmann::json& args,
                                                                   const ToolContext& ctx) -> Result<std::string> {
-    try {
-      return run_page_metadata(*fetcher, args, ctx);
-    } catch (const std::exception& e) {
-      return Status::Internal(std::string("page_metadata failed: ") + e.what());
-    }
+    return run_page_metadata(*fetcher, args, ctx);
   });
 }
 

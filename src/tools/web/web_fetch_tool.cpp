@@ -121,11 +121,7 @@ std::unique_ptr<Tool> make_web_fetch_tool(WebFetcherPtr fetcher) {
       schema(fetcher->options()), fetcher->options());
   return make_tool(std::move(spec), [fetcher = std::move(fetcher)](const nlohmann::json& args,
                                                                   const ToolContext& ctx) -> Result<std::string> {
-    try {
-      return run_web_fetch(*fetcher, args, ctx);
-    } catch (const std::exception& e) {
-      return Status::Internal(std::string("web_fetch failed: ") + e.what());
-    }
+    return run_web_fetch(*fetcher, args, ctx);
   });
 }
 
