@@ -1,0 +1,34 @@
+// mcp/message_handler.hpp — the server side of one MCP session, independent of the transport:
+// `keel mcp serve` feeds it lines from stdin, the Streamable HTTP endpoint feeds it POST bodies.
+//
+// Thread-safety: handle() may be called from several threads at once (an HTTP client may send
+// requests in parallel; a stdio host runs each request on a worker so a ping is answered while a
+// tool runs). `notify` may be called from the thread inside handle() only, before it returns.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace keel::mcp {
+
+class MessageHandler {
+ public:
+  virtual ~MessageHandler() = default;
+
+  // Sends a server-to-client message tied to the request being handled (a progress or logging
+  // notification). The HTTP endpoint streams them as SSE events before the response when the
+  // client accepts text/event-stream, and drops them otherwise.
+  using Notify = std::function<void(const nlohmann::json& message)>;
+
+  // Handles one client message (already parsed; a JSON object). Returns the response of a
+  // request (a result or a JSON-RPC error object), nullopt for a notification or a response.
+  // Never throws.
+  virtual std::optional<nlohmann::json> handle(const nlohmann::json& message, const Notify& notify) = 0;
+};
+
+// Makes the handler of a new session (HTTP: at each initialize request; stdio: once).
+using MessageHandlerFactory = std::function<std::unique_ptr<MessageHandler>()>;
+
+}  // namespace keel::mcp
