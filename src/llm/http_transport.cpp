@@ -1,4 +1,4 @@
-// libcurl-based POST with prompt cancellation and an idle timeout; see http_transport.hpp.
+// libcurl-based HTTP requests with prompt cancellation and an idle timeout; see http_transport.hpp.
 #include "llm/http_transport.hpp"
 
 #include <curl/curl.h>
@@ -59,10 +59,25 @@ struct Transfer {
     } else if (request->idle_timeout_ms > 0 &&
                Clock::now() - last_byte > std::chrono::milliseconds(request->idle_timeout_ms)) {
       abort = HttpEnd::kIdleTimeout;
+    } else if (request->still_wanted && !request->still_wanted()) {
+      abort = HttpEnd::kAbortedByBody;
     }
     return abort != HttpEnd::kCompleted;
   }
 };
+
+// Keeps `line` in head.captured when its name is one the request asked for.
+void capture(Transfer& t, std::string_view line) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return;
+  const std::string_view name = trim(line.substr(0, colon));
+  for (const std::string& wanted : t.request->capture_headers) {
+    if (wanted.size() == name.size() && iequals_prefix(name, wanted)) {
+      t.head.captured.emplace_back(wanted, std::string(trim(line.substr(colon + 1))));
+      return;
+    }
+  }
+}
 
 size_t on_header(char* buffer, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -83,6 +98,8 @@ size_t on_header(char* buffer, size_t size, size_t count, void* user) {
     t->head.content_type = std::string(trim(line.substr(13)));
   } else if (iequals_prefix(line, "retry-after:")) {
     t->head.retry_after = std::string(trim(line.substr(12)));
+  } else if (!t->request->capture_headers.empty()) {
+    capture(*t, line);
   }
   return n;
 }
@@ -183,9 +200,14 @@ curl_slist* configure(CURL* easy, const HttpRequest& request, Transfer& transfer
   }
   curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_POST, 1L);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  if (request.method == "POST") {
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+    if (request.method != "GET") curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(easy, CURLOPT_USERAGENT, "keel/" KEEL_VERSION);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
@@ -207,6 +229,13 @@ curl_slist* configure(CURL* easy, const HttpRequest& request, Transfer& transfer
 
 }  // namespace
 
+std::string_view HttpHead::header(std::string_view lower_name) const {
+  for (const auto& [name, value] : captured) {
+    if (name == lower_name) return value;
+  }
+  return {};
+}
+
 HttpSession::HttpSession() {
   global_init_once();
   easy_ = curl_easy_init();
@@ -218,7 +247,7 @@ HttpSession::~HttpSession() {
   if (easy_ != nullptr) curl_easy_cleanup(easy_);
 }
 
-HttpOutcome HttpSession::post(const HttpRequest& request) {
+HttpOutcome HttpSession::perform(const HttpRequest& request) {
   HttpOutcome out;
   if (!ok()) {
     out.error = Status::Internal("libcurl could not create a handle (out of memory?)");

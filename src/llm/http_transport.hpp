@@ -1,5 +1,6 @@
-// A minimal HTTP POST client over one reused libcurl easy handle, driven through a private multi
-// handle so that it can be woken at once by a stop request and can enforce an idle timeout.
+// A minimal HTTP client (POST by default; GET and DELETE too) over one reused libcurl easy handle,
+// driven through a private multi handle so that it can be woken at once by a stop request and can
+// enforce an idle timeout.
 //
 // The connection cache lives in the multi handle, so consecutive requests to the same host reuse
 // one kept-alive connection (TCP keep-alive probes are enabled too).
@@ -13,6 +14,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "keel/result.hpp"
@@ -24,21 +26,35 @@ struct HttpHead {
   long status = 0;           // 0 until a status line arrived
   std::string content_type;  // Content-Type header, as sent
   std::string retry_after;   // Retry-After header, as sent; empty when absent
+  // The headers named in HttpRequest::capture_headers that the response carried: (name lowercased,
+  // value trimmed), in arrival order.
+  std::vector<std::pair<std::string, std::string>> captured;
+
+  // The value of captured header `lower_name` (lowercase), or "" when absent.
+  std::string_view header(std::string_view lower_name) const;
 };
 
 struct HttpRequest {
+  std::string method = "POST";        // "POST", "GET" or "DELETE"
   std::string url;
   std::string target;                 // names the server in error messages (the base URL)
-  std::string body;                   // POST body
+  std::string body;                   // POST body (ignored for GET and DELETE)
   std::vector<std::string> headers;   // "Name: value" lines
+  // Response headers to keep in HttpHead::captured, lowercase names (e.g. "mcp-session-id").
+  std::vector<std::string> capture_headers;
   int64_t connect_timeout_ms = 0;     // 0: libcurl's default
   int64_t total_timeout_ms = 0;       // whole transfer; 0: none
   std::string total_timeout_name = "request_timeout_ms";  // the setting named when it fires
   int64_t idle_timeout_ms = 0;        // longest time without a received byte; 0: none
   std::stop_token stop;               // a stop request aborts the transfer promptly
   // Receives the body as it arrives, with the response head; returning false aborts the transfer.
-  // It is called from the thread running post() only.
+  // It is called from the thread running perform() only.
   std::function<bool(const HttpHead&, std::string_view)> on_body;
+  // Optional: asked between reads (every few tens of milliseconds, from the thread running
+  // perform()); returning false aborts the transfer as kAbortedByBody. Lets a caller that has what
+  // it needs give a stream a moment to end cleanly (keeping the connection reusable) before
+  // abandoning it.
+  std::function<bool()> still_wanted;
 };
 
 enum class HttpEnd {
@@ -64,11 +80,13 @@ class HttpSession {
   HttpSession(const HttpSession&) = delete;
   HttpSession& operator=(const HttpSession&) = delete;
 
-  // False when libcurl could not create its handles (then post() fails with kInternal).
+  // False when libcurl could not create its handles (then perform() fails with kInternal).
   bool ok() const { return easy_ != nullptr && multi_ != nullptr; }
 
-  // Sends one POST and reads the whole response through request.on_body.
-  HttpOutcome post(const HttpRequest& request);
+  // Sends one request (request.method) and reads the whole response through request.on_body.
+  HttpOutcome perform(const HttpRequest& request);
+  // The same as perform(); the name the POST-only callers use.
+  HttpOutcome post(const HttpRequest& request) { return perform(request); }
 
  private:
   void* easy_ = nullptr;   // CURL*

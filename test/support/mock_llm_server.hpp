@@ -19,15 +19,13 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "keel/model_io.hpp"
+#include "support/test_http_socket.hpp"
 
 namespace keel::testing {
 
@@ -100,8 +98,8 @@ class MockLlmServer {
   MockLlmServer& operator=(const MockLlmServer&) = delete;
 
   // False when the socket could not be set up (then port() is 0).
-  bool running() const { return port_ != 0; }
-  int port() const { return port_; }
+  bool running() const { return listener_.port() != 0; }
+  int port() const { return listener_.port(); }
   // "http://127.0.0.1:<port>/v1".
   std::string base_url() const;
 
@@ -117,30 +115,14 @@ class MockLlmServer {
   std::vector<MockRequest> requests() const;
   std::vector<std::string> request_bodies() const;
   size_t request_count() const { return request_count_.load(); }
-  size_t connections_accepted() const { return connections_.load(); }
+  size_t connections_accepted() const { return listener_.connections_accepted(); }
   // Scripted responses not consumed yet.
   size_t pending() const;
 
  private:
-  struct Connection {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
-  void accept_loop();
-  void serve(int fd);
+  void serve(TestHttpConnection& connection);
   MockResponse next_response(const std::string& body);
   void record(MockRequest request);
-  bool wait_ms(int64_t ms) const;  // false when the server is stopping
-  void reap_finished_connections();
-
-  int listen_fd_ = -1;
-  int wake_fd_ = -1;  // eventfd: readable once the server stops
-  int port_ = 0;
-  std::thread accept_thread_;
-  std::mutex connections_mutex_;
-  std::vector<Connection> connection_threads_;
-  std::set<int> open_fds_;  // shut down on stop, so that no thread stays blocked in send()
 
   mutable std::mutex mutex_;
   std::deque<MockResponse> script_;
@@ -148,7 +130,7 @@ class MockLlmServer {
   bool record_ = true;
   std::vector<MockRequest> requests_;
   std::atomic<size_t> request_count_{0};
-  std::atomic<size_t> connections_{0};
+  TestHttpListener listener_;  // last: its threads stop before the members above go away
 };
 
 }  // namespace keel::testing

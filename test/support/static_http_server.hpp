@@ -22,14 +22,13 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "support/test_http_socket.hpp"
 
 namespace keel::testing {
 
@@ -54,13 +53,8 @@ StaticRoute redirect_to(std::string location, int status = 302);
 // `route` answered after waiting `delay_ms`.
 StaticRoute with_delay(StaticRoute route, int64_t delay_ms);
 
-// A recorded request.
-struct RecordedHttpRequest {
-  std::string method;
-  std::string target;                          // path and query, as sent
-  std::map<std::string, std::string> headers;  // names lowercased
-  std::string body;
-};
+// A recorded request (method, target, headers with lowercased names, body).
+using RecordedHttpRequest = TestHttpRequest;
 
 class StaticHttpServer {
  public:
@@ -71,8 +65,8 @@ class StaticHttpServer {
   StaticHttpServer& operator=(const StaticHttpServer&) = delete;
 
   // False when the socket could not be set up (then port() is 0).
-  bool running() const { return port_ != 0; }
-  int port() const { return port_; }
+  bool running() const { return listener_.port() != 0; }
+  int port() const { return listener_.port(); }
   // "http://127.0.0.1:<port><path>".
   std::string url(std::string_view path = "/") const;
 
@@ -86,31 +80,14 @@ class StaticHttpServer {
   void stop();
 
  private:
-  struct Connection {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
-  void accept_loop();
-  void serve(int fd);
+  void serve(TestHttpConnection& connection);
   StaticRoute find_route(const std::string& target) const;
-  bool wait_ms(int64_t ms) const;  // false when the server is stopping
-  void reap_finished();
-
-  int listen_fd_ = -1;
-  int wake_fd_ = -1;  // eventfd: readable once the server stops
-  int port_ = 0;
-  std::atomic<bool> stopped_{false};
-  std::thread accept_thread_;
-
-  std::mutex connections_mutex_;
-  std::vector<Connection> connections_;
-  std::set<int> open_fds_;
 
   mutable std::mutex mutex_;
   std::map<std::string, StaticRoute> routes_;
   std::vector<RecordedHttpRequest> requests_;
   std::atomic<size_t> request_count_{0};
+  TestHttpListener listener_;  // last: its threads stop before the members above go away
 };
 
 }  // namespace keel::testing
