@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "keel/core/preflight.hpp"  // IntentRule: the config adds rules to the built-in ones
+#include "keel/mcp_config.hpp"
 #include "keel/result.hpp"
 
 namespace keel {
@@ -152,6 +153,10 @@ struct KeelConfig {
   int context_recency_rounds = 2;         // last tool rounds kept verbatim
   int context_summary_cooldown_rounds = 3;  // rounds between two summaries
   ApprovalPolicy approvals = {};          // approval policy: both files merged, --approve-mode applied
+  // MCP servers: the user file's `mcpServers`, then the workspace keel.yaml's, then the workspace's
+  // .mcp.json (a later definition of a name replaces an earlier one). Workspace ones are marked
+  // from_workspace: keel starts them only once the user trusted them (`keel mcp trust NAME`).
+  std::vector<McpServerConfig> mcp_servers = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

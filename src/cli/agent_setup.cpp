@@ -10,6 +10,7 @@
 #include "cli/store_access.hpp"
 #include "cli/text_output.hpp"
 #include "cli/tty_approver.hpp"
+#include "cli/mcp_setup.hpp"
 #include "cli/tool_setup.hpp"
 #include "keel/spawn_agent.hpp"
 #include "keel/openai_client.hpp"
@@ -114,7 +115,18 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   if (!flags.ephemeral) {
     KEEL_ASSIGN_OR_RETURN(a->store_, open_cli_store());
   }
-  KEEL_TRY(register_cli_tools(*a->tools_, a->config_, a->workspace_, a->store_.get()));
+  KEEL_TRY(register_cli_tools(*a->tools_, a->config_, a->workspace_, a->store_.get(), !flags.quiet));
+  bool quiet = flags.quiet;
+  bool json_out = flags.json;
+  KEEL_ASSIGN_OR_RETURN(a->mcp_, start_mcp_servers(a->config_, a->workspace_, a->store_.get(), *a->tools_,
+                                                   [quiet, json_out](const std::string& line) {
+                                                     if (quiet) return;
+                                                     if (json_out) {
+                                                       JsonEventsPlugin(stdout, false).notice(line);
+                                                     } else {
+                                                       std::fprintf(stderr, "keel: %s\n", line.c_str());
+                                                     }
+                                                   }));
 
   AgentOptions options;
   options.config.max_rounds = a->config_.max_rounds;
@@ -134,7 +146,9 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   a->agent_ = std::make_unique<Agent>(*a->llm_, *a->tools_, options);
 
   bool rules = a->config_.model.kind == ModelSettings::Kind::kRules;
-  if (flags.json) {
+  if (flags.quiet) {
+    // nothing is printed
+  } else if (flags.json) {
     a->json_out_ = std::make_unique<JsonEventsPlugin>(stdout, !flags.no_stream);
     if (rules) a->json_out_->notice(kRulesNotice);
     a->agent_->add_hooks(std::shared_ptr<Hooks>(a->json_out_.get(), [](Hooks*) {}));
@@ -150,6 +164,8 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   std::shared_ptr<Approver> approver;
   if (flags.yes) {
     approver = make_approve_all();
+  } else if (flags.quiet) {
+    approver = make_non_interactive_approver();
   } else if (auto tty = make_tty_approver(remember)) {
     approver = std::move(tty);
   } else {

@@ -10,6 +10,7 @@
 #include "cli/json_events.hpp"
 #include "keel/agent.hpp"
 #include "keel/config.hpp"
+#include "keel/mcp.hpp"
 #include "keel/store/store.hpp"
 
 namespace keel::cli {
@@ -23,6 +24,7 @@ struct AgentFlags {
   bool json = false;       // JSON Lines events on stdout
   bool no_stream = false;  // whole replies
   bool ephemeral = false;  // no database
+  bool quiet = false;      // no output on stdout/stderr and nobody asked (keel mcp serve's run_agent)
 };
 
 // Owns everything an agent command needs; the Agent borrows the rest, so they live together.
@@ -46,6 +48,7 @@ class CliAgent {
   KeelConfig config_;
   std::string workspace_;
   std::unique_ptr<LlmClient> llm_;
+  std::unique_ptr<McpHub> mcp_;  // before tools_: the MCP tools call through it
   std::unique_ptr<ToolRegistry> tools_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<JsonEventsPlugin> json_out_;

@@ -65,6 +65,10 @@ void add_memory_commands(CLI::App& app, CommandAction& action);
 void add_chat_command(CLI::App& app, CommandAction& action);
 // `keel approvals list|add|rm`: the decisions remembered for a workspace.
 void add_approvals_commands(CLI::App& app, CommandAction& action);
+// `keel mcp list|call|trust|serve`.
+void add_mcp_commands(CLI::App& app, CommandAction& action);
+// `keel mcp serve` (registered by add_mcp_commands on the `mcp` command).
+void add_mcp_serve_command(CLI::App& mcp, CommandAction& action);
 
 struct ToolsListArgs {
   std::optional<std::string> workspace;

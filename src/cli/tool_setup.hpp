@@ -12,8 +12,10 @@
 namespace keel::cli {
 
 // Registers the fs, shell, datetime, data, script and web tools, ask_user (answered on the
-// terminal when there is one) and, with a store, the memory and todo tools. Relative fs roots are
-// taken from the workspace. spawn_agent is added by the agent setup (it needs the backend).
-Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store);
+// terminal when there is one, unless `interactive` is false) and, with a store, the memory and todo
+// tools. Relative fs roots are taken from the workspace. spawn_agent is added by the agent setup
+// (it needs the backend).
+Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
+                          bool interactive = true);
 
 }  // namespace keel::cli

@@ -84,7 +84,9 @@ size_t on_header(char* buffer, size_t size, size_t count, void* user) {
   const size_t n = size * count;
   t->last_byte = Clock::now();
   const std::string_view line = trim(std::string_view(buffer, n));
-  if (line.starts_with("HTTP/")) {
+  if (line.empty()) {  // the end of a head: a final one unless it is 1xx
+    if (t->head.status >= 200 && t->request->on_head) t->request->on_head(t->head);
+  } else if (line.starts_with("HTTP/")) {
     t->head = HttpHead{};  // a new response (after 100 Continue or similar)
     const size_t space = line.find(' ');
     if (space != std::string_view::npos) {

@@ -55,6 +55,9 @@ struct HttpRequest {
   // it needs give a stream a moment to end cleanly (keeping the connection reusable) before
   // abandoning it.
   std::function<bool()> still_wanted;
+  // Optional: told once the head of the final response is complete, before any body byte (a
+  // listener can know its stream is open even when the server sends nothing yet).
+  std::function<void(const HttpHead&)> on_head;
 };
 
 enum class HttpEnd {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -29,6 +30,7 @@ constexpr int kMaxQuietReconnects = 5;     // resumptions in a row that bring no
 constexpr int64_t kDefaultRetryMs = 1000;  // reconnection delay when the server sent no `retry`
 constexpr int kMaxListenFailures = 5;      // failed listen-stream attempts in a row before giving up
 constexpr int64_t kMaxListenBackoffMs = 30000;
+constexpr int64_t kListenOpenWaitMs = 2000;  // open_listen_stream() waits this long for the first answer
 constexpr std::string_view kPostAccept = "application/json, text/event-stream";
 
 // One send(): what it is, for messages, and its limits.
@@ -65,10 +67,16 @@ class StreamableHttpTransport final : public Transport {
     protocol_version_ = std::move(version);
   }
 
+  // Returns once the server answered the first GET (or after kListenOpenWaitMs), so that a server
+  // request sent on that stream right after (an elicitation during the next call) is not missed.
   void open_listen_stream() override {
-    std::lock_guard lock(mutex_);
-    if (closed_.load() || listen_thread_.joinable()) return;
-    listen_thread_ = std::thread([this, stop = closing_.get_token()] { listen_loop(stop); });
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_.load() || listen_thread_.joinable()) return;
+      listen_thread_ = std::thread([this, stop = closing_.get_token()] { listen_loop(stop); });
+    }
+    std::unique_lock lock(listen_mu_);
+    listen_cv_.wait_for(lock, milliseconds(kListenOpenWaitMs), [this] { return listen_answered_; });
   }
 
   void close(std::chrono::milliseconds grace) override;
@@ -77,6 +85,7 @@ class StreamableHttpTransport final : public Transport {
 
  private:
   HttpRequest make_request(std::string method, std::string_view accept, std::string* session) const;
+  void listen_answered();  // the first listen GET got its head or ended
   Status outcome_status(const HttpOutcome& out, const detail::ResponseReader& reader, const Exchange& x);
   Status cancelled(const Exchange& x) const;
   Status deadline_exceeded(const Exchange& x) const;
@@ -93,6 +102,9 @@ class StreamableHttpTransport final : public Transport {
   const HttpServerSpec spec_;
   TransportCallbacks callbacks_;
   detail::HttpSessionPool pool_;
+  std::mutex listen_mu_;
+  std::condition_variable listen_cv_;
+  bool listen_answered_ = false;  // the first listen GET was answered (or failed)
   std::stop_source closing_;  // requested by close() and the destructor
   std::atomic<bool> closed_{false};
   std::atomic<bool> closed_notified_{false};
@@ -284,7 +296,9 @@ void StreamableHttpTransport::listen_loop(const std::stop_token& stop) {
     stream.reset_connection();
     detail::ResponseReader reader(stream, callbacks_, describe(), nullptr);
     reader.attach(get);
+    get.on_head = [this](const keel::detail::HttpHead&) { listen_answered(); };
     const HttpOutcome out = http.perform(get);
+    listen_answered();
     const Clock::time_point ended = Clock::now();
     if (stop.stop_requested()) return;
     const long status = out.head.status;
@@ -319,6 +333,13 @@ void StreamableHttpTransport::listen_loop(const std::stop_token& stop) {
     if (failures > 0) delay = std::min<int64_t>(delay << (failures - 1), kMaxListenBackoffMs);
     if (!detail::sleep_until(ended + milliseconds(delay), stop)) return;
   }
+}
+
+void StreamableHttpTransport::listen_answered() {
+  std::lock_guard lock(listen_mu_);
+  if (listen_answered_) return;
+  listen_answered_ = true;
+  listen_cv_.notify_all();
 }
 
 void StreamableHttpTransport::notify_closed(Status why) {

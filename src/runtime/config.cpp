@@ -10,6 +10,7 @@
 
 #include "runtime/approval_rules.hpp"
 #include "runtime/config_file.hpp"
+#include "runtime/mcp_servers_config.hpp"
 #include "runtime/model_spec.hpp"
 
 extern char** environ;  // POSIX; declared here because <unistd.h> only does so with _GNU_SOURCE
@@ -222,6 +223,9 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     cfg.context_window = value;
   }
 
+  KEEL_ASSIGN_OR_RETURN(cfg.mcp_servers,
+                        detail::load_mcp_servers(user_file ? &*user_file : nullptr,
+                                                 workspace_file ? &*workspace_file : nullptr, in.workspace, in.env));
   KEEL_ASSIGN_OR_RETURN(detail::ModelInputs mi, model_inputs(in, by_precedence, workspace_file ? &*workspace_file : nullptr,
                                                              user_config_path(in)));
   KEEL_ASSIGN_OR_RETURN(cfg.model, detail::resolve_model(mi, in.env));

@@ -357,13 +357,32 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
   return Status::Ok();
 }
 
+// YAML as JSON for the MCP server definitions: mappings, sequences, and scalars as strings
+// (quoted or not; the MCP reader converts the few numbers and booleans it expects).
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json out = nlohmann::json::object();
+      for (auto it = node.begin(); it != node.end(); ++it) out[it->first.as<std::string>()] = yaml_to_json(it->second);
+      return out;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& item : node) out.push_back(yaml_to_json(item));
+      return out;
+    }
+    case YAML::NodeType::Scalar: return node.Scalar();
+    default: return nullptr;
+  }
+}
+
 Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out) {
   if (!root || root.IsNull()) return Status::Ok();  // an empty file sets nothing
   if (!root.IsMap()) return r.error("the top level", "must be a mapping of keys to values (e.g. `model: rules`)");
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
-                         "context", "approvals"}));
+                         "context", "approvals", "mcpServers"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -376,6 +395,10 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   KEEL_TRY(top.integer("request_timeout_ms", 1, kNoMax, out.request_timeout_ms));
   KEEL_TRY(top.integer("stream_idle_timeout_ms", 1, kNoMax, out.stream_idle_timeout_ms));
   KEEL_TRY(top.integer("connect_timeout_ms", 1, kNoMax, out.connect_timeout_ms));
+  if (const YAML::Node n = root["mcpServers"]) {
+    KEEL_TRY(r.mapping(n, "mcpServers"));
+    out.mcp_servers = yaml_to_json(n);
+  }
   return parse_sections(r, root, out);
 }
 

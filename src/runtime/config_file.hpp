@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,7 @@ struct ConfigLayer {
   std::optional<int> context_recency_rounds;
   std::optional<int> context_summary_cooldown_rounds;
   ApprovalPolicy approvals = {};  // the file's approvals section; sources are set to `path`
+  nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument

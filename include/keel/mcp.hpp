@@ -1,0 +1,183 @@
+// keel/mcp.hpp — Model Context Protocol client: connect to MCP servers (a spawned process over
+// stdio, Streamable HTTP, or the legacy HTTP+SSE transport), list and call their tools, read their
+// resources and prompts, and offer their tools to an agent as `SERVER__tool`.
+//
+//   keel::McpServerConfig fs;
+//   fs.name = "fs";
+//   fs.command = "npx";
+//   fs.args = {"-y", "@modelcontextprotocol/server-filesystem", "/tmp"};
+//   KEEL_ASSIGN_OR_RETURN(auto client, keel::McpClient::connect(fs));
+//   KEEL_ASSIGN_OR_RETURN(keel::McpToolResult r, client->call_tool("list_directory", {{"path", "/tmp"}}));
+//
+// Protocol versions 2025-11-25 (asked for first), 2025-06-18, 2025-03-26 and 2024-11-05 are
+// accepted from a server; anything else ends the connection with an error naming the version.
+//
+// Thread-safety: an McpClient is thread-safe (parallel calls share its connection). McpHub is
+// thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "keel/mcp_config.hpp"
+#include "keel/result.hpp"
+#include "keel/tool_registry.hpp"
+
+namespace keel {
+
+// Parses `.mcp.json` text. `source` names the file in messages. Unknown per-server keys are an
+// error (typos); `${VAR}` and `${VAR:-default}` in command, args, env, url and headers are
+// expanded from `env`.
+Result<std::vector<McpServerConfig>> parse_mcp_json(std::string_view text, std::string_view source,
+                                                    const std::map<std::string, std::string>& env);
+// The same from an already parsed `mcpServers` object (keel.yaml's, converted to JSON).
+Result<std::vector<McpServerConfig>> parse_mcp_servers(const nlohmann::json& servers, std::string_view source,
+                                                       const std::map<std::string, std::string>& env);
+
+// A tool as the server describes it.
+struct McpToolInfo {
+  std::string name;
+  std::string title = {};
+  std::string description = {};
+  nlohmann::json input_schema = nlohmann::json::object();
+  nlohmann::json annotations = nlohmann::json::object();  // readOnlyHint, destructiveHint, ...
+};
+
+// The result of tools/call.
+struct McpToolResult {
+  nlohmann::json content = nlohmann::json::array();  // the content blocks, as sent
+  nlohmann::json structured = nullptr;               // structuredContent, when sent
+  bool is_error = false;                             // the tool reported an error (isError)
+  // The content for a model: text blocks joined by newlines; other blocks summarised
+  // ("[image image/png, 68 bytes]", "[resource file:///a.txt]", embedded text resources inline);
+  // structuredContent as JSON when there is no text.
+  std::string text() const;
+};
+
+// Server-to-client messages a host may want to see.
+struct McpClientHooks {
+  std::function<void(std::string_view server, std::string_view line)> on_log;  // stderr, logging, garbage
+  std::function<void(std::string_view server, const nlohmann::json& params)> on_progress;
+  // elicitation/create: returns the result object ({"action": "accept"|"decline"|"cancel", "content"}).
+  // Without one keel accepts when every requested field has a default (using the defaults) and
+  // declines otherwise.
+  std::function<nlohmann::json(std::string_view server, const nlohmann::json& params)> on_elicitation;
+};
+
+class McpClient;
+namespace mcp {
+class Transport;
+Result<std::unique_ptr<McpClient>> connect_client(const McpServerConfig& config, std::unique_ptr<Transport> transport,
+                                                  McpClientHooks hooks);
+}  // namespace mcp
+
+class McpClient {
+ public:
+  // Starts the transport and runs initialize within config.startup_timeout_ms.
+  // Unavailable (cannot start / connect, died during startup), DeadlineExceeded (no answer in time),
+  // FailedPrecondition (unsupported protocol version), Unauthenticated (HTTP 401/403).
+  static Result<std::unique_ptr<McpClient>> connect(const McpServerConfig& config, McpClientHooks hooks = {});
+  ~McpClient();
+  McpClient(const McpClient&) = delete;
+  McpClient& operator=(const McpClient&) = delete;
+
+  const std::string& name() const;
+  const std::string& protocol_version() const;    // negotiated
+  const nlohmann::json& server_info() const;      // {"name", "version", ...}
+  const nlohmann::json& server_capabilities() const;
+  std::string describe() const;                   // "stdio: cmd args" / "http: URL"
+  // False once the connection ended (process exited, session lost); calls then fail with Unavailable.
+  bool alive() const;
+  // True when the server said its tool list changed since the last list_tools().
+  bool tools_changed() const;
+
+  // All pages of tools/list.
+  Result<std::vector<McpToolInfo>> list_tools(std::stop_token stop = {});
+  // tools/call with the configured call timeout (or `timeout` when non-zero). On timeout or stop
+  // the server is sent notifications/cancelled. A result with isError is a value, not an error.
+  Result<McpToolResult> call_tool(const std::string& tool, const nlohmann::json& arguments, std::stop_token stop = {},
+                                  std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+  Result<nlohmann::json> list_resources(std::stop_token stop = {});  // all pages: [{uri, name, mimeType, ...}]
+  Result<nlohmann::json> read_resource(const std::string& uri, std::stop_token stop = {});  // {contents: [...]}
+  Result<nlohmann::json> list_prompts(std::stop_token stop = {});  // all pages: [{name, description, arguments}]
+  Result<nlohmann::json> get_prompt(const std::string& name, const nlohmann::json& arguments,
+                                    std::stop_token stop = {});  // {description, messages}
+  Status ping(std::stop_token stop = {});
+  // Any request; the result object, or the server's JSON-RPC error as InvalidArgument/NotFound/...
+  Result<nlohmann::json> request(const std::string& method, nlohmann::json params, std::stop_token stop = {},
+                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+
+  // Ends the connection (stdio: close stdin, then SIGTERM, then SIGKILL; HTTP: DELETE the session).
+  void close();
+
+  class Impl;
+
+ private:
+  friend Result<std::unique_ptr<McpClient>> mcp::connect_client(const McpServerConfig&, std::unique_ptr<mcp::Transport>,
+                                                                McpClientHooks);
+  explicit McpClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Where one configured server stands.
+struct McpServerStatus {
+  std::string name;
+  std::string state;  // "connected", "failed", "disabled", "untrusted", "not started"
+  std::string error = {};
+  std::string transport = {};  // describe()
+  std::string source = {};
+  nlohmann::json server_info = nullptr;
+  std::vector<McpToolInfo> tools = {};  // allowed tools only
+  std::vector<std::string> skipped_tools = {};  // "name: why" for tools that could not be offered
+};
+
+struct McpHubOptions {
+  McpClientHooks hooks = {};
+  int max_restarts = 3;  // a server that died is restarted on next use at most this many times
+  // Workspace servers (from .mcp.json or the workspace keel.yaml) start only when this says so;
+  // the CLI answers from the store's trusted list. Without it they stay "untrusted".
+  std::function<bool(const McpServerConfig&)> is_trusted = {};
+};
+
+// The configured servers of one agent: connects them (in parallel), registers their tools as
+// SERVER__tool (risk from the tool's annotations: readOnlyHint → low, destructiveHint false →
+// medium, otherwise high, as the MCP specification's defaults say), restarts a dead server on
+// next use (bounded) and closes them all at the end.
+class McpHub {
+ public:
+  McpHub(std::vector<McpServerConfig> servers, McpHubOptions options = {});
+  ~McpHub();
+  McpHub(const McpHub&) = delete;
+  McpHub& operator=(const McpHub&) = delete;
+
+  // Connects every enabled, trusted server and lists its tools, all in parallel; returns when each
+  // has connected or failed (each within its startup timeout). Failures are kept in status().
+  void connect_all();
+  std::vector<McpServerStatus> status() const;
+  // Adds SERVER__tool for every allowed tool of every connected server, and mcp_list_resources /
+  // mcp_read_resource when a connected server offers resources. A tool whose schema the registry
+  // refuses is skipped and named in status(). Errors only for a duplicate name.
+  Status register_tools(ToolRegistry& registry);
+  // The connected client of `server`, reconnecting a dead one (bounded by max_restarts).
+  Result<McpClient*> client(const std::string& server);
+  void close_all();
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The name an MCP tool gets in keel: SERVER__tool, with characters outside [A-Za-z0-9_.-]
+// replaced by '_' and cut to 64 characters. Empty when nothing usable is left.
+std::string mcp_tool_name(std::string_view server, std::string_view tool);
+
+}  // namespace keel

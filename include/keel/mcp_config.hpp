@@ -1,0 +1,42 @@
+// keel/mcp_config.hpp — how one MCP server is configured (`.mcp.json` or keel.yaml `mcpServers`).
+// Kept apart from keel/mcp.hpp so the configuration types need no JSON or client headers.
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel {
+
+enum class McpTransportKind { kStdio, kHttp, kSse };
+
+// "stdio", "http", "sse".
+std::string_view mcp_transport_name(McpTransportKind kind);
+
+// One server, as `.mcp.json` (`{"mcpServers": {NAME: {...}}}`) or keel.yaml `mcpServers` describes it.
+struct McpServerConfig {
+  std::string name;  // [A-Za-z0-9_-], at most 32 characters; tools appear as NAME__tool
+  McpTransportKind transport = McpTransportKind::kStdio;
+  // stdio
+  std::string command;
+  std::vector<std::string> args = {};
+  std::map<std::string, std::string> env = {};  // added to keel's environment
+  std::string cwd = {};                         // empty: keel's working directory
+  // http, sse
+  std::string url = {};
+  std::map<std::string, std::string> headers = {};
+  // keel's additions (also accepted in .mcp.json)
+  std::vector<std::string> allow_tools = {};  // only these tools (server names); empty: all
+  std::vector<std::string> deny_tools = {};   // never these
+  int64_t startup_timeout_ms = 10000;         // spawn + initialize + first tools/list
+  int64_t call_timeout_ms = 60000;            // each request after that
+  bool enabled = true;
+  bool from_workspace = false;  // declared by a workspace file: started only once trusted
+  std::string source = {};      // the file it came from, for messages
+};
+
+}  // namespace keel

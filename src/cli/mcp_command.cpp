@@ -1,0 +1,209 @@
+// `keel mcp list | call | trust | serve`: the configured MCP servers, a direct tool call, trusting
+// a workspace server, and keel as an MCP server (mcp_serve_command.cpp).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/mcp_setup.hpp"
+#include "cli/store_access.hpp"
+#include "cli/store_output.hpp"
+#include "keel/config.hpp"
+#include "keel/mcp.hpp"
+
+namespace keel::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr int kExitToolError = 3;
+constexpr int kExitServerError = 4;
+
+struct McpArgs {
+  std::optional<std::string> workspace;
+  bool json = false;
+  std::string server, tool, arguments = "{}";
+};
+
+// The configuration of the workspace, for the mcp commands.
+Result<KeelConfig> load_config(const std::string& workspace) {
+  ConfigInputs inputs;
+  inputs.env = current_environment();
+  inputs.workspace = workspace;
+  if (const char* home = std::getenv("HOME")) inputs.home = home;
+  return resolve_config(inputs);
+}
+
+struct Context {
+  std::string workspace;
+  KeelConfig config;
+  std::unique_ptr<Store> store;  // may be null: then workspace servers are untrusted
+};
+
+// Workspace, config and store, or an exit code after reporting.
+std::optional<Context> open_context(const std::optional<std::string>& flag, int& code) {
+  Context c;
+  std::string error;
+  c.workspace = resolve_workspace(flag, error);
+  if (c.workspace.empty()) {
+    code = report_usage_error(error);
+    return std::nullopt;
+  }
+  Result<KeelConfig> config = load_config(c.workspace);
+  if (!config.ok()) {
+    code = report_usage_error(config.status().message());
+    return std::nullopt;
+  }
+  c.config = std::move(*config);
+  Result<std::unique_ptr<Store>> store = open_cli_store();
+  if (store.ok()) c.store = std::move(*store);
+  return c;
+}
+
+json tool_json(const McpToolInfo& t) {
+  json o = {{"name", t.name}, {"description", t.description}};
+  o["input_schema"] = json::parse(t.input_schema.dump());
+  if (!t.annotations.empty()) o["annotations"] = json::parse(t.annotations.dump());
+  return o;
+}
+
+int list_command(const McpArgs& args) {
+  int code = 0;
+  std::optional<Context> c = open_context(args.workspace, code);
+  if (!c) return code;
+  std::unique_ptr<McpHub> hub = make_mcp_hub(c->config, c->workspace, c->store.get());
+  hub->connect_all();
+  std::vector<McpServerStatus> servers = hub->status();
+  hub->close_all();
+  if (args.json) {
+    json out = json::array();
+    for (const auto& s : servers) {
+      json tools = json::array();
+      for (const auto& t : s.tools) tools.push_back(tool_json(t));
+      json o = {{"name", s.name}, {"state", s.state}, {"transport", s.transport}, {"source", s.source}};
+      if (!s.error.empty()) o["error"] = s.error;
+      if (!s.server_info.is_null()) o["server_info"] = json::parse(s.server_info.dump());
+      o["tools"] = std::move(tools);
+      out.push_back(std::move(o));
+    }
+    std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+    return kExitOk;
+  }
+  if (servers.empty()) {
+    std::fprintf(stderr, "no MCP servers configured (add them to %s/.mcp.json or keel.yaml `mcpServers`)\n",
+                 c->workspace.c_str());
+    return kExitOk;
+  }
+  for (const auto& s : servers) {
+    std::printf("%s  %s  %s  (%s)\n", s.name.c_str(), s.state.c_str(), s.transport.c_str(), s.source.c_str());
+    if (!s.error.empty()) std::printf("  %s\n", s.error.c_str());
+    for (const auto& t : s.tools) {
+      std::printf("  %-40s %s\n", mcp_tool_name(s.name, t.name).c_str(), one_line(t.description, 80).c_str());
+    }
+  }
+  return kExitOk;
+}
+
+int call_command(const McpArgs& args) {
+  int code = 0;
+  std::optional<Context> c = open_context(args.workspace, code);
+  if (!c) return code;
+  json parsed = json::parse(args.arguments, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return report_usage_error("the arguments must be a JSON object, e.g. '{\"path\": \".\"}'");
+  }
+  const McpServerConfig* server = nullptr;
+  for (const auto& s : c->config.mcp_servers) {
+    if (s.name == args.server) server = &s;
+  }
+  if (server == nullptr) {
+    std::fprintf(stderr, "keel: no MCP server named '%s' (see keel mcp list)\n", args.server.c_str());
+    return kExitNotFound;
+  }
+  if (!mcp_server_trusted(*server, c->store.get(), c->workspace)) {
+    return report_usage_error("MCP server '" + server->name + "' from " + server->source +
+                              " is not trusted; run `keel mcp trust " + server->name + "` first");
+  }
+  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
+  if (!client.ok()) {
+    std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
+    return kExitServerError;
+  }
+  Result<McpToolResult> result = (*client)->call_tool(args.tool, nlohmann::json::parse(parsed.dump()));
+  (*client)->close();
+  if (!result.ok()) {
+    std::fprintf(stderr, "keel: %s\n", result.status().message().c_str());
+    return result.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitServerError;
+  }
+  if (args.json) {
+    json out = {{"content", json::parse(result->content.dump())}, {"isError", result->is_error}};
+    if (!result->structured.is_null()) out["structuredContent"] = json::parse(result->structured.dump());
+    std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+  } else {
+    std::printf("%s\n", result->text().c_str());
+  }
+  return result->is_error ? kExitToolError : kExitOk;
+}
+
+int trust_command(const McpArgs& args) {
+  int code = 0;
+  std::optional<Context> c = open_context(args.workspace, code);
+  if (!c) return code;
+  if (!c->store) return report_usage_error("the database cannot be opened, so trust cannot be remembered");
+  for (const auto& s : c->config.mcp_servers) {
+    if (s.name != args.server) continue;
+    if (!s.from_workspace) {
+      std::printf("MCP server '%s' comes from your user config (%s); it is trusted already\n", s.name.c_str(),
+                  s.source.c_str());
+      return kExitOk;
+    }
+    ApprovalRule rule;
+    rule.workspace = c->workspace;
+    rule.tool = mcp_trust_tool(s);
+    rule.pattern = mcp_trust_fingerprint(s);
+    rule.verdict = ApprovalVerdict::kAllow;
+    Status added = c->store->add_approval_rule(rule);
+    if (!added.ok()) return report_store_error(added);
+    std::printf("trusted MCP server '%s' (%s) for %s\n", s.name.c_str(), rule.pattern.c_str(), c->workspace.c_str());
+    return kExitOk;
+  }
+  std::fprintf(stderr, "keel: no MCP server named '%s' (see keel mcp list)\n", args.server.c_str());
+  return kExitNotFound;
+}
+
+}  // namespace
+
+void add_mcp_commands(CLI::App& app, CommandAction& action) {
+  CLI::App* mcp = app.add_subcommand("mcp", "MCP servers: list them, call a tool, trust one, or serve keel's tools");
+  mcp->require_subcommand(1);
+  mcp->footer(
+      "Servers come from .mcp.json in the workspace ({\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} | "
+      "{\"type\": \"http\", \"url\", \"headers\"}}}) and `mcpServers` in keel.yaml or your user config.\n"
+      "Their tools appear to agents as NAME__tool. Workspace servers start only after `keel mcp trust NAME`.\n"
+      "Exit codes: 0 ok, 1 no such server, 2 usage or configuration error, 3 the tool reported an error, 4 the "
+      "server failed.");
+  auto args = std::make_shared<McpArgs>();
+
+  CLI::App* list = mcp->add_subcommand("list", "Start each configured server and show its state and tools");
+  list->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
+  list->add_flag("--json", args->json, "Print JSON");
+  list->callback([&action, args] { action = [args] { return list_command(*args); }; });
+
+  CLI::App* call = mcp->add_subcommand("call", "Call one tool of one server and print its result");
+  call->add_option("server", args->server, "Server name")->required();
+  call->add_option("tool", args->tool, "Tool name, as the server calls it")->required();
+  call->add_option("arguments", args->arguments, "Arguments as a JSON object (default {})");
+  call->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
+  call->add_flag("--json", args->json, "Print the raw result (content blocks, isError, structuredContent)");
+  call->callback([&action, args] { action = [args] { return call_command(*args); }; });
+
+  CLI::App* trust = mcp->add_subcommand("trust", "Allow a server declared by the workspace to start");
+  trust->add_option("server", args->server, "Server name")->required();
+  trust->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
+  trust->callback([&action, args] { action = [args] { return trust_command(*args); }; });
+
+  add_mcp_serve_command(*mcp, action);
+}
+
+}  // namespace keel::cli

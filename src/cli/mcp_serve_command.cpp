@@ -1,0 +1,113 @@
+// `keel mcp serve`: keel's built-in tools and a run_agent tool as an MCP server, on stdin/stdout
+// or over Streamable HTTP. Approvals follow the workspace's policy without asking anyone: what
+// the policy would ask about is refused.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/agent_setup.hpp"
+#include "cli/commands.hpp"
+#include "cli/mcp_http_serve.hpp"
+#include "cli/store_access.hpp"
+#include "cli/store_output.hpp"
+#include "cli/tool_setup.hpp"
+#include "keel/config.hpp"
+#include "mcp/keel_mcp_handler.hpp"
+#include "mcp/stdio_server.hpp"
+#include "runtime/approval_policy.hpp"
+
+namespace keel::cli {
+namespace {
+
+struct ServeArgs {
+  std::optional<std::string> workspace, model, base_url, api_key, http, token;
+  bool no_agent = false;
+};
+
+// run_agent: a fresh quiet agent per task (its own session in the store), under the same policy.
+Result<std::string> run_agent(const ServeArgs& args, const std::string& workspace, const std::string& task,
+                              std::optional<int> max_rounds, std::stop_token stop) {
+  AgentFlags flags;
+  flags.model = args.model;
+  flags.base_url = args.base_url;
+  flags.api_key = args.api_key;
+  flags.workspace = workspace;
+  flags.max_rounds = max_rounds;
+  flags.quiet = true;
+  flags.no_stream = true;
+  KEEL_ASSIGN_OR_RETURN(std::unique_ptr<CliAgent> agent, CliAgent::create(flags));
+  Result<RunOutcome> outcome = agent->agent().run(task, stop);
+  if (!outcome.ok()) return outcome.status();
+  if (!outcome->ok) return Status::Aborted(outcome->error);
+  return outcome->answer;
+}
+
+int serve_command(const ServeArgs& args) {
+  std::string error;
+  std::string workspace = resolve_workspace(args.workspace, error);
+  if (workspace.empty()) return report_usage_error(error);
+  ConfigInputs inputs;
+  inputs.model = args.model;
+  inputs.base_url = args.base_url;
+  inputs.api_key = args.api_key;
+  inputs.env = current_environment();
+  inputs.workspace = workspace;
+  if (const char* home = std::getenv("HOME")) inputs.home = home;
+  Result<KeelConfig> config = resolve_config(inputs);
+  if (!config.ok()) return report_usage_error(config.status().message());
+  std::unique_ptr<Store> store;
+  if (Result<std::unique_ptr<Store>> opened = open_cli_store(); opened.ok()) store = std::move(*opened);
+
+  ToolRegistry tools;
+  if (Status s = register_cli_tools(tools, *config, workspace, store.get(), false); !s.ok()) {
+    return report_usage_error(s.message());
+  }
+  std::vector<ApprovalRule> saved;
+  if (store) {
+    if (Result<std::vector<ApprovalRule>> rules = store->list_approval_rules(workspace); rules.ok()) saved = *rules;
+  }
+  Result<std::shared_ptr<detail::ApprovalPolicyGate>> gate =
+      detail::ApprovalPolicyGate::create(config->approvals, Risk::kHigh, saved);
+  if (!gate.ok()) return report_usage_error(gate.status().message());
+
+  mcp::KeelMcpServerOptions options;
+  options.tools = &tools;
+  options.gate = *gate;
+  options.workspace_root = workspace;
+  options.instructions = "keel's tools for the workspace " + workspace +
+                         ". Calls follow keel's approval policy; what it would ask a person about is refused.";
+  if (!args.no_agent) {
+    options.run_agent = [args, workspace](const std::string& task, std::optional<int> rounds, std::stop_token stop) {
+      return run_agent(args, workspace, task, rounds, stop);
+    };
+  }
+  options.on_log = [](const std::string& line) { std::fprintf(stderr, "keel mcp: %s\n", line.c_str()); };
+  mcp::KeelMcpServer server(std::move(options));
+
+  if (args.http) return serve_mcp_http(server, *args.http, args.token.value_or(""));
+  std::unique_ptr<mcp::MessageHandler> session = server.new_session();
+  mcp::StdioServeOptions io;
+  Status served = mcp::serve_stdio(*session, io);
+  if (!served.ok()) {
+    std::fprintf(stderr, "keel: %s\n", served.message().c_str());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_mcp_serve_command(CLI::App& mcp, CommandAction& action) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* serve = mcp.add_subcommand("serve", "Serve keel's tools and a run_agent tool over MCP (stdio by default)");
+  serve->add_option("--workspace,-w", args->workspace, "Folder the tools are confined to (default: current directory)");
+  serve->add_option("--http", args->http, "Serve Streamable HTTP on HOST:PORT at /mcp instead of stdio, e.g. 127.0.0.1:8765");
+  serve->add_option("--token", args->token, "HTTP: require Authorization: Bearer TOKEN (required off loopback)");
+  serve->add_option("--model,-m", args->model, "Model for run_agent, as for keel run");
+  serve->add_option("--base-url", args->base_url, "OpenAI-compatible base URL for run_agent");
+  serve->add_option("--api-key", args->api_key, "API key for run_agent (default: $OPENAI_API_KEY)");
+  serve->add_flag("--no-agent", args->no_agent, "Do not offer the run_agent tool");
+  serve->callback([&action, args] { action = [args] { return serve_command(*args); }; });
+}
+
+}  // namespace keel::cli

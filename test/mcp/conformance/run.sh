@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (build/npm, see scripts/install-test-npm.sh) against keel:
+#   run.sh server KEEL_BINARY   — every server scenario against `keel mcp serve --http`
+#   run.sh client CLIENT_BINARY — every client scenario against keel_mcp_conformance_client
+# Known failures are listed, with reasons, in baseline.yml next to this script; the suite fails on
+# a new failure and on a baseline entry that now passes, so the list can only shrink.
+# Exit 77 (skipped) when the npm packages are missing, unless KEEL_REQUIRE_NPM is set.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+mode=${1:?usage: run.sh server|client BINARY}
+binary=$(realpath "${2:?usage: run.sh server|client BINARY}")
+node=$root/build/npm/node_modules/.bin/node
+suite=$root/build/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js
+if [[ ! -x $node || ! -f $suite ]]; then
+  if [[ -n ${KEEL_REQUIRE_NPM:-} ]]; then
+    echo "conformance: build/npm is missing; run scripts/install-test-npm.sh" >&2
+    exit 1
+  fi
+  echo "conformance: skipped (run scripts/install-test-npm.sh to install the suite)"
+  exit 77
+fi
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export HOME=$work/home XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
+mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$work/ws"
+cd "$work"
+
+if [[ $mode == server ]]; then
+  "$binary" mcp serve --http 127.0.0.1:0 -w "$work/ws" --no-agent 2>"$work/serve.log" &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url=$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$work/serve.log" | head -1 || true)
+    [[ -n $url ]] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ -z $url ]]; then
+    echo "conformance: keel mcp serve --http did not start:" >&2
+    cat "$work/serve.log" >&2
+    exit 1
+  fi
+  timeout 600 "$node" "$suite" server --url "$url" --expected-failures "$here/baseline.yml" -o "$work/results"
+elif [[ $mode == client ]]; then
+  # One scenario at a time: the suite's parallel mode starts them all at once, which a loaded
+  # 2-core machine turns into timing failures (sse-retry measures the reconnect delay).
+  scenarios=$("$node" "$suite" list --client 2>/dev/null | sed -n 's/^ *- \([^ ]*\).*/\1/p')
+  [[ -n $scenarios ]] || { echo "conformance: the suite listed no client scenarios" >&2; exit 1; }
+  failed=()
+  for scenario in $scenarios; do
+    if ! timeout 120 "$node" "$suite" client --command "$binary" --scenario "$scenario" --timeout 30000 \
+        --expected-failures "$here/baseline.yml" -o "$work/results" >"$work/scenario.log" 2>&1; then
+      failed+=("$scenario")
+      echo "--- $scenario"
+      tail -30 "$work/scenario.log"
+    else
+      echo "ok: $scenario ($(grep -o 'Passed: [0-9/]*' "$work/scenario.log" | head -1 || true))"
+    fi
+  done
+  if ((${#failed[@]})); then
+    echo "conformance: unexpected results (a new failure, or a baseline entry that now passes): ${failed[*]}" >&2
+    exit 1
+  fi
+else
+  echo "usage: run.sh server|client BINARY" >&2
+  exit 2
+fi
