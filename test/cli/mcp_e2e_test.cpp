@@ -150,6 +150,19 @@ TEST_F(McpCliTest, KeelsClientTalksToKeelsOwnStdioServer) {
   EXPECT_NE(shell.out.find("cannot ask anyone"), std::string::npos) << shell.out;
 }
 
+TEST_F(McpCliTest, RunAgentOverMcpRunsAKeelAgentAndReturnsItsAnswer) {
+  user_servers({{"self",
+                 {{"command", KEEL_BINARY},
+                  {"args", {"mcp", "serve", "-w", ws_.path().string(), "--model", "mock", "--base-url", server_.base_url()}},
+                  {"call_timeout_ms", 30000}}}});
+  server_.push(testing::mock_text("forty-two"));
+  CliRun r = keel({"mcp", "call", "self", "run_agent", R"({"task":"what is six times seven?","max_rounds":2})"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out, "forty-two\n");
+  ASSERT_EQ(server_.requests().size(), 1u);
+  EXPECT_NE(server_.requests()[0].body.find("what is six times seven?"), std::string::npos);
+}
+
 TEST_F(McpCliTest, AnAgentCallsAnMcpToolThroughTheApprovalGate) {
   user_servers({{"fault", {{"command", KEEL_FAULT_MCP_SERVER}}}});
   // Without --yes and without a terminal the unannotated (so possibly destructive) tool is refused.

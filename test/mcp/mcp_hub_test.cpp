@@ -121,6 +121,19 @@ TEST(McpClientStdio, HooksSeeProgressLoggingAndListChanged) {
   EXPECT_TRUE(logged) << ::testing::PrintToString(logs);
 }
 
+TEST(McpClientStdio, ASlowStartWithinTheStartupTimeoutIsFine) {
+  McpServerConfig slow = fault({"--slow-start", "400"});
+  slow.startup_timeout_ms = 8000;
+  Clock::time_point t0 = Clock::now();
+  auto client = McpClient::connect(slow);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  EXPECT_GE(ms_since(t0), 390);
+  slow.startup_timeout_ms = 150;
+  auto late = McpClient::connect(slow);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), ErrorCode::kDeadlineExceeded);
+}
+
 TEST(McpClientStdio, StartupFailuresSayWhy) {
   McpServerConfig hang = fault({"--hang-on", "initialize"});
   hang.startup_timeout_ms = 300;
