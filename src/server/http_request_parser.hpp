@@ -48,4 +48,7 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
 // "a=1&b=x%20y&flag" -> {a: "1", b: "x y", flag: ""}. nullopt when an escape is bad.
 std::optional<std::map<std::string, std::string>> parse_query(std::string_view query);
 
+// ASCII case-insensitive equality, as HTTP compares header names and tokens.
+bool iequals(std::string_view a, std::string_view b);
+
 }  // namespace keel::server

@@ -3,22 +3,11 @@
 
 #include <cstdio>
 
+#include "server/http_request_parser.hpp"
 #include "server/http_status.hpp"
 
 namespace keel::server::detail {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 bool is_valid_name(std::string_view name) {
   if (name.empty()) return false;

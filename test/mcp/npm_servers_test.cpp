@@ -203,14 +203,14 @@ class EverythingHttp {
   pid_t pid_ = -1;
 };
 
-TEST(NpmMcpServers, EverythingServerOverStreamableHttp) {
-  REQUIRE_NPM();
-  EverythingHttp server("streamableHttp");
+// server-everything started with `transport`, reached over `kind` at `path`, then exercised.
+void exercise_everything_over_http(const std::string& transport, McpTransportKind kind, const std::string& path) {
+  EverythingHttp server(transport);
   ASSERT_TRUE(server.ready());
   McpServerConfig c;
   c.name = "everything";
-  c.transport = McpTransportKind::kHttp;
-  c.url = server.url("/mcp");
+  c.transport = kind;
+  c.url = server.url(path);
   c.startup_timeout_ms = 30000;
   c.call_timeout_ms = 30000;
   auto client = McpClient::connect(c);
@@ -219,20 +219,14 @@ TEST(NpmMcpServers, EverythingServerOverStreamableHttp) {
   (*client)->close();
 }
 
+TEST(NpmMcpServers, EverythingServerOverStreamableHttp) {
+  REQUIRE_NPM();
+  exercise_everything_over_http("streamableHttp", McpTransportKind::kHttp, "/mcp");
+}
+
 TEST(NpmMcpServers, EverythingServerOverLegacySse) {
   REQUIRE_NPM();
-  EverythingHttp server("sse");
-  ASSERT_TRUE(server.ready());
-  McpServerConfig c;
-  c.name = "everything";
-  c.transport = McpTransportKind::kSse;
-  c.url = server.url("/sse");
-  c.startup_timeout_ms = 30000;
-  c.call_timeout_ms = 30000;
-  auto client = McpClient::connect(c);
-  ASSERT_TRUE(client.ok()) << client.status().message();
-  exercise_everything(**client);
-  (*client)->close();
+  exercise_everything_over_http("sse", McpTransportKind::kSse, "/sse");
 }
 
 }  // namespace
