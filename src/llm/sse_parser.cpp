@@ -1,24 +1,52 @@
 // Incremental text/event-stream parsing; see sse_parser.hpp.
 #include "llm/sse_parser.hpp"
 
+#include <utility>
+
 namespace keel::detail {
+namespace {
+
+// The `retry` field counts only when it is all ASCII digits; an absurd value is capped at a day.
+std::optional<int64_t> parse_retry(std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  int64_t ms = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    ms = ms * 10 + (c - '0');
+    if (ms > 86'400'000) ms = 86'400'000;
+  }
+  return ms;
+}
+
+}  // namespace
+
+SseParser::SseParser(size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {}
+
+void SseParser::reset_connection() {
+  line_.clear();
+  skip_lf_ = false;
+  at_start_ = true;
+  stopped_ = false;
+  oversized_ = false;
+  has_data_ = false;
+  current_ = SseEvent{};
+  pending_id_.reset();
+}
 
 bool SseParser::feed(std::string_view bytes, const EventFn& on_event) {
   if (stopped_) return false;
   bytes_seen_ += bytes.size();
   if (at_start_ && !bytes.empty()) {
-    // A byte-order mark may only appear at the very start; it can itself arrive split.
+    // A byte-order mark may only open the stream; it can itself arrive split.
     static constexpr std::string_view kBom = "\xEF\xBB\xBF";
-    std::string_view probe = bytes.substr(0, kBom.size() - line_.size());
+    const std::string_view probe = bytes.substr(0, kBom.size() - line_.size());
     if (kBom.substr(line_.size()).starts_with(probe)) {
       line_.append(probe);
       bytes.remove_prefix(probe.size());
       if (line_.size() < kBom.size()) return true;  // still undecided
       line_.clear();
-      at_start_ = false;
-    } else {
-      at_start_ = false;  // line_ holds a partial BOM prefix that was not a BOM: keep it as text
     }
+    at_start_ = false;  // otherwise line_ holds the start of a line, not of a mark: keep it
   }
   if (skip_lf_ && !bytes.empty()) {
     if (bytes.front() == '\n') bytes.remove_prefix(1);
@@ -28,6 +56,10 @@ bool SseParser::feed(std::string_view bytes, const EventFn& on_event) {
     const size_t end = bytes.find_first_of("\r\n");
     if (end == std::string_view::npos) {
       line_.append(bytes);
+      if (too_big(line_.size() + current_.data.size())) {
+        oversized_ = stopped_ = true;
+        return false;
+      }
       return true;
     }
     bool ok;
@@ -65,7 +97,7 @@ bool SseParser::finish(const EventFn& on_event) {
       return false;
     }
   }
-  if (has_data_ && !dispatch(on_event)) {
+  if (has_data_ && !end_event(on_event)) {
     stopped_ = true;
     return false;
   }
@@ -73,12 +105,8 @@ bool SseParser::finish(const EventFn& on_event) {
 }
 
 bool SseParser::process_line(std::string_view line, const EventFn& on_event) {
-  if (line.empty()) {
-    if (has_data_) return dispatch(on_event);
-    current_.event.clear();  // an event without data is not dispatched
-    return true;
-  }
-  if (line.front() == ':') return true;  // comment, e.g. ": keep-alive"
+  if (line.empty()) return end_event(on_event);
+  if (line.front() == ':') return true;  // a comment, e.g. ": keep-alive"
   std::string_view field = line;
   std::string_view value;
   if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
@@ -90,22 +118,34 @@ bool SseParser::process_line(std::string_view line, const EventFn& on_event) {
     if (has_data_) current_.data.push_back('\n');
     current_.data.append(value);
     has_data_ = true;
+    if (too_big(current_.data.size())) {
+      oversized_ = true;
+      return false;
+    }
   } else if (field == "event") {
     current_.event.assign(value);
   } else if (field == "id") {
-    current_.id.assign(value);
+    if (value.find('\0') == std::string_view::npos) pending_id_.emplace(value);  // NUL: ignored
+  } else if (field == "retry") {
+    if (std::optional<int64_t> ms = parse_retry(value)) retry_ms_ = ms;
   }
-  // "retry" and unknown fields are ignored.
-  return true;
+  return true;  // unknown fields are ignored
 }
 
-bool SseParser::dispatch(const EventFn& on_event) {
+// The end of an event (a blank line, or finish()): its id is committed whether or not it carries
+// data, so a resumed stream starts after it; only an event with data is dispatched.
+bool SseParser::end_event(const EventFn& on_event) {
+  if (pending_id_) last_event_id_ = std::move(*pending_id_);
+  pending_id_.reset();
+  if (!has_data_) {
+    current_.event.clear();
+    return true;
+  }
   SseEvent event;
   event.data.swap(current_.data);
   event.event.swap(current_.event);
-  event.id = current_.id;  // the last event id persists across events
+  event.id = last_event_id_;  // the last event id persists across events
   has_data_ = false;
-  current_.event.clear();
   return on_event(event);
 }
 

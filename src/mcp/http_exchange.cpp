@@ -182,7 +182,7 @@ int64_t ms_until(Clock::time_point deadline) {
   return left < 1 ? 1 : left;
 }
 
-ResponseReader::ResponseReader(SseStreamParser& stream, const TransportCallbacks& callbacks, std::string source,
+ResponseReader::ResponseReader(keel::detail::SseParser& stream, const TransportCallbacks& callbacks, std::string source,
                                std::function<bool()> keep_reading)
     : stream_(stream), callbacks_(callbacks), source_(std::move(source)), keep_reading_(std::move(keep_reading)) {}
 
@@ -202,7 +202,7 @@ bool ResponseReader::on_body(const keel::detail::HttpHead& head, std::string_vie
       oversized_ = stream_.oversized();
       return false;
     case Mode::kBody:
-      if (body_.size() + bytes.size() > SseStreamParser::kMaxEventBytes) {
+      if (body_.size() + bytes.size() > kMaxEventBytes) {
         oversized_ = true;
         return false;
       }

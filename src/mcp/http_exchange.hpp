@@ -20,12 +20,15 @@
 #include "llm/http_transport.hpp"
 #include "llm/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
-#include "mcp/sse_stream_parser.hpp"
 #include "mcp/transport.hpp"
 
 namespace keel::mcp::detail {
 
 using Clock = std::chrono::steady_clock;
+
+// The longest event (line or data) or JSON body accepted from a server, in bytes: a server that
+// never ends a line or a body cannot make the client grow without bound.
+inline constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
 // HTTP sessions (a libcurl handle each, with its kept-alive connection) lent to one request at a
 // time, so that parallel sends each get one and sequential sends reuse the same connection.
@@ -100,9 +103,10 @@ int64_t ms_until(Clock::time_point deadline);
 // whole for deliver_body() (a JSON answer); an error body is kept in part, for http_error().
 class ResponseReader {
  public:
-  // `stream` carries the event id and retry delay across reconnections and must outlive the
-  // reader. `keep_reading` is asked after each delivered message; false ends the transfer.
-  ResponseReader(SseStreamParser& stream, const TransportCallbacks& callbacks, std::string source,
+  // `stream` (built with kMaxEventBytes) carries the event id and retry delay across
+  // reconnections and must outlive the reader. `keep_reading` is asked after each delivered
+  // message; false ends the transfer.
+  ResponseReader(keel::detail::SseParser& stream, const TransportCallbacks& callbacks, std::string source,
                  std::function<bool()> keep_reading);
 
   // Events of another type than "message" (the legacy `endpoint` event); returning false ends
@@ -122,7 +126,7 @@ class ResponseReader {
   bool is_stream() const { return mode_ == Mode::kStream; }
   // keep_reading() turned false after a delivered message: the awaited response is in.
   bool satisfied() const { return satisfied_; }
-  // A body or event over SseStreamParser::kMaxEventBytes ended the transfer.
+  // A body or event over kMaxEventBytes ended the transfer.
   bool oversized() const { return oversized_; }
   // on_other_event asked to end the transfer.
   bool stopped_by_event() const { return stopped_by_event_; }
@@ -133,7 +137,7 @@ class ResponseReader {
   enum class Mode { kUndecided, kStream, kBody, kError };
   bool on_event(const keel::detail::SseEvent& event);
 
-  SseStreamParser& stream_;
+  keel::detail::SseParser& stream_;
   const TransportCallbacks& callbacks_;
   std::string source_;
   std::function<bool()> keep_reading_;

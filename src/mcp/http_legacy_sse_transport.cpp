@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "llm/http_transport.hpp"
+#include "llm/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
 #include "mcp/http_endpoint_url.hpp"
 #include "mcp/http_exchange.hpp"
-#include "mcp/sse_stream_parser.hpp"
 
 namespace keel::mcp {
 namespace {
@@ -102,7 +102,7 @@ bool LegacySseTransport::on_event(const keel::detail::SseEvent& event) {
 
 void LegacySseTransport::stream_loop(const std::stop_token& stop) {
   keel::detail::HttpSession http;
-  SseStreamParser stream;
+  keel::detail::SseParser stream(detail::kMaxEventBytes);
   HttpRequest get;
   get.method = "GET";
   get.url = spec_.url;
@@ -182,7 +182,8 @@ Status LegacySseTransport::send(const nlohmann::json& message, const SendOptions
   post.total_timeout_ms = detail::ms_until(deadline);
   post.connect_timeout_ms = std::min(spec_.connect_timeout_ms, post.total_timeout_ms);
   post.stop = stop.get_token();
-  SseStreamParser unused;  // the answer is a bare acknowledgement; messages come on the stream
+  // The answer is a bare acknowledgement; messages come on the stream.
+  keel::detail::SseParser unused(detail::kMaxEventBytes);
   detail::ResponseReader reader(unused, callbacks_, describe(), nullptr);
   reader.attach(post);
   const HttpOutcome out = pool_.acquire()->perform(post);

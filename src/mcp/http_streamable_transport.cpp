@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "llm/http_transport.hpp"
+#include "llm/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
 #include "mcp/http_exchange.hpp"
-#include "mcp/sse_stream_parser.hpp"
 
 namespace keel::mcp {
 namespace {
@@ -89,7 +89,7 @@ class StreamableHttpTransport final : public Transport {
   Status outcome_status(const HttpOutcome& out, const detail::ResponseReader& reader, const Exchange& x);
   Status cancelled(const Exchange& x) const;
   Status deadline_exceeded(const Exchange& x) const;
-  Status resume(SseStreamParser& stream, Clock::time_point ended, Exchange& x);
+  Status resume(keel::detail::SseParser& stream, Clock::time_point ended, Exchange& x);
   void remember_session(const HttpOutcome& out, bool initialize);
   void forget_session(const std::string& id);
   void listen_loop(const std::stop_token& stop);
@@ -168,7 +168,7 @@ Status StreamableHttpTransport::outcome_status(const HttpOutcome& out, const det
     case HttpEnd::kAbortedByBody:
       if (reader.oversized()) {
         return Status::ResourceExhausted(cat(spec_.url, " sent a message or event over ",
-                                             std::to_string(SseStreamParser::kMaxEventBytes >> 20),
+                                             std::to_string(detail::kMaxEventBytes >> 20),
                                              " MiB while answering ", x.what));
       }
       break;  // an error body, cut short: judged by its status below
@@ -212,7 +212,7 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
   x.stop = stop.get_token();
   x.keep_reading = [&options] { return !options.awaiting_response || options.awaiting_response(); };
 
-  SseStreamParser stream;
+  keel::detail::SseParser stream(detail::kMaxEventBytes);
   HttpRequest post = make_request("POST", kPostAccept, &x.session);
   post.body = std::move(body);
   post.headers.push_back("Content-Type: application/json");
@@ -237,7 +237,7 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
 
 // The POST's event stream ended before the response: GET it again from the last event id, after
 // the server's retry delay counted from the moment the stream ended.
-Status StreamableHttpTransport::resume(SseStreamParser& stream, Clock::time_point ended, Exchange& x) {
+Status StreamableHttpTransport::resume(keel::detail::SseParser& stream, Clock::time_point ended, Exchange& x) {
   int quiet = 0;  // reconnects in a row that brought no new event
   while (true) {
     if (stream.last_event_id().empty()) {
@@ -286,7 +286,7 @@ Status StreamableHttpTransport::resume(SseStreamParser& stream, Clock::time_poin
 
 void StreamableHttpTransport::listen_loop(const std::stop_token& stop) {
   keel::detail::HttpSession http;
-  SseStreamParser stream;
+  keel::detail::SseParser stream(detail::kMaxEventBytes);
   int failures = 0;
   while (!stop.stop_requested()) {
     std::string session;
