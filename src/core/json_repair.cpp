@@ -190,7 +190,7 @@ LenientText parse_json_lenient_text(std::string_view text) {
   LenientText out;
   try {
     out.input = text;
-    const StrictJson strict = scan_strict_json(text);
+    const StrictJson strict = scan_strict_json(text, &out.index);
     if (strict.ok) {
       out.in_input = true;
       out.begin = strict.begin;
@@ -202,7 +202,7 @@ LenientText parse_json_lenient_text(std::string_view text) {
       out.error = printable(pass.error);
       return out;
     }
-    const StrictJson repaired = scan_strict_json(pass.text);
+    const StrictJson repaired = scan_strict_json(pass.text, &out.index);
     if (repaired.ok && pass.token_error) {  // not expected: the pass only stops on a token nlohmann rejects
       out.error = "invalid token at offset " + std::to_string(pass.token_offset);
       return out;

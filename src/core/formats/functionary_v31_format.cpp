@@ -42,7 +42,8 @@ class FunctionaryV31Format final : public ToolCallFormat {
       }
       std::string where =
           "<function=" + std::string(text.substr(name_b, name_e - name_b)) + "> at offset " + std::to_string(open);
-      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes);
+      JsonIndex index;
+      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes, &index);
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
@@ -50,7 +51,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
       d.name = std::string(text.substr(name_b, name_e - name_b));
       std::string why;
       const std::string_view payload = text.substr(body, seg.payload_end - body);
-      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid);
+      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid, &index);
       if (!args.ok()) {
         fail(out, where + (seg.cut_off ? ": the arguments were cut off before </function> (" : ": invalid JSON (") +
                       args.error + ")");

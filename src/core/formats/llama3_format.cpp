@@ -148,13 +148,12 @@ class Llama3Format final : public ToolCallFormat {
     std::vector<CallDraft> drafts;
     size_t end = pos;
     while (pos < seg.size() && seg[pos] == '{') {
-      end = json_extent(seg, pos);
-      bool cut_off = end == kNpos;
-      if (cut_off) end = seg.size();
       std::string why;
       CallDraft d;
-      const std::string_view payload = seg.substr(pos, end - pos);
-      const LenientText v = lenient_payload(payload, where, d.repairs);
+      LenientText v;
+      bool cut_off = false;
+      end = lenient_json_at(seg, pos, v, cut_off);
+      for (const auto& r : v.repairs) d.repairs.push_back(where + ": " + r);
       if (!v.ok()) {
         fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + v.error + ")");
         return seg.size();
@@ -187,13 +186,13 @@ class Llama3Format final : public ToolCallFormat {
         continue;
       }
       std::string where = "call at offset " + std::to_string(start);
-      size_t end = json_extent(text, start);
-      bool cut_off = end == kNpos;  // unbalanced to the end: only what the repair pass can close
-      if (cut_off) end = text.size();
+      LenientText v;
+      bool cut_off = false;  // unbalanced to the end: only what the repair pass can close
+      size_t end = lenient_json_at(text, start, v, cut_off);
       std::string_view candidate = text.substr(start, end - start);
       std::string why;
       CallDraft d;
-      const LenientText v = lenient_payload(candidate, where, d.repairs);
+      for (const auto& r : v.repairs) d.repairs.push_back(where + ": " + r);
       bool taken = true;
       if (v.ok() && bare_call_shape(v.view(), tools)) {
         if (call_from_object(v.view(), d, where, why)) {

@@ -113,10 +113,10 @@ JsonExtent json_extent_until(std::string_view text, size_t pos, std::string_view
 }
 
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
-                             Finder& closes) {
+                             Finder& closes, JsonIndex* index) {
   // A strictly valid value ends where it balances (no close tag can stand outside its strings);
   // otherwise strings are skipped, so a close tag quoted inside a value is data.
-  const size_t valid_end = scan_json_value(text, pos);
+  const size_t valid_end = scan_json_value(text, pos, index);
   const bool valid = valid_end != kNpos;
   JsonExtent ex = valid ? JsonExtent{valid_end, true} : json_extent_until(text, pos, close_tag);
   if (!ex.closed) {
@@ -242,12 +242,13 @@ void commit(FormatResult& out, CallDraft&& draft, std::string_view where) {
 }
 
 LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid) {
+                            bool valid, const JsonIndex* index) {
   if (valid) {
     LenientText taken;
     taken.input = payload;
     taken.in_input = true;
     taken.end = payload.size();
+    if (index != nullptr) taken.index = *index;
     return taken;
   }
   LenientText parsed = parse_json_lenient_text(payload);

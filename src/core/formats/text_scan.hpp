@@ -88,8 +88,9 @@ struct TaggedPayload {
   bool cut_off = false;    // the text ended before the payload or the tag closed
   bool valid = false;      // the payload is exactly one strictly valid JSON value (no repair needed)
 };
+// `index`, when given, records a valid payload (as scan_json_value()).
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
-                             Finder& closes);
+                             Finder& closes, JsonIndex* index = nullptr);
 
 // ASCII classes, independent of the C locale.
 inline bool is_space(char c) {
@@ -141,9 +142,10 @@ void commit(FormatResult& out, CallDraft&& draft, std::string_view where);
 
 // Parses a JSON payload leniently (json_repair.hpp); on success its fixes go to `repairs` as
 // "<where>: <fix>". Check ok() and read the value with view(). `valid`: the caller knows the
-// payload is one strictly valid value, which is then taken as it is.
+// payload is one strictly valid value, which is then taken as it is (with `index`, its scan's
+// index, when there is one).
 LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid = false);
+                            bool valid = false, const JsonIndex* index = nullptr);
 
 // Normalises a call's arguments into draft.arguments: an object as it is, a string holding a JSON
 // object unwrapped (a repair), null or absent as {}. False with `why` for anything else.
