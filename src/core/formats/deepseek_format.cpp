@@ -36,7 +36,7 @@ constexpr std::string_view kPrefix = "<｜";
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
+TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, kPrefix, kTokens);
 }
 
@@ -70,7 +70,7 @@ class DeepSeekFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::vector<Piece> pieces = tokenize(text);
+    TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
@@ -87,7 +87,7 @@ class DeepSeekFormat final : public ToolCallFormat {
 
  private:
   // Reads the call after <｜tool▁call▁begin｜> at pieces[i]; returns the index after it.
-  static size_t call(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
+  static size_t call(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
     std::string head;
     std::string body;
     bool sep = false;

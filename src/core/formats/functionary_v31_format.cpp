@@ -27,7 +27,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Finder closes(text, kClose);
     size_t pos = 0;

@@ -62,7 +62,7 @@ class FunctionaryV32Format final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     std::optional<Header> h = first_header(text, tools, code);
     out.framed = h.has_value();  // headers frame the reply even when it holds only "all" text

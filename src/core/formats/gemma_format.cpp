@@ -39,7 +39,7 @@ class GemmaFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     Finder fences(text, "```");
     size_t pos = 0;
     for (size_t open; (open = text.find(kFence, pos)) != kNpos;) {

@@ -53,7 +53,7 @@ class Glm45Format final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Finder key_close(text, kKeyClose);
     Finder value_close(text, kValueClose);

@@ -35,7 +35,7 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
 using Piece = TokenPiece<Tok>;  // text: the text itself, or the token's spelling
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
+TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, "<|", kTokens);
 }
 
@@ -80,7 +80,7 @@ class HarmonyFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::vector<Piece> pieces = tokenize(text);
+    TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
     while (i < pieces.size() && !out.error) {
       const Piece& p = pieces[i];
@@ -99,7 +99,7 @@ class HarmonyFormat final : public ToolCallFormat {
  private:
   // Whether text pieces[i] is the role part of a header whose <|start|>assistant was in the prompt:
   // ` to=functions.NAME` (or `assistant`) right before <|channel|>, <|constrain|> or <|message|>.
-  static bool role_part(const std::vector<Piece>& pieces, size_t i) {
+  static bool role_part(const TokenPieces<Tok>& pieces, size_t i) {
     if (i + 1 >= pieces.size()) return false;
     Tok next = pieces[i + 1].tok;
     if (next != Tok::kChannel && next != Tok::kConstrain && next != Tok::kMessage) return false;
@@ -108,7 +108,7 @@ class HarmonyFormat final : public ToolCallFormat {
   }
 
   // Reads the message whose header starts at pieces[i]; returns the index after it.
-  static size_t message(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
+  static size_t message(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
     std::string header;
     std::string channel;
     bool in_channel = false;

@@ -22,7 +22,6 @@ namespace keel::detail {
 namespace {
 
 constexpr std::string_view kTag = "<|python_tag|>";
-using Cuts = std::vector<std::pair<size_t, size_t>>;
 
 // Where python-tag segments end: at an end-of-turn token or the next tag.
 struct SegmentEnds {

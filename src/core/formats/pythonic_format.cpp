@@ -96,7 +96,8 @@ class PythonicFormat final : public ToolCallFormat {
     size_t body_end = close == kNpos ? text.size() : close;
     std::string_view seg = strip_end_tokens(text.substr(0, body_end));
     size_t end = close == kNpos ? text.size() : close + kEnd.size();
-    out.content = text_outside(text, {{start, end}}, {kEndOfTurn[0], kEndOfTurn[1], kEndOfTurn[2], kEndOfTurn[3]});
+    const Cut call[] = {{start, end}};
+    out.content = text_outside(text, call, {kEndOfTurn[0], kEndOfTurn[1], kEndOfTurn[2], kEndOfTurn[3]});
     if (body >= seg.size()) return fail(out, where + ": no call follows <|python_start|>");
     PyCallsText r = seg[body] == '[' ? read_python_call_list_text(seg, body) : read_python_call_text(seg, body);
     if (r.error.empty() && skip_space(seg, r.end) != seg.size()) {

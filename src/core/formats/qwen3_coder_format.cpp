@@ -78,7 +78,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Scan scan(text);
     size_t pos = 0;

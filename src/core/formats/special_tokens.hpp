@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/small_vector.hpp"
 #include "keel/core/tool_call_format.hpp"
 
 namespace keel::detail {
@@ -20,15 +21,18 @@ struct TokenPiece {
   std::string_view text;
 };
 
+// A reply's pieces; the usual few need no allocation.
+template <class Tok>
+using TokenPieces = SmallVector<TokenPiece<Tok>, 24>;
+
 // Splits `s` into text pieces (Tok::kText) and the special tokens of `tokens`, which all start
 // with `prefix` and none of which is a prefix of another. A token right after a single backtick
 // is a mention in prose, not a token. Linear in the input.
 template <class Tok, size_t N>
-std::vector<TokenPiece<Tok>> split_special_tokens(std::string_view s, std::string_view prefix,
-                                                  const std::array<std::pair<std::string_view, Tok>, N>& tokens) {
+TokenPieces<Tok> split_special_tokens(std::string_view s, std::string_view prefix,
+                                      const std::array<std::pair<std::string_view, Tok>, N>& tokens) {
   constexpr size_t npos = std::string_view::npos;
-  std::vector<TokenPiece<Tok>> out;
-  out.reserve(16);
+  TokenPieces<Tok> out;
   size_t pos = 0;
   size_t text_begin = 0;
   while ((pos = s.find(prefix, pos)) != npos) {

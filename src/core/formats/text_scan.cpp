@@ -197,8 +197,7 @@ size_t name_end(std::string_view text, size_t pos) {
   return pos;
 }
 
-std::string text_outside(std::string_view text, const std::vector<std::pair<size_t, size_t>>& cuts,
-                         std::initializer_list<std::string_view> drop) {
+std::string text_outside(std::string_view text, std::span<const Cut> cuts, std::initializer_list<std::string_view> drop) {
   size_t total = 0;
   size_t cursor = 0;
   for (const auto& [b, e] : cuts) {

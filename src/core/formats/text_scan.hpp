@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "core/json_repair.hpp"
 #include "core/json_view.hpp"
+#include "core/small_vector.hpp"
 #include "keel/core/tool_call_format.hpp"
 
 namespace keel::detail {
@@ -120,9 +122,17 @@ bool is_name_char(char c);
 // End of the tool name starting at `pos` (== pos when there is none).
 size_t name_end(std::string_view text, size_t pos);
 
-// The text outside the ordered, non-overlapping [begin, end) `cuts`, without the `drop` tokens
-// (end-of-turn markers), trimmed.
-std::string text_outside(std::string_view text, const std::vector<std::pair<size_t, size_t>>& cuts,
+// A call's segment of the reply, [begin, end).
+struct Cut {
+  size_t begin;
+  size_t end;
+};
+// The call segments of one reply, in order (replies hold a few calls: no allocation for them).
+using Cuts = SmallVector<Cut, 8>;
+
+// The text outside the ordered, non-overlapping `cuts`, without the `drop` tokens (end-of-turn
+// markers), trimmed.
+std::string text_outside(std::string_view text, std::span<const Cut> cuts,
                          std::initializer_list<std::string_view> drop = {});
 
 // Sets the result's error unless an earlier one is there: the first failure is the one to report.
