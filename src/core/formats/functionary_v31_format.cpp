@@ -40,8 +40,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
         pos = name_b;                                                      // before the JSON: Qwen3-Coder says so)
         continue;
       }
-      std::string where =
-          "<function=" + std::string(text.substr(name_b, name_e - name_b)) + "> at offset " + std::to_string(open);
+      const Label where({"<function=", text.substr(name_b, name_e - name_b), ">"}, open);
       JsonIndex index;
       TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes, &index);
       cuts.emplace_back(open, seg.segment_end);

@@ -110,7 +110,7 @@ class FunctionaryV32Format final : public ToolCallFormat {
 
   // Reads a call segment's body; returns where the segment ends.
   static size_t call(std::string_view text, const Header& h, FormatResult& out) {
-    std::string where = ">>>" + std::string(h.name) + " at offset " + std::to_string(h.at);
+    const Label where({">>>", h.name}, h.at);
     size_t body = skip_space(text, h.body);
     CallDraft d;
     d.name = std::string(h.name);

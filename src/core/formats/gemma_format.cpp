@@ -63,7 +63,7 @@ class GemmaFormat final : public ToolCallFormat {
  private:
   // The calls of one block, text[body, text.size()).
   static void read_block(std::string_view text, size_t body, size_t open, bool unclosed, FormatResult& out) {
-    std::string where = "```tool_code block at offset " + std::to_string(open);
+    const Label where({"```tool_code block"}, open);
     std::vector<PyCallText> calls;
     std::vector<std::string> repairs;
     size_t p = body;

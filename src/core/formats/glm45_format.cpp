@@ -67,7 +67,7 @@ class Glm45Format final : public ToolCallFormat {
         pos = body;
         continue;
       }
-      std::string where = "<tool_call> at offset " + std::to_string(open);
+      const Label where({"<tool_call>"}, open);
       CallDraft draft;
       JsonObjectWriter args;
       draft.name = std::string(text.substr(body, name_e - body));

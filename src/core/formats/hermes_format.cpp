@@ -59,7 +59,7 @@ class HermesFormat final : public ToolCallFormat {
         pos = body;
         continue;
       }
-      std::string where = "<tool_call> at offset " + std::to_string(open);
+      const Label where({"<tool_call>"}, open);
       if (body == text.size() || (text[body] != '{' && text[body] != '[')) {
         // Not JSON: a broken call when the tag starts a line as templates print it, else prose
         // that mentions the tag ("the model emits <tool_call> tags").
@@ -92,7 +92,7 @@ class HermesFormat final : public ToolCallFormat {
 
  private:
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
-  static void take(std::string_view payload, bool cut_off, bool valid, const JsonIndex& index, const std::string& where,
+  static void take(std::string_view payload, bool cut_off, bool valid, const JsonIndex& index, const Label& where,
                    FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;

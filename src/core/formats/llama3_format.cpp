@@ -96,7 +96,7 @@ class Llama3Format final : public ToolCallFormat {
   // that does not start a line, as Llama prints it.
   static size_t tagged(std::string_view text, size_t tag, size_t body, size_t end, std::span<const ToolSpec> tools,
                        FormatResult& out) {
-    std::string where = "<|python_tag|> at offset " + std::to_string(tag);
+    const Label where({"<|python_tag|>"}, tag);
     bool line_start = at_line_start(text, tag);
     std::string_view seg = text.substr(0, end);
     if (body >= end) {
@@ -143,7 +143,7 @@ class Llama3Format final : public ToolCallFormat {
 
   // {"name": ..., "parameters"|"arguments": ...} objects separated by ';' from seg[pos]; returns
   // where they end (text after them is content).
-  static size_t json_calls(std::string_view seg, size_t pos, const std::string& where, FormatResult& out) {
+  static size_t json_calls(std::string_view seg, size_t pos, const Label& where, FormatResult& out) {
     std::vector<CallDraft> drafts;
     size_t end = pos;
     while (pos < seg.size() && seg[pos] == '{') {
@@ -184,7 +184,7 @@ class Llama3Format final : public ToolCallFormat {
         pos = nl + 1;
         continue;
       }
-      std::string where = "call at offset " + std::to_string(start);
+      const Label where({"call"}, start);
       LenientText v;
       bool cut_off = false;  // unbalanced to the end: only what the repair pass can close
       size_t end = lenient_json_at(text, start, v, cut_off);

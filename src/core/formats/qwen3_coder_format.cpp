@@ -116,7 +116,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
   static Block read_function(Scan& s, size_t fn, bool wrapped, std::span<const ToolSpec> tools, FormatResult& out) {
     std::string_view text = s.text;
     Block b;
-    std::string where = "<function= at offset " + std::to_string(fn);
+    const Label where({"<function="}, fn);
     auto cut = [&](const std::string& what) {
       fail(out, where + ": cut off " + what);
       b.cut_off = true;

@@ -1,6 +1,9 @@
 #include "core/formats/text_scan.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <iterator>
 
 #include "core/formats/format_util.hpp"
 #include "core/json_repair.hpp"
@@ -228,6 +231,27 @@ std::string text_outside(std::string_view text, std::span<const Cut> cuts, std::
   rest.erase(begin + kept.size());
   rest.erase(0, begin);
   return rest;
+}
+
+Label::Label(std::initializer_list<std::string_view> parts, size_t offset) {
+  constexpr std::string_view kAt = " at offset ";
+  char digits[24];
+  const auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), offset);
+  const std::string_view number(digits, static_cast<size_t>(end - digits));
+  size_t size = kAt.size() + number.size();
+  for (std::string_view p : parts) size += p.size();
+  char* out = buf_;
+  if (size > sizeof(buf_)) {
+    long_.resize(size);
+    out = long_.data();
+  }
+  text_ = std::string_view(out, size);
+  for (std::string_view p : parts) {
+    std::memcpy(out, p.data(), p.size());
+    out += p.size();
+  }
+  std::memcpy(out, kAt.data(), kAt.size());
+  std::memcpy(out + kAt.size(), number.data(), number.size());
 }
 
 void fail(FormatResult& out, std::string message) {

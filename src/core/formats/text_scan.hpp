@@ -135,6 +135,31 @@ using Cuts = SmallVector<Cut, 8>;
 std::string text_outside(std::string_view text, std::span<const Cut> cuts,
                          std::initializer_list<std::string_view> drop = {});
 
+// A call's place in the reply for messages, such as "<tool_call> at offset 12": written into an
+// inline buffer when it is made (no allocation for the usual short names) and read as a view.
+// Not copyable (the view points into it).
+class Label {
+ public:
+  // `parts` in order, then " at offset " and `offset`.
+  Label(std::initializer_list<std::string_view> parts, size_t offset);
+  Label(const Label&) = delete;
+  Label& operator=(const Label&) = delete;
+  operator std::string_view() const { return text_; }
+  // The label followed by `s`, for a message.
+  friend std::string operator+(const Label& l, std::string_view s) {
+    std::string out;
+    out.reserve(l.text_.size() + s.size());
+    out.append(l.text_);
+    out.append(s);
+    return out;
+  }
+
+ private:
+  char buf_[64];
+  std::string long_;  // the text when it does not fit buf_
+  std::string_view text_;
+};
+
 // Sets the result's error unless an earlier one is there: the first failure is the one to report.
 void fail(FormatResult& out, std::string message);
 
