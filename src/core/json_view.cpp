@@ -81,6 +81,15 @@ std::string decode_string(std::string_view raw) {
   return out;
 }
 
+// a == b for the short strings of keys: a byte loop beats a call to memcmp.
+inline bool same_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // Whether the key literal `raw` decodes to `want`.
 bool key_is(std::string_view raw, std::string_view want) {
   const std::string_view body = raw.substr(1, raw.size() - 2);
@@ -101,6 +110,9 @@ const char* JsonView::type_name() const {
 }
 
 std::string JsonView::str() const {
+  if (index_ != nullptr && ((*index_)[node_].flags & JsonIndex::kEscaped) == 0) {
+    return std::string(raw_.substr(1, raw_.size() - 2));  // no escape: the text between the quotes
+  }
   return decode_string(raw_);
 }
 
@@ -188,6 +200,24 @@ bool JsonView::escaped() const {
 
 void JsonView::find_keys(const std::string_view* keys, std::size_t n, std::optional<JsonView>* found) const {
   if (!is_object()) return;
+  if (index_ != nullptr) {  // the members straight from the index: key node, value node, next member
+    const JsonIndex& x = *index_;
+    const char* base = raw_.data() - x[node_].begin;
+    for (std::size_t k = node_ + 1, end = x[node_].next; k < end;) {
+      const JsonIndex::Node& key = x[k];
+      const std::size_t v = k + 1;
+      const std::string_view body(base + key.begin + 1, key.end - key.begin - 2);
+      const bool escaped = (key.flags & JsonIndex::kEscaped) != 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (escaped ? key_is(std::string_view(base + key.begin, key.end - key.begin), keys[i]) : same_bytes(body, keys[i])) {
+          found[i] = JsonView(std::string_view(base + x[v].begin, x[v].end - x[v].begin), index_,
+                              static_cast<std::uint32_t>(v));
+        }
+      }
+      k = x[v].next;
+    }
+    return;
+  }
   Items it = items();
   JsonView k, v;
   while (it.next(k, v)) {

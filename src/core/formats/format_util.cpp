@@ -94,7 +94,10 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
 
 void add_call(FormatResult& out, std::string name, std::string arguments, std::string id) {
   if (out.calls.empty()) out.calls.reserve(4);  // parallel calls come in small groups: one allocation
-  out.calls.push_back(ToolCall{std::move(id), std::move(name), std::move(arguments)});
+  ToolCall& call = out.calls.emplace_back();
+  call.id = std::move(id);
+  call.name = std::move(name);
+  call.arguments = std::move(arguments);
 }
 
 bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id) {

@@ -288,6 +288,11 @@ bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_
     why = "the arguments of '" + draft.name + "' must be a JSON object, got " + std::string(args->type_name());
     return false;
   }
+  if (args->is_object()) {  // the usual case: the object as it is, compact
+    draft.arguments.clear();
+    args->append_compact(draft.arguments);
+    return true;
+  }
   ArgumentsText inner = unwrap_string_arguments_text(*args);
   if (!inner.error.empty()) {
     why = "the arguments of '" + draft.name + "' are a string that is not a JSON object: " + inner.error;
