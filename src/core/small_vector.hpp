@@ -51,6 +51,7 @@ class SmallVector {
     ::new (static_cast<void*>(data() + size_)) T(v);
     ++size_;
   }
+  void pop_back() { --size_; }
   template <class... Args>
   T& emplace_back(Args&&... args) {
     push_back(T{std::forward<Args>(args)...});
