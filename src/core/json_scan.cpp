@@ -19,50 +19,15 @@
 
 namespace keel::detail {
 
-// The scanner's side of a JsonIndex: a node is opened where a value starts and closed where it
-// ends. Past the index's capacity, writes go to its spare node and the index ends up unusable.
-// Without kOn it does nothing.
-template <bool kOn>
+// The scanner's side of a JsonIndex: the only code that fills one (json_scan.cpp).
 class JsonIndexWriter {
  public:
-  JsonIndexWriter(JsonIndex* index, const char* base) : index_(index), base_(base) {
-    if constexpr (kOn) {
-      index_->size_ = 0;
-      index_->usable_ = false;
-    }
+  static JsonIndex::Node* nodes(JsonIndex& index) { return index.nodes_; }
+  // The scan read a value with `count` nodes: usable when it holds them all.
+  static void finish(JsonIndex& index, std::size_t count) {
+    index.usable_ = count <= JsonIndex::kCapacity;
+    index.size_ = static_cast<std::uint16_t>(index.usable_ ? count : 0);
   }
-  // A node for the value starting at p; its index, for close().
-  std::size_t open(const char* p) {
-    if constexpr (!kOn) {
-      return 0;
-    } else {
-      const std::size_t i = count_ < JsonIndex::kCapacity ? count_ : JsonIndex::kCapacity;
-      ++count_;
-      index_->nodes_[i].begin = static_cast<std::uint32_t>(p - base_);
-      return i;
-    }
-  }
-  // The value of node i ends at p (after every value inside it).
-  void close(std::size_t i, const char* p, std::uint16_t flags = 0) {
-    if constexpr (kOn) {
-      JsonIndex::Node& n = index_->nodes_[i];
-      n.end = static_cast<std::uint32_t>(p - base_);
-      n.next = static_cast<std::uint16_t>(count_);  // past capacity the index is unusable anyway
-      n.flags = flags;
-    }
-  }
-  // The value was read: the index is usable when it holds every node.
-  void finish() {
-    if constexpr (kOn) {
-      index_->usable_ = count_ <= JsonIndex::kCapacity;
-      index_->size_ = static_cast<std::uint16_t>(index_->usable_ ? count_ : 0);
-    }
-  }
-
- private:
-  JsonIndex* index_;
-  const char* base_;
-  std::size_t count_ = 0;  // nodes opened
 };
 
 namespace {
@@ -114,6 +79,21 @@ inline const char* skip_plain(const char* p, const char* end) {
   return p;
 }
 
+// skip_plain() with its first sixteen bytes inline: most keys and values end within them.
+[[gnu::always_inline]] inline const char* skip_plain_short(const char* p, const char* end) {
+#if defined(__SSE2__)
+  if (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (bits != 0) return p + std::countr_zero(bits);
+    p += 16;
+  }
+#endif
+  return skip_plain(p, end);
+}
+
 inline bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -148,235 +128,238 @@ class LevelKinds {
   std::array<std::uint64_t, kLenientJsonMaxDepth / 64> words_;
 };
 
+// The rest of a string from its first escape, control or non-ASCII byte (p) on: past its closing
+// quote, or nullptr when it is not valid. Sets `escaped` when it holds an escape.
+const char* string_rest(const char* p, const char* end, bool& escaped);
+
+// A number per RFC 8259 at p: its end, or nullptr. Its value must also fit a double (nlohmann
+// refuses an overflow): a bound on its decimal magnitude settles almost every number, nlohmann the
+// rest.
+const char* number(const char* p, const char* end) {
+  const char* start = p;
+  if (*p == '-') ++p;
+  if (p == end) return nullptr;
+  long magnitude = 0;  // the value is below 10^magnitude
+  if (*p == '0') {
+    ++p;
+  } else if (is_digit(*p)) {
+    while (p != end && is_digit(*p)) {
+      ++p;
+      ++magnitude;
+    }
+  } else {
+    return nullptr;
+  }
+  if (p != end && *p == '.') {
+    ++p;
+    if (p == end || !is_digit(*p)) return nullptr;
+    while (p != end && is_digit(*p)) ++p;
+  }
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool negative = false;
+    if (p != end && (*p == '+' || *p == '-')) negative = *p++ == '-';
+    if (p == end || !is_digit(*p)) return nullptr;
+    long exponent = 0;
+    while (p != end && is_digit(*p)) {
+      if (exponent < 100'000'000) exponent = exponent * 10 + (*p - '0');
+      ++p;
+    }
+    magnitude += negative ? -exponent : exponent;
+  }
+  if (magnitude <= 308) return p;  // below 1e308 < DBL_MAX
+  const std::string_view token(start, static_cast<std::size_t>(p - start));
+  return nlohmann::json::parse(token, nullptr, /*allow_exceptions=*/false).is_discarded() ? nullptr : p;
+}
+
+// Four hex digits at p as a code unit, or -1.
+long hex4(const char* p, const char* end) {
+  if (end - p < 4) return -1;
+  long v = 0;
+  for (int k = 0; k < 4; ++k) {
+    const int h = hex_value(p[k]);
+    if (h < 0) return -1;
+    v = v * 16 + h;
+  }
+  return v;
+}
+
+// An escape at p (its backslash): its end, or nullptr. A high surrogate must be followed by an
+// escaped low one.
+const char* escape(const char* p, const char* end) {
+  if (end - p < 2) return nullptr;
+  const char e = p[1];
+  p += 2;
+  if (e != 'u') return std::string_view("\"\\/bfnrt").find(e) != std::string_view::npos ? p : nullptr;
+  const long unit = hex4(p, end);
+  if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF)) return nullptr;
+  p += 4;
+  if (unit < 0xD800 || unit > 0xDBFF) return p;
+  if (end - p < 2 || p[0] != '\\' || p[1] != 'u') return nullptr;
+  const long low = hex4(p + 2, end);
+  return low >= 0xDC00 && low <= 0xDFFF ? p + 6 : nullptr;
+}
+
+const char* string_rest(const char* p, const char* end, bool& escaped) {
+  for (;;) {
+    if (p == end) return nullptr;
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '"') return p + 1;
+    if (c == '\\') {
+      escaped = true;
+      p = escape(p, end);
+      if (p == nullptr) return nullptr;
+    } else if (c < 0x20) {
+      return nullptr;
+    } else if (c >= 0x80) {
+      const std::size_t n = json_repair::utf8_length(std::string_view(p, static_cast<std::size_t>(end - p)), 0);
+      if (n == 0) return nullptr;
+      p += n;
+    }
+    p = skip_plain(p, end);
+  }
+}
+
+// The one complete value at p (no whitespace before it): its end, or nullptr when it is not valid
+// JSON. One function, with the cursor and the index's node count in locals (registers). With
+// kRecord, each value's span goes to `index` (offsets from p).
 template <bool kRecord>
-class Scanner {
- public:
-  // `index` (with kRecord) records the value that value() reads, with offsets from `begin` on.
-  Scanner(const char* begin, const char* end, JsonIndex* index) : p_(begin), end_(end), index_(index, begin) {}
-  const char* pos() const { return p_; }
-
-  void space() {
-    while (p_ != end_ && is_json_space(*p_)) ++p_;
-  }
-
-  // One complete value at p_ (after whitespace).
-  bool value() {
-    LevelKinds kinds;
-    // While recording, the node of each open container (beyond the index's capacity, any slot:
-    // the index is unusable then).
-    std::uint16_t containers[JsonIndex::kCapacity + 1];
-    std::size_t depth = 0;
-    bool in_object = false;  // the innermost open container is an object
-    for (;;) {
-      // A value is expected at p_.
-      space();
-      if (p_ == end_) return false;
-      const char c = *p_;
-      if (c == '{' || c == '[') {
-        if (depth == kLenientJsonMaxDepth) return false;
-        const std::size_t node = index_.open(p_);
-        if constexpr (kRecord) containers[depth < JsonIndex::kCapacity ? depth : JsonIndex::kCapacity] =
-            static_cast<std::uint16_t>(node);
-        in_object = c == '{';
-        kinds.set(depth, in_object);
-        ++depth;
-        ++p_;
-        space();
-        if (p_ == end_) return false;
-        if (*p_ != (in_object ? '}' : ']')) {
-          if (in_object && !key()) return false;
-          continue;
-        }
-        ++p_;  // empty: the container is the value just read
-        --depth;
-        index_.close(node, p_);
-        if (depth != 0) in_object = kinds.object(depth - 1);
-      } else {
-        const std::size_t node = index_.open(p_);
-        escaped_ = false;
-        if (!scalar(c)) return false;
-        index_.close(node, p_, escaped_ ? JsonIndex::kEscaped : 0);
-      }
-      // After a value: ',' and the next one, or the closing brackets of the containers it ends.
-      for (;;) {
-        if (depth == 0) {
-          index_.finish();
-          return true;
-        }
-        space();
-        if (p_ == end_) return false;
-        const char d = *p_;
-        if (d == ',') {
-          ++p_;
-          if (in_object) {
-            space();
-            if (!key()) return false;
-          }
-          break;
-        }
-        if (d != (in_object ? '}' : ']')) return false;
-        ++p_;
-        --depth;
-        if constexpr (kRecord) index_.close(containers[depth < JsonIndex::kCapacity ? depth : JsonIndex::kCapacity], p_);
-        if (depth != 0) in_object = kinds.object(depth - 1);
-      }
+const char* scan_value_at(const char* p, const char* const end, JsonIndex* index) {
+  const char* const base = p;
+  JsonIndex::Node* nodes = nullptr;
+  if constexpr (kRecord) nodes = JsonIndexWriter::nodes(*index);
+  std::size_t count = 0;  // nodes opened; past the capacity, writes go to the spare last node
+  auto open = [&](const char* at) __attribute__((always_inline)) -> std::size_t {
+    if constexpr (!kRecord) {
+      return 0;
+    } else {
+      const std::size_t i = count < JsonIndex::kCapacity ? count : JsonIndex::kCapacity;
+      ++count;
+      nodes[i].begin = static_cast<std::uint32_t>(at - base);
+      return i;
     }
-  }
-
- private:
-  // A key, its ':' and the whitespace before it; p_ at the key's first byte.
-  bool key() {
-    if (p_ == end_ || *p_ != '"') return false;
-    const std::size_t node = index_.open(p_);
-    escaped_ = false;
-    if (!string()) return false;
-    index_.close(node, p_, escaped_ ? JsonIndex::kEscaped : 0);
-    space();
-    if (p_ == end_ || *p_ != ':') return false;
-    ++p_;
+  };
+  auto close = [&](std::size_t i, const char* at, std::uint16_t flags) __attribute__((always_inline)) {
+    if constexpr (kRecord) {
+      nodes[i].end = static_cast<std::uint32_t>(at - base);
+      nodes[i].next = static_cast<std::uint16_t>(count);  // past capacity the index is unusable anyway
+      nodes[i].flags = flags;
+    }
+  };
+  auto space = [&]() __attribute__((always_inline)) {
+    while (p != end && is_json_space(*p)) ++p;
+  };
+  // A string at p (its opening quote), recorded; false when it is not valid.
+  auto string = [&]() __attribute__((always_inline)) -> bool {
+    const std::size_t node = open(p);
+    bool escaped = false;
+    p = skip_plain_short(p + 1, end);
+    if (p != end && *p == '"') {
+      ++p;  // plain text up to the closing quote: the usual case
+    } else {
+      p = string_rest(p, end, escaped);
+      if (p == nullptr) return false;
+    }
+    close(node, p, escaped ? JsonIndex::kEscaped : 0);
     return true;
-  }
-
-  bool scalar(char c) {
-    switch (c) {
-      case '"':
-        return string();
-      case 't':
-        return literal("true");
-      case 'f':
-        return literal("false");
-      case 'n':
-        return literal("null");
-      default:
-        return (c == '-' || is_digit(c)) && number();
-    }
-  }
-
-  bool literal(std::string_view word) {
-    if (static_cast<std::size_t>(end_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) {
-      return false;
-    }
-    p_ += word.size();
-    return true;
-  }
-
-  // A string; p_ at its opening quote. Plain text up to the closing quote is the usual case.
-  [[gnu::always_inline]] bool string() {
-    p_ = skip_plain(p_ + 1, end_);
-    if (p_ != end_ && *p_ == '"') {
-      ++p_;
+  };
+  // A key, the whitespace after it and its ':'.
+  auto key = [&]() __attribute__((always_inline)) -> bool {
+    if (p == end || *p != '"' || !string()) return false;
+    if (p != end && *p == ':') {
+      ++p;
       return true;
     }
-    return string_rest();
-  }
+    space();
+    if (p == end || *p != ':') return false;
+    ++p;
+    return true;
+  };
+  auto literal = [&](std::string_view word) __attribute__((always_inline)) -> bool {
+    if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0) return false;
+    const std::size_t node = open(p);
+    p += word.size();
+    close(node, p, 0);
+    return true;
+  };
 
-  // string() from its first escape, control or non-ASCII byte (or the end of the text) on.
-  [[gnu::noinline]] bool string_rest() {
-    for (;;) {
-      if (p_ == end_) return false;
-      const unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        ++p_;
-        return true;
+  LevelKinds kinds;
+  // While recording, the node of each open container (beyond the index's capacity, any slot: the
+  // index is unusable then).
+  std::uint16_t containers[JsonIndex::kCapacity + 1];
+  std::size_t depth = 0;
+  bool in_object = false;  // the innermost open container is an object
+  for (;;) {
+    // A value is expected at p.
+    space();
+    if (p == end) return nullptr;
+    const char c = *p;
+    if (c == '{' || c == '[') {
+      if (depth == kLenientJsonMaxDepth) return nullptr;
+      const std::size_t node = open(p);
+      if constexpr (kRecord) {
+        containers[depth < JsonIndex::kCapacity ? depth : JsonIndex::kCapacity] = static_cast<std::uint16_t>(node);
       }
-      if (c == '\\') {
-        escaped_ = true;
-        if (!escape()) return false;
-      } else if (c < 0x20) {
-        return false;
-      } else if (c >= 0x80) {
-        const std::size_t n = json_repair::utf8_length(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), 0);
-        if (n == 0) return false;
-        p_ += n;
+      in_object = c == '{';
+      kinds.set(depth, in_object);
+      ++depth;
+      ++p;
+      space();
+      if (p == end) return nullptr;
+      if (*p != (in_object ? '}' : ']')) {
+        if (in_object && !key()) return nullptr;
+        continue;
       }
-      p_ = skip_plain(p_, end_);
-    }
-  }
-
-  // Four hex digits at p_ as a code unit, or -1.
-  long hex4() {
-    if (end_ - p_ < 4) return -1;
-    long v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const int h = hex_value(p_[k]);
-      if (h < 0) return -1;
-      v = v * 16 + h;
-    }
-    p_ += 4;
-    return v;
-  }
-
-  // An escape; p_ at its backslash. A high surrogate must be followed by an escaped low one.
-  bool escape() {
-    if (end_ - p_ < 2) return false;
-    const char e = p_[1];
-    p_ += 2;
-    if (e != 'u') return std::string_view("\"\\/bfnrt").find(e) != std::string_view::npos;
-    const long unit = hex4();
-    if (unit < 0) return false;
-    if (unit >= 0xDC00 && unit <= 0xDFFF) return false;
-    if (unit < 0xD800 || unit > 0xDBFF) return true;
-    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
-    p_ += 2;
-    const long low = hex4();
-    return low >= 0xDC00 && low <= 0xDFFF;
-  }
-
-  // A number per RFC 8259. Its value must also fit a double (nlohmann refuses an overflow): a bound
-  // on its decimal magnitude settles almost every number, nlohmann the rest.
-  bool number() {
-    const char* start = p_;
-    if (*p_ == '-') ++p_;
-    if (p_ == end_) return false;
-    long magnitude = 0;  // the value is below 10^magnitude
-    if (*p_ == '0') {
-      ++p_;
-    } else if (is_digit(*p_)) {
-      while (p_ != end_ && is_digit(*p_)) {
-        ++p_;
-        ++magnitude;
-      }
+      ++p;  // empty: the container is the value just read
+      --depth;
+      close(node, p, 0);
+      if (depth != 0) in_object = kinds.object(depth - 1);
+    } else if (c == '"') {
+      if (!string()) return nullptr;
+    } else if (c == 't' || c == 'f' || c == 'n') {
+      if (!literal(c == 't' ? "true" : c == 'f' ? "false" : "null")) return nullptr;
+    } else if (c == '-' || is_digit(c)) {
+      const std::size_t node = open(p);
+      p = number(p, end);
+      if (p == nullptr) return nullptr;
+      close(node, p, 0);
     } else {
-      return false;
+      return nullptr;
     }
-    if (p_ != end_ && *p_ == '.') {
-      ++p_;
-      if (p_ == end_ || !is_digit(*p_)) return false;
-      while (p_ != end_ && is_digit(*p_)) ++p_;
-    }
-    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
-      ++p_;
-      bool negative = false;
-      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) negative = *p_++ == '-';
-      if (p_ == end_ || !is_digit(*p_)) return false;
-      long exponent = 0;
-      while (p_ != end_ && is_digit(*p_)) {
-        if (exponent < 100'000'000) exponent = exponent * 10 + (*p_ - '0');
-        ++p_;
+    // After a value: ',' and the next one, or the closing brackets of the containers it ends.
+    for (;;) {
+      if (depth == 0) {
+        if constexpr (kRecord) JsonIndexWriter::finish(*index, count);
+        return p;
       }
-      magnitude += negative ? -exponent : exponent;
+      space();
+      if (p == end) return nullptr;
+      const char d = *p;
+      if (d == ',') {
+        ++p;
+        if (in_object) {
+          space();
+          if (!key()) return nullptr;
+        }
+        break;
+      }
+      if (d != (in_object ? '}' : ']')) return nullptr;
+      ++p;
+      --depth;
+      if constexpr (kRecord) close(containers[depth < JsonIndex::kCapacity ? depth : JsonIndex::kCapacity], p, 0);
+      if (depth != 0) in_object = kinds.object(depth - 1);
     }
-    if (magnitude <= 308) return true;  // below 1e308 < DBL_MAX
-    const std::string_view token(start, static_cast<std::size_t>(p_ - start));
-    return !nlohmann::json::parse(token, nullptr, /*allow_exceptions=*/false).is_discarded();
   }
-
-  const char* p_;
-  const char* end_;
-  JsonIndexWriter<kRecord> index_;
-  bool escaped_ = false;  // the string just read held a backslash escape
-};
+}
 
 // The value at begin (no whitespace before it): its end, or nullptr when it is not valid JSON.
 // Recorded in `index` when there is one (and the text is small enough for its offsets).
 const char* scan_value(const char* begin, const char* end, JsonIndex* index) {
+  if (index != nullptr) *index = JsonIndex();  // unusable until a scan completes
   if (index != nullptr && static_cast<std::size_t>(end - begin) <= std::numeric_limits<std::uint32_t>::max()) {
-    Scanner<true> s(begin, end, index);
-    return s.value() ? s.pos() : nullptr;
+    return scan_value_at<true>(begin, end, index);
   }
-  if (index != nullptr) *index = JsonIndex();
-  Scanner<false> s(begin, end, nullptr);
-  return s.value() ? s.pos() : nullptr;
+  return scan_value_at<false>(begin, end, nullptr);
 }
 
 const char* skip_space(const char* p, const char* end) {
