@@ -24,6 +24,18 @@ class FunctionaryV31Format final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {kOpen};
     return kMarkers;
   }
+  // A <function=NAME> tag followed by '{': the only shape parse() reads (Qwen3-Coder's
+  // <function=NAME><parameter=...> is not).
+  bool detect_marked(std::string_view text) const override {
+    for (size_t open = text.find(kOpen); open != kNpos; open = text.find(kOpen, open + kOpen.size())) {
+      const size_t name_b = open + kOpen.size();
+      const size_t name_e = name_end(text, name_b);
+      if (name_e == name_b || name_e == text.size() || text[name_e] != '>') continue;
+      const size_t body = skip_space(text, name_e + 1);
+      if (body < text.size() && text[body] == '{') return true;
+    }
+    return false;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;

@@ -139,13 +139,18 @@ class JsonFormat final : public ToolCallFormat {
     if (out.calls.empty() && !out.error) parse_bare(text, tools, out, segments);
     std::sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) { return a.begin < b.begin; });
     std::string rest;
+    rest.reserve(text.size());
     size_t cursor = 0;
     for (const auto& s : segments) {
       if (s.begin > cursor) rest.append(text.substr(cursor, s.begin - cursor));
       cursor = std::max(cursor, s.end);
     }
     if (cursor < text.size()) rest.append(text.substr(cursor));
-    out.content = std::string(trim(rest));
+    const std::string_view kept = trim(rest);  // trimmed in place: no second copy
+    const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
+    rest.erase(begin + kept.size());
+    rest.erase(0, begin);
+    out.content = std::move(rest);
     return out;
   }
 
