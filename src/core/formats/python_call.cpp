@@ -213,6 +213,11 @@ class Reader {
       return fail("cut off inside the string that starts at offset " + std::to_string(start));
     };
     while (true) {
+      // Bytes other than the quote, a backslash or a line break are copied as a run.
+      size_t run = i_;
+      while (run < s_.size() && s_[run] != q && s_[run] != '\\' && s_[run] != '\n') ++run;
+      out.append(s_.substr(i_, run - i_));
+      i_ = run;
       if (at_end()) return cut();
       char c = s_[i_];
       if (c == q) {
