@@ -1,6 +1,7 @@
 #include "keel/core/universal_parser.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 
 #include "core/marker_scan.hpp"
@@ -128,9 +129,10 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
   // Auto-detection asks only the formats whose markers occur, and those that may be recognised
   // without them; the others cannot match.
   const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
-  for (size_t i = 0; i < formats_.size(); ++i) {
+  const std::uint64_t present = formats_.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << formats_.size()) - 1;
+  for (std::uint64_t left = asked & present; left != 0; left &= left - 1) {  // the asked formats, in order
+    const size_t i = static_cast<size_t>(std::countr_zero(left));
     const std::uint64_t bit = std::uint64_t{1} << i;
-    if ((asked & bit) == 0) continue;
     const ToolCallFormat& f = *formats_[i];
     if (auto_detect_) {
       const bool detected = (marked_ & bit) == 0 ? f.detect(content)

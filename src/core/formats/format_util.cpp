@@ -142,7 +142,7 @@ bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out
     out.error = std::string(where) + ": " + parsed.error;
     return false;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(std::string(where) + ": " + r);
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where, r));
   return true;
 }
 

@@ -6,6 +6,7 @@
 // print(f(...)) is f(...)). Keyword values are Python literals (python_call.hpp). The fence is
 // explicit, so an unknown function is still a call and broken code is an error. ```tool_output
 // blocks hold results the runtime gave back: they are never calls.
+#include "core/text_util.hpp"
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/python_call.hpp"
@@ -92,7 +93,7 @@ class GemmaFormat final : public ToolCallFormat {
         return fail(out, where + prefix + r.error + ")");
       }
       for (auto& c : r.calls) calls.push_back(std::move(c));
-      for (auto& fix : r.repairs) repairs.push_back(where + ": " + fix);
+      for (auto& fix : r.repairs) repairs.push_back(prefixed(where, fix));
       p = r.end;
     }
     if (calls.empty()) return fail(out, where + ": the block holds no function call");

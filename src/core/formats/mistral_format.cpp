@@ -76,7 +76,7 @@ size_t read_json(std::string_view text, size_t pos, const std::string& what, For
     out.error = what + (open ? " was cut off: " : " is not valid JSON: ") + parsed.error;
     return end;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(what + ": " + r);
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(what, r));
   return end;
 }
 

@@ -36,7 +36,7 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.error = where() + ": " + parsed.error;
     return std::nullopt;
   }
-  for (const auto& r : parsed.repairs) out.repairs.push_back(where() + ": " + r);
+  for (const auto& r : parsed.repairs) out.repairs.push_back(prefixed(where(), r));
   const JsonView v = parsed.view();
   if (!v.is_object() && !v.is_string()) {
     out.error = where() + ": the arguments must be a JSON object, got " + std::string(v.type_name());
@@ -47,7 +47,7 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.error = where() + ": " + args.error;
     return std::nullopt;
   }
-  for (auto& r : args.repairs) out.repairs.push_back(where() + ": " + r);
+  for (auto& r : args.repairs) out.repairs.push_back(prefixed(where(), r));
   return std::move(args.text);
 }
 

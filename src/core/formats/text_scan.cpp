@@ -275,7 +275,7 @@ LenientText lenient_payload(std::string_view payload, std::string_view where, st
     return taken;
   }
   LenientText parsed = parse_json_lenient_text(payload);
-  for (auto& r : parsed.repairs) repairs.push_back(std::string(where) + ": " + r);
+  for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, r));
   return parsed;
 }
 
@@ -298,7 +298,7 @@ bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_
     why = "the arguments of '" + draft.name + "' are a string that is not a JSON object: " + inner.error;
     return false;
   }
-  for (auto& r : inner.repairs) draft.repairs.push_back(std::string(where) + ": " + r);
+  for (auto& r : inner.repairs) draft.repairs.push_back(prefixed(where, r));
   draft.arguments = std::move(inner.text);
   return true;
 }
