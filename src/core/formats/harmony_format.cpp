@@ -39,8 +39,9 @@ TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, "<|", kTokens);
 }
 
-// The value of the first whitespace-separated word of `header` that starts with `prefix`.
-std::string word_after(std::string_view header, std::string_view prefix) {
+// The value of the first whitespace-separated word of `header` that starts with `prefix`, or
+// false when there is none.
+bool word_after(std::string_view header, std::string_view prefix, std::string_view& value) {
   size_t pos = 0;
   while (pos < header.size()) {
     size_t b = skip_blanks(header, pos);
@@ -48,11 +49,35 @@ std::string word_after(std::string_view header, std::string_view prefix) {
     size_t e = b;
     while (e < header.size() && !is_blank(header[e])) ++e;
     std::string_view w = header.substr(b, e - b);
-    if (w.substr(0, prefix.size()) == prefix) return std::string(w.substr(prefix.size()));
+    if (w.substr(0, prefix.size()) == prefix) {
+      value = w.substr(prefix.size());
+      return true;
+    }
     pos = e;
   }
-  return {};
+  return false;
 }
+
+// Text gathered from several pieces: a view of the first piece while there is one, a copy once
+// a second one is added (usually there is one).
+class Gathered {
+ public:
+  void add(std::string_view piece) {
+    if (pieces_++ == 0) {
+      view_ = piece;
+      return;
+    }
+    if (pieces_ == 2) joined_.assign(view_);
+    joined_.append(piece);
+    view_ = joined_;
+  }
+  std::string_view view() const { return view_; }
+
+ private:
+  std::string_view view_;
+  std::string joined_;
+  size_t pieces_ = 0;
+};
 
 std::string_view first_word(std::string_view s) {
   s = trim(s);
@@ -61,7 +86,7 @@ std::string_view first_word(std::string_view s) {
   return s.substr(0, e);
 }
 
-std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,
                                           FormatResult& out) {
   return special_call_arguments(body, terminated, name, "<|call|>", out);
 }
@@ -109,33 +134,35 @@ class HarmonyFormat final : public ToolCallFormat {
 
   // Reads the message whose header starts at pieces[i]; returns the index after it.
   static size_t message(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
-    std::string header;
-    std::string channel;
+    // The header's words are read piece by piece: tokens stand between text pieces (never two
+    // text pieces in a row), so no word spans two pieces.
+    std::string_view recipient;
+    bool has_recipient = false;
+    Gathered channel;
     bool in_channel = false;
+    size_t read = 0;  // header pieces read
     size_t n = pieces.size();
     // Header: role text, <|channel|> text, <|constrain|> text, up to <|message|>.
-    for (; i < n && pieces[i].tok != Tok::kMessage; ++i) {
+    for (; i < n && pieces[i].tok != Tok::kMessage; ++i, ++read) {
       Tok t = pieces[i].tok;
       if (t == Tok::kEnd || t == Tok::kCall || t == Tok::kReturn) break;
-      if (t == Tok::kStart && !header.empty()) break;  // the next message begins
+      if (t == Tok::kStart && read != 0) break;  // the next message begins
       if (t == Tok::kText) {
-        header.append(pieces[i].text);
-        if (in_channel) channel.append(pieces[i].text);
+        if (!has_recipient) has_recipient = word_after(pieces[i].text, "to=", recipient);
+        if (in_channel) channel.add(pieces[i].text);
       } else {
-        header += ' ';
         in_channel = t == Tok::kChannel;
       }
     }
-    std::string recipient = word_after(header, "to=");
-    std::string name = recipient.substr(0, 10) == "functions." ? recipient.substr(10) : recipient;
+    std::string_view name = recipient.substr(0, 10) == "functions." ? recipient.substr(10) : recipient;
     bool is_call = !recipient.empty() && recipient != "assistant" && recipient != "user" && recipient != "all";
     if (i >= n || pieces[i].tok != Tok::kMessage) {
-      if (is_call) out.error = "the call to '" + name + "' was cut off in its header (no <|message|>)";
+      if (is_call) out.error = "the call to '" + std::string(name) + "' was cut off in its header (no <|message|>)";
       return i;
     }
     out.framed = true;  // a whole header: the reply is in harmony's framing, calls or not
     // Body: up to an end token, or (end token dropped) the next message's header, or the end.
-    std::string body;
+    Gathered body;
     bool terminated = false;
     for (++i; i < n; ++i) {
       Tok t = pieces[i].tok;
@@ -145,18 +172,18 @@ class HarmonyFormat final : public ToolCallFormat {
         break;
       }
       if (t == Tok::kStart || t == Tok::kChannel) break;
-      body.append(pieces[i].text);
+      body.add(pieces[i].text);
     }
     if (is_call) {
       if (name.empty()) {
         out.error = "a harmony call names no function (to=functions. is empty)";
         return i;
       }
-      if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, std::move(*args));
-    } else if (first_word(channel) == "analysis") {
-      append_line(out.reasoning, body);
+      if (auto args = call_arguments(body.view(), terminated, name, out)) add_call(out, std::string(name), std::move(*args));
+    } else if (first_word(channel.view()) == "analysis") {
+      append_line(out.reasoning, body.view());
     } else {
-      append_line(out.content, body);  // final, a commentary preamble, or no channel
+      append_line(out.content, body.view());  // final, a commentary preamble, or no channel
     }
     return i;
   }

@@ -13,10 +13,10 @@ void append_line(std::string& to, std::string_view piece) {
   to.append(t);
 }
 
-std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, std::string_view name,
                                                   std::string_view end_token, FormatResult& out) {
   std::string_view b = trim(body);
-  auto where = [&] { return "the call to '" + name + "'"; };  // built only for a message
+  auto where = [&] { return std::string("the call to '").append(name).append("'"); };  // built only for a message
   if (b.empty()) {
     if (!terminated) {
       out.error = where() + " was cut off before its arguments";

@@ -67,7 +67,7 @@ void append_line(std::string& to, std::string_view piece);
 // The arguments object (JSON text) of a call to `name` whose JSON is `body`. `terminated` says
 // whether its end token (`end_token`, for messages) was seen: without it, JSON that is not
 // complete is an error (cut off), never completed. Arguments sent as a JSON string are unwrapped.
-std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, std::string_view name,
                                                   std::string_view end_token, FormatResult& out);
 
 }  // namespace keel::detail
