@@ -58,27 +58,6 @@ bool word_after(std::string_view header, std::string_view prefix, std::string_vi
   return false;
 }
 
-// Text gathered from several pieces: a view of the first piece while there is one, a copy once
-// a second one is added (usually there is one).
-class Gathered {
- public:
-  void add(std::string_view piece) {
-    if (pieces_++ == 0) {
-      view_ = piece;
-      return;
-    }
-    if (pieces_ == 2) joined_.assign(view_);
-    joined_.append(piece);
-    view_ = joined_;
-  }
-  std::string_view view() const { return view_; }
-
- private:
-  std::string_view view_;
-  std::string joined_;
-  size_t pieces_ = 0;
-};
-
 std::string_view first_word(std::string_view s) {
   s = trim(s);
   size_t e = 0;

@@ -40,7 +40,7 @@ TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, "<|", kTokens);
 }
 
-std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,
                                           FormatResult& out) {
   return special_call_arguments(body, terminated, name, "<|tool_call_end|>", out);
 }
@@ -87,13 +87,13 @@ class KimiK2Format final : public ToolCallFormat {
  private:
   // Reads the call after <|tool_call_begin|> at pieces[i]; returns the index after it.
   static size_t call(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
-    std::string head;
-    std::string body;
+    Gathered head;
+    Gathered body;
     bool arg = false;
     for (; i < pieces.size(); ++i) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) {
-        (arg ? body : head).append(pieces[i].text);
+        (arg ? body : head).add(pieces[i].text);
       } else if (t == Tok::kArgBegin && !arg) {
         arg = true;
       } else {
@@ -103,7 +103,7 @@ class KimiK2Format final : public ToolCallFormat {
     bool cut_off = i >= pieces.size();  // the reply ended inside the call
     bool terminated = !cut_off && pieces[i].tok == Tok::kCallEnd;
     if (terminated) ++i;
-    std::string id(trim(head));
+    std::string id(trim(head.view()));
     if (!arg) {
       out.error = "the Kimi-K2 call '" + id + "' " + (cut_off ? "was cut off before" : "has no") +
                   " <|tool_call_argument_begin|>";
@@ -114,7 +114,9 @@ class KimiK2Format final : public ToolCallFormat {
       out.error = "a Kimi-K2 call names no function (id '" + id + "')";
       return i;
     }
-    if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, std::move(*args), id);
+    if (auto args = call_arguments(body.view(), terminated, name, out)) {
+      add_call(out, std::move(name), std::move(*args), std::move(id));
+    }
     return i;
   }
 };

@@ -61,6 +61,27 @@ TokenPieces<Tok> split_special_tokens(std::string_view s, std::string_view prefi
   return out;
 }
 
+// Text gathered from several pieces: a view of the first piece while there is one, a copy once
+// a second one is added (usually there is one). Not thread-safe; a local value.
+class Gathered {
+ public:
+  void add(std::string_view piece) {
+    if (pieces_++ == 0) {
+      view_ = piece;
+      return;
+    }
+    if (pieces_ == 2) joined_.assign(view_);
+    joined_.append(piece);
+    view_ = joined_;
+  }
+  std::string_view view() const { return view_; }
+
+ private:
+  std::string_view view_;
+  std::string joined_;
+  size_t pieces_ = 0;
+};
+
 // Appends the trimmed `piece` to `to` as a new line; nothing when it is blank.
 void append_line(std::string& to, std::string_view piece);
 
