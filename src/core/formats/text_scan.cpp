@@ -191,15 +191,6 @@ bool at_line_start(std::string_view text, size_t pos) {
   return pos == 0 || text[pos - 1] == '\n';
 }
 
-bool is_name_char(char c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == '-' || c == '.';
-}
-
-size_t name_end(std::string_view text, size_t pos) {
-  while (pos < text.size() && is_name_char(text[pos])) ++pos;
-  return pos;
-}
-
 std::string text_outside(std::string_view text, std::span<const Cut> cuts, std::initializer_list<std::string_view> drop) {
   size_t total = 0;
   size_t cursor = 0;

@@ -3,6 +3,7 @@
 // visible text, and turning JSON payloads into calls with their repairs.
 #pragma once
 
+#include <array>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -98,10 +99,10 @@ TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view
 inline bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
-inline bool is_alpha(char c) {
+constexpr bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-inline bool is_digit(char c) {
+constexpr bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
@@ -118,9 +119,22 @@ std::string shown_char(std::string_view text, size_t pos);
 bool at_line_start(std::string_view text, size_t pos);
 
 // Characters of a tool name: letters, digits, '_', '-', '.'.
-bool is_name_char(char c);
+inline bool is_name_char(char c) {
+  static constexpr auto kName = [] {
+    std::array<bool, 256> t{};
+    for (int b = 0; b < 256; ++b) {
+      const char x = static_cast<char>(b);
+      t[static_cast<size_t>(b)] = is_alpha(x) || is_digit(x) || x == '_' || x == '-' || x == '.';
+    }
+    return t;
+  }();
+  return kName[static_cast<unsigned char>(c)];
+}
 // End of the tool name starting at `pos` (== pos when there is none).
-size_t name_end(std::string_view text, size_t pos);
+inline size_t name_end(std::string_view text, size_t pos) {
+  while (pos < text.size() && is_name_char(text[pos])) ++pos;
+  return pos;
+}
 
 // A call's segment of the reply, [begin, end).
 struct Cut {
