@@ -122,7 +122,10 @@ bool append_quoted_json(std::string& out, std::string_view s);
 // keep the last of repeated keys).
 class JsonObjectWriter {
  public:
-  JsonObjectWriter() : text_("{") {}
+  JsonObjectWriter() {
+    text_.reserve(64);  // room for the usual few arguments: no regrowth as they are added
+    text_ += '{';
+  }
   void key(std::string_view k);
   void string_value(std::string_view v);
   void raw_value(std::string_view compact_json) { text_.append(compact_json); }

@@ -61,6 +61,7 @@ class Reader {
     if (!eat('(')) return expected("'(' after '" + c.name + "'");
     Keywords keywords;
     std::string& args = c.arguments;
+    args.reserve(64);  // room for the usual few arguments: no regrowth as they are added
     args = "{";
     valid_utf8_ = true;
     bool ok = items(')', "the call to ", c.name, [&] {

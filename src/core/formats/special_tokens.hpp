@@ -42,7 +42,10 @@ TokenPieces<Tok> split_special_tokens(std::string_view s, std::string_view prefi
       continue;
     }
     const std::pair<std::string_view, Tok>* hit = nullptr;
+    const char third = pos + prefix.size() < s.size() ? s[pos + prefix.size()] : '\0';
     for (const auto& t : tokens) {
+      // The byte after the shared prefix tells most tokens apart without a full compare.
+      if (t.first.size() > prefix.size() && t.first[prefix.size()] != third) continue;
       if (s.substr(pos, t.first.size()) == t.first) {
         hit = &t;
         break;
