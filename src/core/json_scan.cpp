@@ -1,7 +1,7 @@
-// The strict validator: an iterative scanner whose container stack is one bit per level (object or
-// array), so that it needs no allocation. Plain string bytes are skipped sixteen (or eight) at a
-// time. When asked, it records each value's span in a JsonIndex as it passes; the scanner is a
-// template on that, so that validation alone pays nothing for it.
+// The strict validator: an iterative scanner whose container stack is one flag per level (object
+// or array) in a fixed array, so that it needs no allocation. Plain string bytes are skipped
+// sixteen (or eight) at a time. When asked, it records each value's span in a JsonIndex as it
+// passes; the scanner is a template on that, so that validation alone pays nothing for it.
 #include "core/json_scan.hpp"
 
 #include <array>
@@ -109,23 +109,15 @@ inline bool is_json_space(char c) {
   return static_cast<unsigned char>(c) <= ' ' && ((kSpaces >> static_cast<unsigned char>(c)) & 1) != 0;
 }
 
-// Container kinds by level: bit d of word d / 64 is set for an object. Words are written before
-// they are read (a level's bit is set when it opens), so they need no initialisation.
+// Container kinds by level: whether level d is an object. Levels are written when they open,
+// before they are read, so the array needs no initialisation.
 class LevelKinds {
  public:
-  void set(std::size_t depth, bool object) {
-    std::uint64_t& w = words_[depth / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (depth % 64);
-    if (depth % 64 == 0) {
-      w = object ? bit : 0;
-    } else {
-      w = object ? w | bit : w & ~bit;
-    }
-  }
-  bool object(std::size_t depth) const { return ((words_[depth / 64] >> (depth % 64)) & 1) != 0; }
+  void set(std::size_t depth, bool object) { object_[depth] = object; }
+  bool object(std::size_t depth) const { return object_[depth]; }
 
  private:
-  std::array<std::uint64_t, kLenientJsonMaxDepth / 64> words_;
+  bool object_[kLenientJsonMaxDepth];
 };
 
 // The rest of a string from its first escape, control or non-ASCII byte (p) on: past its closing
