@@ -49,12 +49,13 @@ class Pass {
   // A value just ended: its container now wants ',' or its close (the top level wants nothing).
   void value_done() { cur() = stack_.empty() ? Expect::kEnd : Expect::kCommaOrClose; }
 
-  // Records an (output, input) pair when the two indexes stopped moving in step since the last one.
+  // Records an (output, input) pair when the two indexes stopped moving in step since the last one
+  // (their difference, kept in `shift_`, changed).
   void mark() {
     const size_t o = out().size();
-    const auto& m = r_.offsets;
-    const bool in_step = m.empty() ? o == i_ : o - m.back().first == i_ - m.back().second;
-    if (!in_step) r_.offsets.emplace_back(o, i_);
+    if (o - i_ == shift_) return;
+    r_.offsets.emplace_back(o, i_);
+    shift_ = o - i_;
   }
 
   // One token (or one whitespace byte) at i_.
@@ -400,6 +401,7 @@ class Pass {
   SmallVector<Frame, 16> stack_;
   Expect top_ = Expect::kValue;
   bool stopped_ = false;
+  size_t shift_ = 0;      // output index minus input index at the last mark (0 before any)
   size_t comma_out_ = 0;  // output index of the last ',' (blanked when it turns out trailing)
   // The last key, for messages: its text in the output (a string key) or the input (unquoted).
   bool key_in_out_ = false;
