@@ -84,8 +84,9 @@ inline const char* skip_plain(const char* p, const char* end) {
 #if defined(__SSE2__)
   if (end - p >= 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                     _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
     const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(special));
     if (bits != 0) return p + std::countr_zero(bits);
     p += 16;
@@ -221,7 +222,7 @@ const char* scan_value_at(const char* p, const char* const end, JsonIndex* index
   JsonIndex::Node* nodes = nullptr;
   if constexpr (kRecord) nodes = JsonIndexWriter::nodes(*index);
   std::size_t count = 0;  // nodes opened; past the capacity, writes go to the spare last node
-  auto open = [&](const char* at) __attribute__((always_inline)) -> std::size_t {
+  auto open = [&](const char* at) __attribute__((always_inline))->std::size_t {
     if constexpr (!kRecord) {
       return 0;
     } else {
@@ -242,7 +243,7 @@ const char* scan_value_at(const char* p, const char* const end, JsonIndex* index
     while (p != end && is_json_space(*p)) ++p;
   };
   // A string at p (its opening quote), recorded; false when it is not valid.
-  auto string = [&]() __attribute__((always_inline)) -> bool {
+  auto string = [&]() __attribute__((always_inline))->bool {
     const std::size_t node = open(p);
     bool escaped = false;
     p = skip_plain_short(p + 1, end);
@@ -256,7 +257,7 @@ const char* scan_value_at(const char* p, const char* const end, JsonIndex* index
     return true;
   };
   // A key, the whitespace after it and its ':'.
-  auto key = [&]() __attribute__((always_inline)) -> bool {
+  auto key = [&]() __attribute__((always_inline))->bool {
     if (p == end || *p != '"' || !string()) return false;
     if (p != end && *p == ':') {
       ++p;
@@ -267,7 +268,7 @@ const char* scan_value_at(const char* p, const char* const end, JsonIndex* index
     ++p;
     return true;
   };
-  auto literal = [&](std::string_view word) __attribute__((always_inline)) -> bool {
+  auto literal = [&](std::string_view word) __attribute__((always_inline))->bool {
     if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0) return false;
     const std::size_t node = open(p);
     p += word.size();

@@ -51,8 +51,8 @@ class JsonIndex {
   const Node& operator[](std::size_t i) const { return nodes_[i]; }
 
  private:
-  friend class JsonIndexWriter;     // the scanner's side (json_scan.cpp)
-  Node nodes_[kCapacity + 1];       // [0, size_) are set; the last one takes writes past capacity
+  friend class JsonIndexWriter;  // the scanner's side (json_scan.cpp)
+  Node nodes_[kCapacity + 1];    // [0, size_) are set; the last one takes writes past capacity
   std::uint16_t size_ = 0;
   bool usable_ = false;
 };

@@ -209,7 +209,8 @@ void JsonView::find_keys(const std::string_view* keys, std::size_t n, std::optio
       const std::string_view body(base + key.begin + 1, key.end - key.begin - 2);
       const bool escaped = (key.flags & JsonIndex::kEscaped) != 0;
       for (std::size_t i = 0; i < n; ++i) {
-        if (escaped ? key_is(std::string_view(base + key.begin, key.end - key.begin), keys[i]) : same_bytes(body, keys[i])) {
+        if (escaped ? key_is(std::string_view(base + key.begin, key.end - key.begin), keys[i])
+                    : same_bytes(body, keys[i])) {
           found[i] = JsonView(std::string_view(base + x[v].begin, x[v].end - x[v].begin), index_,
                               static_cast<std::uint32_t>(v));
         }

@@ -88,7 +88,7 @@ class JsonView {
     std::string_view text_;  // the container's text
     std::size_t pos_ = 1;    // where the next item starts (indexed: the next item's node)
     const JsonIndex* index_ = nullptr;
-    std::size_t end_ = 0;  // indexed: the node after the container
+    std::size_t end_ = 0;         // indexed: the node after the container
     const char* base_ = nullptr;  // indexed: where the index's offsets count from
   };
   Items items() const { return Items(*this); }

@@ -128,7 +128,8 @@ inline bool MarkerSet::matches(const Entry& m, const unsigned char* s, std::size
 // there or continues with s[j + 1] (a key whose owners are all found fails it at once). `inner`:
 // s[j + 1] exists.
 template <bool inner>
-[[gnu::always_inline]] inline bool MarkerSet::hit(const unsigned char* s, std::size_t n, std::size_t j, std::uint64_t& found) const {
+[[gnu::always_inline]] inline bool MarkerSet::hit(const unsigned char* s, std::size_t n, std::size_t j,
+                                                  std::uint64_t& found) const {
   const std::size_t list = (key_[s[j]] - 1u) * kPairs + (inner || j + 1 < n ? s[j + 1] : 256u);
   if ((list_owners_[list] & ~found) == 0) return false;
   return check(s, n, j, list, found);
@@ -207,7 +208,8 @@ std::uint64_t MarkerSet::scan(std::string_view text) const {
   using Blocks = std::uint64_t (MarkerSet::*)(const unsigned char*, std::size_t) const;
   static constexpr auto kBlocks = []<std::size_t... K>(std::index_sequence<K...>) {
     return std::array<Blocks, sizeof...(K)>{&MarkerSet::scan_blocks<K>...};
-  }(std::make_index_sequence<kUnrolled + 1>{});
+  }
+  (std::make_index_sequence<kUnrolled + 1>{});
   const std::size_t keys = key_bytes_.size();
   return (this->*kBlocks[keys <= kUnrolled ? keys : 0])(s, n);
 #else

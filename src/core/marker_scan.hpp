@@ -27,14 +27,14 @@ class MarkerSet {
  private:
   struct Entry {
     std::string_view marker;
-    std::size_t anchor;  // offset of the key byte in the marker
-    std::uint64_t owner;  // every owner of this marker (a marker added twice is one entry)
+    std::size_t anchor;                   // offset of the key byte in the marker
+    std::uint64_t owner;                  // every owner of this marker (a marker added twice is one entry)
     std::array<std::uint64_t, 2> prefix;  // the marker's first (up to) sixteen bytes, compared first
     std::array<std::uint64_t, 2> mask;    // which bytes of `prefix` count
   };
-  static constexpr std::size_t kPairs = 257;   // per key: one list per following byte, plus one for "any"
-  static constexpr std::size_t kMaxKeys = 64;  // distinct key bytes of the one-pass scan (beyond: find())
-  static constexpr std::size_t kUnrolled = 16; // key counts up to this compare with a fixed, unrolled sequence
+  static constexpr std::size_t kPairs = 257;    // per key: one list per following byte, plus one for "any"
+  static constexpr std::size_t kMaxKeys = 64;   // distinct key bytes of the one-pass scan (beyond: find())
+  static constexpr std::size_t kUnrolled = 16;  // key counts up to this compare with a fixed, unrolled sequence
 
   static bool matches(const Entry& m, const unsigned char* s, std::size_t n, std::size_t i);
   // Handles key byte s[j], adding owners to `found`; true when every owner is found (the scan can stop).

@@ -72,7 +72,7 @@ class SmallVector {
   }
 
   alignas(T) unsigned char inline_[N * sizeof(T)];  // raw: elements are created as they are added
-  std::unique_ptr<T[]> heap_;  // set once the elements outgrow inline_
+  std::unique_ptr<T[]> heap_;                       // set once the elements outgrow inline_
   std::size_t size_ = 0;
   std::size_t capacity_ = N;
 };

@@ -33,7 +33,8 @@ std::string_view ParameterTypes::of(std::string_view param) {
     read_ = true;
     const std::string_view text = spec_->parameters_schema;
     const StrictJson valid = scan_strict_json(text, &index_);
-    const JsonView schema = valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin), &index_) : JsonView();
+    const JsonView schema =
+        valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin), &index_) : JsonView();
     if (schema.is_object()) {
       properties_ = schema.find("properties");
       if (properties_ && !properties_->is_object()) properties_.reset();

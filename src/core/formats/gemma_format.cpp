@@ -6,11 +6,11 @@
 // print(f(...)) is f(...)). Keyword values are Python literals (python_call.hpp). The fence is
 // explicit, so an unknown function is still a call and broken code is an error. ```tool_output
 // blocks hold results the runtime gave back: they are never calls.
-#include "core/text_util.hpp"
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/python_call.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {

@@ -158,7 +158,8 @@ class HarmonyFormat final : public ToolCallFormat {
         out.error = "a harmony call names no function (to=functions. is empty)";
         return i;
       }
-      if (auto args = call_arguments(body.view(), terminated, name, out)) add_call(out, std::string(name), std::move(*args));
+      if (auto args = call_arguments(body.view(), terminated, name, out))
+        add_call(out, std::string(name), std::move(*args));
     } else if (first_word(channel.view()) == "analysis") {
       append_line(out.reasoning, body.view());
     } else {

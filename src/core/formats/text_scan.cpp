@@ -191,7 +191,8 @@ bool at_line_start(std::string_view text, size_t pos) {
   return pos == 0 || text[pos - 1] == '\n';
 }
 
-std::string text_outside(std::string_view text, std::span<const Cut> cuts, std::initializer_list<std::string_view> drop) {
+std::string text_outside(std::string_view text, std::span<const Cut> cuts,
+                         std::initializer_list<std::string_view> drop) {
   size_t total = 0;
   size_t cursor = 0;
   for (const auto& [b, e] : cuts) {
