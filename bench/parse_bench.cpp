@@ -1,18 +1,20 @@
 // keel_parse_bench — throughput of the universal tool-call parser.
 //
-//   keel_parse_bench [corpus_dir] [--by-file]
+//   keel_parse_bench [corpus_dir] [--by-file] [--rounds N]
 //
 // Prints MB/s over the mixed protocol corpus (every family's inputs, parsed with format auto), and
 // the time to parse 10 KB, 100 KB and 1 MB inputs of three shapes (long prose with one call at
 // the end; many calls; one call with a huge argument), with the growth ratio per 10x of input:
 // ~10 means linear. Times are the thread's CPU time. --by-file also prints the throughput of each
-// corpus file (one family each).
+// corpus file (one family each). --rounds N parses the mixed corpus exactly N times and stops there:
+// a short, fixed workload for instruction counting (valgrind --tool=callgrind).
 // Target (issue 3): >= 100 MB/s on the mixed corpus, no quadratic path.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -91,9 +93,12 @@ std::string huge_argument(size_t bytes) {
 int main(int argc, char** argv) {
   std::filesystem::path dir = "test/core/protocol_corpus";
   bool by_file = false;
+  size_t fixed_rounds = 0;  // --rounds N; 0: enough rounds for ~20 MB
   for (int a = 1; a < argc; ++a) {
     if (std::string_view(argv[a]) == "--by-file") {
       by_file = true;
+    } else if (std::string_view(argv[a]) == "--rounds" && a + 1 < argc) {
+      fixed_rounds = std::max<size_t>(1, std::strtoul(argv[++a], nullptr, 10));
     } else {
       dir = argv[a];
     }
@@ -123,7 +128,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no corpus inputs under %s\n", dir.string().c_str());
     return 1;
   }
-  size_t rounds = std::max<size_t>(1, 20'000'000 / bytes);
+  size_t rounds = fixed_rounds != 0 ? fixed_rounds : std::max<size_t>(1, 20'000'000 / bytes);
   auto t = Clock::now();
   size_t calls = 0;
   for (size_t r = 0; r < rounds; ++r) {
@@ -132,6 +137,7 @@ int main(int argc, char** argv) {
   double s = std::chrono::duration<double>(Clock::now() - t).count();
   std::printf("mixed corpus: %zu inputs, %.1f KB, parsed %zu times: %.1f MB/s (%zu calls found)\n", inputs.size(),
               static_cast<double>(bytes) / 1024.0, rounds, static_cast<double>(bytes * rounds) / s / 1e6, calls);
+  if (fixed_rounds != 0) return 0;
 
   if (by_file) {
     std::sort(files.begin(), files.end());

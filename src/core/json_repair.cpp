@@ -84,10 +84,6 @@ std::string parse_reason(std::string_view what) {
   return std::string(what);
 }
 
-std::string counted(size_t n, std::string_view one, std::string_view many) {
-  return n == 1 ? std::string(one) : std::to_string(n) + " " + std::string(many);
-}
-
 }  // namespace
 
 namespace json_repair {
@@ -112,72 +108,115 @@ size_t PassResult::input_offset(size_t out_index, size_t input_size) const {
 }  // namespace json_repair
 
 std::vector<std::string> json_repair::RepairLog::messages() const {
+  // Each line is appended piece by piece into its own string: one allocation per line.
   std::vector<std::string> out;
+  out.reserve(order.size());
   for (Fix kind : order) {
+    if (kind == Fix::kCount) continue;
     const size_t n = counts[static_cast<size_t>(kind)];
+    std::string& line = out.emplace_back();
+    auto counted_into = [&line](size_t k, std::string_view one, std::string_view many) {
+      if (k == 1) {
+        line += one;
+      } else {
+        line += std::to_string(k);
+        line += ' ';
+        line += many;
+      }
+    };
     switch (kind) {
       case Fix::kTrailingComma:
-        out.push_back("removed " + counted(n, "a trailing comma", "trailing commas"));
+        line += "removed ";
+        counted_into(n, "a trailing comma", "trailing commas");
         break;
       case Fix::kSingleQuotes:
-        out.push_back("converted " + counted(n, "a single-quoted string", "single-quoted strings") +
-                      " to double quotes");
+        line += "converted ";
+        counted_into(n, "a single-quoted string", "single-quoted strings");
+        line += " to double quotes";
         break;
       case Fix::kSmartQuotes:
-        out.push_back("replaced smart quotes around " + counted(n, "a string", "strings") +
-                      " with plain double quotes");
+        line += "replaced smart quotes around ";
+        counted_into(n, "a string", "strings");
+        line += " with plain double quotes";
         break;
       case Fix::kPythonLiteral: {
         static constexpr std::string_view kPython[] = {"True", "False", "None"}, kJson[] = {"true", "false", "null"};
-        std::string line = "replaced " + counted(n, "Python literal", "Python literals"), to;
+        line += "replaced ";
+        counted_into(n, "Python literal", "Python literals");
+        std::string to;
         for (unsigned b = 0; b < 3; ++b) {
           if ((python_seen & (1u << b)) == 0) continue;
-          (line += to.empty() ? " " : "/") += kPython[b];
-          (to += to.empty() ? " with " : "/") += kJson[b];
+          line += to.empty() ? " " : "/";
+          line += kPython[b];
+          to += to.empty() ? " with " : "/";
+          to += kJson[b];
         }
-        out.push_back(line + to);
+        line += to;
         break;
       }
       case Fix::kUnquotedKey: {
         if (n == 1) {
-          out.push_back("quoted unquoted key '" + keys.front() + "'");
+          line += "quoted unquoted key '";
+          line += keys.front();
+          line += '\'';
           break;
         }
-        std::string names;
-        for (const auto& k : keys) names += (names.empty() ? "'" : ", '") + k + "'";
-        out.push_back("quoted " + std::to_string(n) + " unquoted keys (" + names + (n > keys.size() ? ", ...)" : ")"));
+        line += "quoted ";
+        line += std::to_string(n);
+        line += " unquoted keys (";
+        for (size_t k = 0; k < keys.size(); ++k) {
+          line += k == 0 ? "'" : ", '";
+          line += keys[k];
+          line += '\'';
+        }
+        line += n > keys.size() ? ", ...)" : ")";
         break;
       }
       case Fix::kControlChar: {
         if (n == 1) {
-          out.push_back(std::string("escaped a raw ") +
-                        (newlines ? "newline"
-                         : tabs   ? "tab"
-                                  : "control character") +
-                        " inside a string");
+          line += "escaped a raw ";
+          line += newlines ? "newline" : tabs ? "tab" : "control character";
+          line += " inside a string";
           break;
         }
-        std::string parts;
+        line += "escaped ";
+        line += std::to_string(n);
+        line += " raw control characters inside strings (";
+        bool first = true;
         auto part = [&](size_t k, std::string_view one, std::string_view many) {
-          if (k != 0) parts += (parts.empty() ? "" : ", ") + counted(k, std::string("1 ") + std::string(one), many);
+          if (k == 0) return;
+          if (!first) line += ", ";
+          first = false;
+          if (k == 1) {
+            line += "1 ";
+            line += one;
+          } else {
+            counted_into(k, one, many);
+          }
         };
         part(newlines, "newline", "newlines");
         part(tabs, "tab", "tabs");
         part(n - newlines - tabs, "other", "others");
-        out.push_back("escaped " + std::to_string(n) + " raw control characters inside strings (" + parts + ")");
+        line += ')';
         break;
       }
       case Fix::kQuoteEscape:
-        out.push_back("replaced " + counted(n, "the invalid escape \\'", "invalid escapes \\'") + " with ' inside " +
-                      (n == 1 ? "a string" : "strings"));
+        line += "replaced ";
+        counted_into(n, "the invalid escape \\'", "invalid escapes \\'");
+        line += " with ' inside ";
+        line += n == 1 ? "a string" : "strings";
         break;
       case Fix::kStrayNonAscii:
-        out.push_back("removed " + counted(n, "a stray non-ASCII character", "stray non-ASCII characters") +
-                      " outside strings");
+        line += "removed ";
+        counted_into(n, "a stray non-ASCII character", "stray non-ASCII characters");
+        line += " outside strings";
         break;
       case Fix::kClosedBrackets:
-        out.push_back("closed " + counted(n, "an unclosed bracket", "unclosed brackets") + " at the end (added \"" +
-                      closers + "\")");
+        line += "closed ";
+        counted_into(n, "an unclosed bracket", "unclosed brackets");
+        line += " at the end (added \"";
+        line += closers;
+        line += "\")";
         break;
       case Fix::kCount:
         break;
@@ -190,7 +229,7 @@ LenientText parse_json_lenient_text(std::string_view text) {
   LenientText out;
   try {
     out.input = text;
-    const StrictJson strict = scan_strict_json(text);
+    const StrictJson strict = scan_strict_json(text, &out.index);
     if (strict.ok) {
       out.in_input = true;
       out.begin = strict.begin;
@@ -202,7 +241,7 @@ LenientText parse_json_lenient_text(std::string_view text) {
       out.error = printable(pass.error);
       return out;
     }
-    const StrictJson repaired = scan_strict_json(pass.text);
+    const StrictJson repaired = scan_strict_json(pass.text, &out.index);
     if (repaired.ok && pass.token_error) {  // not expected: the pass only stops on a token nlohmann rejects
       out.error = "invalid token at offset " + std::to_string(pass.token_offset);
       return out;

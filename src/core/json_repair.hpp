@@ -58,8 +58,12 @@ struct LenientText {
   std::size_t begin = 0, end = 0;    // the value's span
   std::vector<std::string> repairs;  // as LenientJson::repairs
   std::string error;                 // as LenientJson::error
+  JsonIndex index;                   // the value's index, when it was recorded (see JsonIndex::usable())
   bool ok() const { return error.empty(); }
-  JsonView view() const { return JsonView((in_input ? input : std::string_view(repaired)).substr(begin, end - begin)); }
+  // The value; it reads through `index`, so this LenientText must outlive the view and not move.
+  JsonView view() const {
+    return JsonView((in_input ? input : std::string_view(repaired)).substr(begin, end - begin), &index);
+  }
 };
 LenientText parse_json_lenient_text(std::string_view text);
 

@@ -9,6 +9,7 @@
 
 #include "core/json_repair.hpp"
 #include "core/json_repair_text.hpp"
+#include "core/small_vector.hpp"
 
 namespace keel::detail::json_repair {
 namespace {
@@ -48,21 +49,24 @@ class Pass {
   // A value just ended: its container now wants ',' or its close (the top level wants nothing).
   void value_done() { cur() = stack_.empty() ? Expect::kEnd : Expect::kCommaOrClose; }
 
-  // Records an (output, input) pair when the two indexes stopped moving in step since the last one.
+  // Records an (output, input) pair when the two indexes stopped moving in step since the last one
+  // (their difference, kept in `shift_`, changed).
   void mark() {
     const size_t o = out().size();
-    const auto& m = r_.offsets;
-    const bool in_step = m.empty() ? o == i_ : o - m.back().first == i_ - m.back().second;
-    if (!in_step) r_.offsets.emplace_back(o, i_);
+    if (o - i_ == shift_) return;
+    r_.offsets.emplace_back(o, i_);
+    shift_ = o - i_;
   }
 
   // One token (or one whitespace byte) at i_.
   void step() {
     mark();
     const unsigned char c = static_cast<unsigned char>(in_[i_]);
-    if (is_space(c)) {
-      out() += static_cast<char>(c);
-      ++i_;
+    if (is_space(c)) {  // a run of whitespace is copied as it is
+      size_t end = i_ + 1;
+      while (end < in_.size() && is_space(static_cast<unsigned char>(in_[end]))) ++end;
+      out().append(in_.substr(i_, end - i_));
+      i_ = end;
       return;
     }
     if (c >= 0x80) return non_ascii();
@@ -77,12 +81,16 @@ class Pass {
     unexpected(what, i_);
   }
 
+  std::string key_text() const {
+    return clip((key_in_out_ ? std::string_view(r_.text) : in_).substr(key_begin_, key_size_));
+  }
+
   // What the grammar wanted where it met something else, for messages.
   std::string expected() {
     static constexpr std::string_view kText[] = {
         "a value", "a value or ']'", "a key", "a key or '}'", "", "", "nothing after the complete value"};
     const Expect e = cur();
-    if (e == Expect::kColon) return "':' after key \"" + key_ + "\"";
+    if (e == Expect::kColon) return "':' after key \"" + key_text() + "\"";
     if (e == Expect::kCommaOrClose) return in_object() ? "',' or '}'" : "',' or ']'";
     return std::string(kText[static_cast<size_t>(e)]);
   }
@@ -117,12 +125,12 @@ class Pass {
   }
 
   void close(char c) {
-    const std::string what = std::string("'") + c + "'";
-    if (stack_.empty() || stack_.back().close != c) return unexpected(what, i_);
+    auto what = [c] { return std::string("'") + c + "'"; };
+    if (stack_.empty() || stack_.back().close != c) return unexpected(what(), i_);
     const Expect e = stack_.back().state;
     const bool trailing_comma = e == Expect::kKey || (e == Expect::kValue && c == ']');
     if (!trailing_comma && e != Expect::kCommaOrClose && e != Expect::kKeyOrClose && e != Expect::kValueOrClose) {
-      return unexpected(what, i_);
+      return unexpected(what(), i_);
     }
     if (trailing_comma) drop_comma();
     stack_.pop_back();
@@ -233,7 +241,9 @@ class Pass {
       ++i_;
     }
     if (key) {
-      key_ = clip(std::string_view(out()).substr(content));
+      key_in_out_ = true;
+      key_begin_ = content;
+      key_size_ = out().size() - content;
       key_offset_ = str_start_;
       cur() = Expect::kColon;
     } else {
@@ -318,7 +328,9 @@ class Pass {
       (out() += '"').append(w) += '"';
       r_.log.add(Fix::kUnquotedKey);
       if (r_.log.keys.size() < 5) r_.log.keys.push_back(clip(w));
-      key_ = clip(w);
+      key_in_out_ = false;
+      key_begin_ = start;
+      key_size_ = w.size();
       key_offset_ = start;
       cur() = Expect::kColon;
       return;
@@ -362,11 +374,11 @@ class Pass {
                        std::to_string(f.open_offset) +
                        (obj ? ", before its first member" : ", before its first element"));
       case Expect::kColon:
-        return cut_off("after key \"" + key_ + "\" at offset " + std::to_string(key_offset_) +
+        return cut_off("after key \"" + key_text() + "\" at offset " + std::to_string(key_offset_) +
                        ", before its ':' and value");
       case Expect::kValue:
         if (obj) {
-          return cut_off("after key \"" + key_ + "\" before its value (the text ends after its ':' at offset " +
+          return cut_off("after key \"" + key_text() + "\" before its value (the text ends after its ':' at offset " +
                          std::to_string(colon_offset_) + ")");
         }
         drop_comma();
@@ -378,7 +390,7 @@ class Pass {
       case Expect::kEnd:
         break;
     }
-    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) r_.log.closers += it->close;
+    for (size_t k = stack_.size(); k > 0; --k) r_.log.closers += stack_[k - 1].close;
     out() += r_.log.closers;
     r_.log.add(Fix::kClosedBrackets, stack_.size());
   }
@@ -386,11 +398,14 @@ class Pass {
   std::string_view in_;
   size_t i_ = 0;
   PassResult r_;
-  std::vector<Frame> stack_;
+  SmallVector<Frame, 16> stack_;
   Expect top_ = Expect::kValue;
   bool stopped_ = false;
+  size_t shift_ = 0;      // output index minus input index at the last mark (0 before any)
   size_t comma_out_ = 0;  // output index of the last ',' (blanked when it turns out trailing)
-  std::string key_;       // the last key, for messages
+  // The last key, for messages: its text in the output (a string key) or the input (unquoted).
+  bool key_in_out_ = false;
+  size_t key_begin_ = 0, key_size_ = 0;
   size_t key_offset_ = 0, colon_offset_ = 0;
   size_t str_start_ = 0;  // the string being read: where it starts, and whether it is a key
   bool str_key_ = false;

@@ -81,6 +81,15 @@ std::string decode_string(std::string_view raw) {
   return out;
 }
 
+// a == b for the short strings of keys: a byte loop beats a call to memcmp.
+inline bool same_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // Whether the key literal `raw` decodes to `want`.
 bool key_is(std::string_view raw, std::string_view want) {
   const std::string_view body = raw.substr(1, raw.size() - 2);
@@ -95,35 +104,45 @@ bool same_key(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-JsonType JsonView::type() const {
-  switch (raw_.empty() ? 'n' : raw_[0]) {
-    case '{':
-      return JsonType::kObject;
-    case '[':
-      return JsonType::kArray;
-    case '"':
-      return JsonType::kString;
-    case 't':
-    case 'f':
-      return JsonType::kBoolean;
-    case 'n':
-      return JsonType::kNull;
-    default:
-      return JsonType::kNumber;
-  }
-}
-
 const char* JsonView::type_name() const {
   static constexpr const char* kNames[] = {"null", "boolean", "number", "string", "array", "object"};
   return kNames[static_cast<std::size_t>(type())];
 }
 
 std::string JsonView::str() const {
+  if (index_ != nullptr && ((*index_)[node_].flags & JsonIndex::kEscaped) == 0) {
+    return std::string(raw_.substr(1, raw_.size() - 2));  // no escape: the text between the quotes
+  }
   return decode_string(raw_);
 }
 
 void JsonView::append_compact(std::string& out) const {
-  append_compact_json(out, raw_);
+  if (index_ == nullptr || (raw_[0] != '{' && raw_[0] != '[')) return append_compact_json(out, raw_);
+  // Between the strings, numbers and literals inside the value lie only brackets, ':', ',' and
+  // whitespace: copy the values whole and the rest without its whitespace. The output is never
+  // longer than the value: write into room made for all of it, then cut to what was written.
+  const JsonIndex& x = *index_;
+  const char* base = raw_.data() - x[node_].begin;
+  const std::size_t old_size = out.size();
+  out.resize(old_size + raw_.size());
+  char* dst = out.data() + old_size;
+  std::size_t cursor = x[node_].begin;
+  auto punctuation_until = [&](std::size_t to) {
+    for (; cursor < to; ++cursor) {
+      *dst = base[cursor];
+      dst += is_space(base[cursor]) ? 0 : 1;
+    }
+  };
+  for (std::size_t i = node_ + 1; i < x[node_].next; ++i) {
+    const JsonIndex::Node& n = x[i];
+    if (base[n.begin] == '{' || base[n.begin] == '[') continue;  // its brackets are punctuation
+    punctuation_until(n.begin);
+    std::memcpy(dst, base + n.begin, n.end - n.begin);
+    dst += n.end - n.begin;
+    cursor = n.end;
+  }
+  punctuation_until(x[node_].end);
+  out.resize(static_cast<std::size_t>(dst - out.data()));
 }
 
 bool JsonView::str_equals(std::string_view s) const {
@@ -131,12 +150,34 @@ bool JsonView::str_equals(std::string_view s) const {
 }
 
 bool JsonView::empty() const {
+  if (index_ != nullptr) return (*index_)[node_].next == node_ + 1;
   return skip_space(raw_, 1) + 1 == raw_.size();
 }
 
-JsonView::Items::Items(const JsonView& container) : text_(container.raw_) {}
+JsonView::Items::Items(const JsonView& container) : text_(container.raw_), index_(container.index_) {
+  if (index_ != nullptr) {
+    const JsonIndex::Node& n = (*index_)[container.node_];
+    pos_ = container.node_ + 1;
+    end_ = n.next;
+    base_ = container.raw_.data() - n.begin;
+  }
+}
 
 bool JsonView::Items::next(JsonView& key, JsonView& value) {
+  if (index_ != nullptr) {
+    if (pos_ >= end_) return false;
+    const JsonIndex& x = *index_;
+    key = JsonView();
+    if (text_[0] == '{') {
+      key = JsonView(std::string_view(base_ + x[pos_].begin, x[pos_].end - x[pos_].begin), index_,
+                     static_cast<std::uint32_t>(pos_));
+      ++pos_;
+    }
+    value = JsonView(std::string_view(base_ + x[pos_].begin, x[pos_].end - x[pos_].begin), index_,
+                     static_cast<std::uint32_t>(pos_));
+    pos_ = x[pos_].next;
+    return true;
+  }
   pos_ = skip_space(text_, pos_);
   if (pos_ < text_.size() && text_[pos_] == ',') pos_ = skip_space(text_, pos_ + 1);
   if (pos_ + 1 >= text_.size()) return false;  // at the closing bracket
@@ -152,13 +193,37 @@ bool JsonView::Items::next(JsonView& key, JsonView& value) {
   return true;
 }
 
+bool JsonView::escaped() const {
+  if (index_ != nullptr) return ((*index_)[node_].flags & JsonIndex::kEscaped) != 0;
+  return raw_.find('\\') != kNpos;
+}
+
 void JsonView::find_keys(const std::string_view* keys, std::size_t n, std::optional<JsonView>* found) const {
   if (!is_object()) return;
+  if (index_ != nullptr) {  // the members straight from the index: key node, value node, next member
+    const JsonIndex& x = *index_;
+    const char* base = raw_.data() - x[node_].begin;
+    for (std::size_t k = node_ + 1, end = x[node_].next; k < end;) {
+      const JsonIndex::Node& key = x[k];
+      const std::size_t v = k + 1;
+      const std::string_view body(base + key.begin + 1, key.end - key.begin - 2);
+      const bool escaped = (key.flags & JsonIndex::kEscaped) != 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (escaped ? key_is(std::string_view(base + key.begin, key.end - key.begin), keys[i])
+                    : same_bytes(body, keys[i])) {
+          found[i] = JsonView(std::string_view(base + x[v].begin, x[v].end - x[v].begin), index_,
+                              static_cast<std::uint32_t>(v));
+        }
+      }
+      k = x[v].next;
+    }
+    return;
+  }
   Items it = items();
   JsonView k, v;
   while (it.next(k, v)) {
     const std::string_view body = k.raw().substr(1, k.raw().size() - 2);
-    const bool plain = body.find('\\') == kNpos;
+    const bool plain = !k.escaped();
     for (std::size_t i = 0; i < n; ++i) {
       if (plain ? body == keys[i] : key_is(k.raw(), keys[i])) found[i] = v;
     }
@@ -167,12 +232,7 @@ void JsonView::find_keys(const std::string_view* keys, std::size_t n, std::optio
 
 std::optional<JsonView> JsonView::find(std::string_view key) const {
   std::optional<JsonView> found;
-  if (!is_object()) return found;
-  Items it = items();
-  JsonView k, v;
-  while (it.next(k, v)) {
-    if (key_is(k.raw(), key)) found = v;
-  }
+  find_keys(&key, 1, &found);
   return found;
 }
 
@@ -242,22 +302,25 @@ std::size_t json_string_end(std::string_view t, std::size_t i) {
 }
 
 void append_compact_json(std::string& out, std::string_view raw) {
-  out.reserve(out.size() + raw.size());
-  std::size_t run = 0;
+  // As JsonView::append_compact(): room for all of it, cut to what was written.
+  const std::size_t old_size = out.size();
+  out.resize(old_size + raw.size());
+  char* dst = out.data() + old_size;
   std::size_t i = 0;
   while (i < raw.size()) {
     const char c = raw[i];
     if (c == '"') {
-      i = json_string_end(raw, i);
-    } else if (is_space(c)) {
-      out.append(raw.substr(run, i - run));
-      i = skip_space(raw, i);
-      run = i;
+      const std::size_t end = json_string_end(raw, i);
+      std::memcpy(dst, raw.data() + i, end - i);
+      dst += end - i;
+      i = end;
     } else {
+      *dst = c;
+      dst += is_space(c) ? 0 : 1;
       ++i;
     }
   }
-  out.append(raw.substr(run));
+  out.resize(static_cast<std::size_t>(dst - out.data()));
 }
 
 bool append_quoted_json(std::string& out, std::string_view s) {

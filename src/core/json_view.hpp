@@ -6,22 +6,47 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/json_scan.hpp"
 
 namespace keel::detail {
 
 enum class JsonType : unsigned char { kNull, kBoolean, kNumber, kString, kArray, kObject };
 
-// One value inside validated JSON text (no surrounding whitespace). Cheap to copy.
+// One value inside validated JSON text (no surrounding whitespace). Cheap to copy. A view made
+// with the JsonIndex of its text's scan (and the views it hands out) read members and compact
+// through the index instead of scanning; the index must outlive them.
 class JsonView {
  public:
   JsonView() = default;
   explicit JsonView(std::string_view raw) : raw_(raw) {}
+  // The whole value that `index` recorded (its node 0); `raw` is that value's text. Without a
+  // usable index, the same as JsonView(raw).
+  JsonView(std::string_view raw, const JsonIndex* index)
+      : raw_(raw), index_(index != nullptr && index->usable() ? index : nullptr) {}
 
   std::string_view raw() const { return raw_; }
-  JsonType type() const;
+  JsonType type() const {
+    switch (raw_.empty() ? 'n' : raw_[0]) {
+      case '{':
+        return JsonType::kObject;
+      case '[':
+        return JsonType::kArray;
+      case '"':
+        return JsonType::kString;
+      case 't':
+      case 'f':
+        return JsonType::kBoolean;
+      case 'n':
+        return JsonType::kNull;
+      default:
+        return JsonType::kNumber;
+    }
+  }
   // nlohmann's name of the type ("object", "number", ...), for messages.
   const char* type_name() const;
   bool is_object() const { return type() == JsonType::kObject; }
@@ -61,14 +86,22 @@ class JsonView {
 
    private:
     std::string_view text_;  // the container's text
-    std::size_t pos_ = 1;    // where the next item starts
+    std::size_t pos_ = 1;    // where the next item starts (indexed: the next item's node)
+    const JsonIndex* index_ = nullptr;
+    std::size_t end_ = 0;         // indexed: the node after the container
+    const char* base_ = nullptr;  // indexed: where the index's offsets count from
   };
   Items items() const { return Items(*this); }
 
  private:
+  JsonView(std::string_view raw, const JsonIndex* index, std::uint32_t node) : raw_(raw), index_(index), node_(node) {}
   void find_keys(const std::string_view* keys, std::size_t n, std::optional<JsonView>* found) const;
+  // Whether a key (a string of this text) holds an escape; without an index, looked for.
+  bool escaped() const;
 
   std::string_view raw_;
+  const JsonIndex* index_ = nullptr;  // null: read by scanning
+  std::uint32_t node_ = 0;            // this value's node in index_
 };
 
 // The end of the validated JSON value that starts at text[pos].
@@ -89,7 +122,10 @@ bool append_quoted_json(std::string& out, std::string_view s);
 // keep the last of repeated keys).
 class JsonObjectWriter {
  public:
-  JsonObjectWriter() : text_("{") {}
+  JsonObjectWriter() {
+    text_.reserve(64);  // room for the usual few arguments: no regrowth as they are added
+    text_ += '{';
+  }
   void key(std::string_view k);
   void string_value(std::string_view v);
   void raw_value(std::string_view compact_json) { text_.append(compact_json); }

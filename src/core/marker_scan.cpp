@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -32,6 +33,12 @@ std::uint64_t load8(const unsigned char* p) {
 }  // namespace
 
 void MarkerSet::add(std::string_view marker, unsigned id) {
+  for (Entry& e : added_) {  // the same marker for several owners: one comparison finds them all
+    if (e.marker == marker) {
+      e.owner |= std::uint64_t{1} << id;
+      return;
+    }
+  }
   unsigned char bytes[16] = {};
   unsigned char keep[16] = {};
   for (std::size_t k = 0; k < 16 && k < marker.size(); ++k) {
@@ -47,7 +54,7 @@ void MarkerSet::add(std::string_view marker, unsigned id) {
 
 void MarkerSet::build() {
   auto key = [](const Entry& e) { return static_cast<unsigned char>(e.marker[e.anchor]); };
-  // The list an entry belongs to: the byte after its key, or 256 (any) when the key ends it.
+  // The byte after an entry's key, or 256 (any) when the key ends it.
   auto follow = [](const Entry& e) {
     return e.anchor + 1 < e.marker.size() ? static_cast<unsigned>(static_cast<unsigned char>(e.marker[e.anchor + 1]))
                                           : 256u;
@@ -69,17 +76,25 @@ void MarkerSet::build() {
     }
     key_owners_[key_[key(e)] - 1u] |= e.owner;
   }
-  auto list = [&](const Entry& e) { return (key_[key(e)] - 1u) * kPairs + follow(e); };
-  std::stable_sort(entries_.begin(), entries_.end(), [&](const Entry& a, const Entry& b) { return list(a) < list(b); });
-  lists_.assign(key_owners_.size() * kPairs + 1, 0);
-  std::size_t i = 0;
-  for (std::size_t l = 0; l < key_owners_.size() * kPairs; ++l) {
-    lists_[l] = static_cast<std::uint16_t>(i);
-    while (i < entries_.size() && list(entries_[i]) == l) ++i;
+  for (std::size_t k = 0; k < key_bytes_.size(); ++k) wanted_[k].fill(key_bytes_[k]);
+  // List (k, f) holds the entries keyed by key k that continue with byte f, and those that end at
+  // their key (which match whatever follows); list (k, 256) only the latter (the key ends the text).
+  const std::size_t lists = key_owners_.size() * kPairs;
+  lists_.assign(lists + 1, 0);
+  list_owners_.assign(lists, 0);
+  order_.clear();
+  for (std::size_t l = 0; l < lists; ++l) {
+    lists_[l] = static_cast<std::uint16_t>(order_.size());
+    const std::size_t k = l / kPairs;
+    const unsigned f = static_cast<unsigned>(l % kPairs);
+    for (std::size_t e = 0; e < entries_.size(); ++e) {
+      const Entry& m = entries_[e];
+      if (key_[key(m)] - 1u != k || (follow(m) != f && follow(m) != 256u)) continue;
+      order_.push_back(static_cast<std::uint16_t>(e));
+      list_owners_[l] |= m.owner;
+    }
   }
-  lists_.back() = static_cast<std::uint16_t>(i);
-  list_owners_.assign(key_owners_.size() * kPairs, 0);
-  for (const Entry& e : entries_) list_owners_[list(e)] |= e.owner;
+  lists_.back() = static_cast<std::uint16_t>(order_.size());
   all_owners_ = 0;
   for (std::uint64_t o : key_owners_) all_owners_ |= o;
 }
@@ -99,19 +114,84 @@ inline bool MarkerSet::matches(const Entry& m, const unsigned char* s, std::size
   return true;
 }
 
-bool MarkerSet::check(const unsigned char* s, std::size_t n, std::size_t j, std::size_t key,
-                      std::uint64_t& found) const {
-  const std::size_t lists[2] = {key * kPairs + 256, key * kPairs + (j + 1 < n ? s[j + 1] : 256u)};
-  for (std::size_t l : lists) {
-    if ((list_owners_[l] & ~found) == 0) continue;
-    for (std::size_t e = lists_[l]; e < lists_[l + 1]; ++e) {
-      const Entry& m = entries_[e];
-      if ((found & m.owner) == 0 && matches(m, s, n, j)) found |= m.owner;
-    }
-    if (lists[1] == lists[0]) break;
+// Out of line, so that the inlined first test of hit() stays small.
+[[gnu::noinline]] bool MarkerSet::check(const unsigned char* s, std::size_t n, std::size_t j, std::size_t list,
+                                        std::uint64_t& found) const {
+  for (std::size_t e = lists_[list]; e < lists_[list + 1]; ++e) {
+    const Entry& m = entries_[order_[e]];
+    if ((found & m.owner) != m.owner && matches(m, s, n, j)) found |= m.owner;
   }
-  return (key_owners_[key] & ~found) == 0;
+  return found == all_owners_;
 }
+
+// Most hits end at the first test: no marker of an owner still missing is keyed by s[j] and ends
+// there or continues with s[j + 1] (a key whose owners are all found fails it at once). `inner`:
+// s[j + 1] exists.
+template <bool inner>
+[[gnu::always_inline]] inline bool MarkerSet::hit(const unsigned char* s, std::size_t n, std::size_t j,
+                                                  std::uint64_t& found) const {
+  const std::size_t list = (key_[s[j]] - 1u) * kPairs + (inner || j + 1 < n ? s[j + 1] : 256u);
+  if ((list_owners_[list] & ~found) == 0) return false;
+  return check(s, n, j, list, found);
+}
+
+#if defined(__SSE2__)
+namespace {
+
+// The key bytes among the sixteen at p, one bit each: a fixed sequence of compares for the I keys.
+template <std::size_t... I>
+inline unsigned key_bits(const unsigned char* p, const __m128i* want, std::index_sequence<I...>) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  __m128i eq = _mm_setzero_si128();
+  ((eq = _mm_or_si128(eq, _mm_cmpeq_epi8(v, want[I]))), ...);
+  return static_cast<unsigned>(_mm_movemask_epi8(eq));
+}
+
+inline unsigned key_bits(const unsigned char* p, const __m128i* want, std::size_t keys) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  __m128i eq = _mm_setzero_si128();
+  for (std::size_t k = 0; k < keys; ++k) eq = _mm_or_si128(eq, _mm_cmpeq_epi8(v, want[k]));
+  return static_cast<unsigned>(_mm_movemask_epi8(eq));
+}
+
+}  // namespace
+
+template <std::size_t K>
+std::uint64_t MarkerSet::scan_blocks(const unsigned char* s, std::size_t n) const {
+  // K > 0: a compile-time count, so the compares unroll and the key vectors stay in registers.
+  const auto* want = reinterpret_cast<const __m128i*>(wanted_.data());
+  auto bits_at = [&](const unsigned char* p) {
+    if constexpr (K > 0) {
+      return key_bits(p, want, std::make_index_sequence<K>{});
+    } else {
+      return key_bits(p, want, key_bytes_.size());
+    }
+  };
+  std::uint64_t found = 0;
+  std::size_t i = 0;
+  for (; i + 16 < n; i += 16) {  // not the last byte: each key byte has a following byte
+    for (unsigned bits = bits_at(s + i); bits != 0; bits &= bits - 1) {
+      if (hit<true>(s, n, i + static_cast<std::size_t>(std::countr_zero(bits)), found)) return found;
+    }
+  }
+  // The last partial block: the sixteen bytes that end the text, less those already seen; a text
+  // shorter than a block is copied into one.
+  std::size_t base = 0;
+  unsigned bits;
+  if (n >= 16) {
+    base = n - 16;
+    bits = bits_at(s + base) & (0xFFFFu << (i - base));
+  } else {
+    unsigned char pad[16] = {};
+    std::memcpy(pad, s, n);
+    bits = bits_at(pad) & ((1u << n) - 1u);
+  }
+  for (; bits != 0; bits &= bits - 1) {
+    if (hit<false>(s, n, base + static_cast<std::size_t>(std::countr_zero(bits)), found)) break;
+  }
+  return found;
+}
+#endif
 
 std::uint64_t MarkerSet::scan(std::string_view text) const {
   std::uint64_t found = 0;
@@ -121,46 +201,25 @@ std::uint64_t MarkerSet::scan(std::string_view text) const {
     }
     return found;
   }
-  std::uint64_t dead = 0;  // bit k: the owners keyed by key k are all found, so its byte stops mattering
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  // At key byte s[j] (key index k, not dead): true when the markers it keys are now all found.
-  // Most visits end at the first test: no marker of an owner still missing is keyed by s[j] and
-  // ends there or continues with s[j + 1].
-  auto visit = [&](std::size_t j, std::size_t k) {
-    const std::size_t f = j + 1 < n ? s[j + 1] : 256u;
-    if (((list_owners_[k * kPairs + 256] | list_owners_[k * kPairs + f]) & ~found) == 0) return false;
-    if (!check(s, n, j, k, found)) return false;
-    dead |= std::uint64_t{1} << k;
-    return true;
-  };
-  std::size_t i = 0;
+  if (key_bytes_.empty() || n == 0) return found;
 #if defined(__SSE2__)
-  // Sixteen bytes at a time: one compare per key byte (a fixed count, so the loop predicts well),
-  // then only the hits.
-  const std::size_t keys = key_bytes_.size();
-  __m128i wanted[kMaxKeys];
-  for (std::size_t k = 0; k < keys; ++k) wanted[k] = _mm_set1_epi8(static_cast<char>(key_bytes_[k]));
-  while (keys > 0 && i + 16 <= n) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    __m128i eq = _mm_cmpeq_epi8(v, wanted[0]);
-    for (std::size_t k = 1; k < keys; ++k) eq = _mm_or_si128(eq, _mm_cmpeq_epi8(v, wanted[k]));
-    for (unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(eq)); bits != 0; bits &= bits - 1) {
-      const std::size_t j = i + static_cast<std::size_t>(std::countr_zero(bits));
-      const std::size_t k = key_[s[j]] - 1u;
-      if ((dead >> k & 1) == 0 && visit(j, k) && found == all_owners_) return found;
-    }
-    i += 16;
+  using Blocks = std::uint64_t (MarkerSet::*)(const unsigned char*, std::size_t) const;
+  static constexpr auto kBlocks = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<Blocks, sizeof...(K)>{&MarkerSet::scan_blocks<K>...};
   }
-#endif
-  for (; i < n; ++i) {
+  (std::make_index_sequence<kUnrolled + 1>{});
+  const std::size_t keys = key_bytes_.size();
+  return (this->*kBlocks[keys <= kUnrolled ? keys : 0])(s, n);
+#else
+  for (std::size_t i = 0; i < n; ++i) {
     while (i + 4 <= n && (key_[s[i]] | key_[s[i + 1]] | key_[s[i + 2]] | key_[s[i + 3]]) == 0) i += 4;
     while (i < n && key_[s[i]] == 0) ++i;
-    if (i == n) break;
-    const std::size_t k = key_[s[i]] - 1u;
-    if ((dead >> k & 1) == 0 && visit(i, k) && found == all_owners_) break;
+    if (i == n || hit<false>(s, n, i, found)) break;
   }
   return found;
+#endif
 }
 
 }  // namespace keel::detail

@@ -1,8 +1,10 @@
 // Finding many literal markers in one pass. Auto-detection asks, for every format, whether its
 // markers occur in the reply; a find() per marker reads the text some twenty times and compares
 // at every false start. A MarkerSet reads it once: each marker is keyed by one of its bytes (the
-// rarest-looking one), a 256-entry table says which bytes key a marker, and at such a byte the
-// byte after it picks the few markers worth comparing (their first eight bytes at once).
+// rarest-looking one), sixteen bytes at a time are compared with every key byte, and at a key byte
+// the byte after it picks the few markers worth comparing (their first sixteen bytes at once).
+//
+// Thread-safety: scan() is const and may run concurrently; add() and build() may not.
 #pragma once
 
 #include <array>
@@ -25,27 +27,37 @@ class MarkerSet {
  private:
   struct Entry {
     std::string_view marker;
-    std::size_t anchor;  // offset of the key byte in the marker
-    std::uint64_t owner;
+    std::size_t anchor;                   // offset of the key byte in the marker
+    std::uint64_t owner;                  // every owner of this marker (a marker added twice is one entry)
     std::array<std::uint64_t, 2> prefix;  // the marker's first (up to) sixteen bytes, compared first
     std::array<std::uint64_t, 2> mask;    // which bytes of `prefix` count
   };
-  static constexpr std::size_t kPairs = 257;   // per key: one list per following byte, plus one for "any"
-  static constexpr std::size_t kMaxKeys = 64;  // distinct key bytes of the one-pass scan (beyond: find())
+  static constexpr std::size_t kPairs = 257;    // per key: one list per following byte, plus one for "any"
+  static constexpr std::size_t kMaxKeys = 64;   // distinct key bytes of the one-pass scan (beyond: find())
+  static constexpr std::size_t kUnrolled = 16;  // key counts up to this compare with a fixed, unrolled sequence
 
   static bool matches(const Entry& m, const unsigned char* s, std::size_t n, std::size_t i);
-  // Compares the markers keyed by s[j] (key index `key`) there; true when all their owners are found.
-  bool check(const unsigned char* s, std::size_t n, std::size_t j, std::size_t key, std::uint64_t& found) const;
+  // Handles key byte s[j], adding owners to `found`; true when every owner is found (the scan can stop).
+  template <bool inner>
+  bool hit(const unsigned char* s, std::size_t n, std::size_t j, std::uint64_t& found) const;
+  // hit() past its first test: compares the markers of `list` (the lists_ index for s[j], s[j + 1]).
+  bool check(const unsigned char* s, std::size_t n, std::size_t j, std::size_t list, std::uint64_t& found) const;
+  // The sixteen-byte scan for exactly K key bytes (K <= kUnrolled), or any count (K == 0).
+  template <std::size_t K>
+  std::uint64_t scan_blocks(const unsigned char* s, std::size_t n) const;
 
   std::vector<Entry> added_;
-  std::vector<Entry> entries_;              // grouped by (key byte, following byte)
-  std::vector<std::uint16_t> lists_;        // key k, following byte f: entries_[lists_[k*kPairs+f], ..+1)
+  std::vector<Entry> entries_;              // one per distinct marker
+  std::vector<std::uint16_t> order_;        // entries_ indices, grouped by list
+  std::vector<std::uint16_t> lists_;        // key k, following byte f: order_[lists_[k*kPairs+f], ..+1)
   std::array<unsigned char, 256> key_{};    // 0, or 1 + the key index of a byte that keys markers
   std::vector<std::uint64_t> key_owners_;   // per key index: the owners of its markers
   std::vector<unsigned char> key_bytes_;    // the bytes that key markers
   bool too_many_keys_ = false;              // more than kMaxKeys: scan() falls back to find()
   std::vector<std::uint64_t> list_owners_;  // per list (as lists_): the owners of its markers
   std::uint64_t all_owners_ = 0;
+  // Each key byte repeated sixteen times, for the block compare (loaded, not rebuilt, per scan).
+  alignas(16) std::array<std::array<unsigned char, 16>, kMaxKeys> wanted_{};
 };
 
 }  // namespace keel::detail

@@ -28,6 +28,16 @@ inline size_t skip_blanks(std::string_view s, size_t pos) {
   return pos;
 }
 
+// "<where>: <line>", the shape of repair and error lines, built with one allocation.
+inline std::string prefixed(std::string_view where, std::string_view line) {
+  std::string out;
+  out.reserve(where.size() + 2 + line.size());
+  out.append(where);
+  out.append(": ");
+  out.append(line);
+  return out;
+}
+
 // ASCII lowercase copy.
 inline std::string lowercase(std::string_view s) {
   std::string out(s);

@@ -1,6 +1,8 @@
 #include "keel/core/universal_parser.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 
 #include "core/marker_scan.hpp"
 #include "core/text_util.hpp"
@@ -105,12 +107,16 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     content = visible;
     if (auto_detect_) found = markers_->scan(content);
   }
-  auto take = [&](const ToolCallFormat& f, FormatResult r) {
-    out.format = std::string(f.name());
+  auto take = [&](const ToolCallFormat& f, FormatResult& r) {
+    out.format.assign(f.name());
     out.content = std::move(r.content);
     if (!r.reasoning.empty()) {
-      if (!out.reasoning.empty()) out.reasoning += '\n';
-      out.reasoning += r.reasoning;
+      if (out.reasoning.empty()) {
+        out.reasoning = std::move(r.reasoning);
+      } else {
+        out.reasoning += '\n';
+        out.reasoning += r.reasoning;
+      }
     }
     out.calls = std::move(r.calls);
     out.repairs = std::move(r.repairs);
@@ -119,13 +125,14 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
   // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
   // its own framing but found no call is kept as the answer's format unless a later format finds calls.
   const ToolCallFormat* framing = nullptr;
-  FormatResult framed;
+  std::optional<FormatResult> framed;
   // Auto-detection asks only the formats whose markers occur, and those that may be recognised
   // without them; the others cannot match.
   const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
-  for (size_t i = 0; i < formats_.size(); ++i) {
+  const std::uint64_t present = formats_.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << formats_.size()) - 1;
+  for (std::uint64_t left = asked & present; left != 0; left &= left - 1) {  // the asked formats, in order
+    const size_t i = static_cast<size_t>(std::countr_zero(left));
     const std::uint64_t bit = std::uint64_t{1} << i;
-    if ((asked & bit) == 0) continue;
     const ToolCallFormat& f = *formats_[i];
     if (auto_detect_) {
       const bool detected = (marked_ & bit) == 0 ? f.detect(content)
@@ -135,16 +142,16 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     }
     FormatResult r = f.parse(content, tools);
     if (!r.calls.empty() || r.error) {
-      take(f, std::move(r));
+      take(f, r);
       return out;
     }
     if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
       framing = &f;
-      framed = std::move(r);
+      framed.emplace(std::move(r));
     }
   }
   if (framing != nullptr) {
-    take(*framing, std::move(framed));
+    take(*framing, *framed);
   } else {
     out.content = std::string(detail::trim(content));
   }

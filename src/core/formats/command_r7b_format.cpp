@@ -36,7 +36,7 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
+TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, "<|", kTokens);
 }
 
@@ -102,7 +102,7 @@ class CommandR7bFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::vector<Piece> pieces = tokenize(text);
+    TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;

@@ -36,11 +36,11 @@ constexpr std::string_view kPrefix = "<｜";
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
+TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, kPrefix, kTokens);
 }
 
-std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,
                                           FormatResult& out) {
   return special_call_arguments(body, terminated, name, kCallEndToken, out);
 }
@@ -70,7 +70,7 @@ class DeepSeekFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::vector<Piece> pieces = tokenize(text);
+    TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
@@ -87,14 +87,14 @@ class DeepSeekFormat final : public ToolCallFormat {
 
  private:
   // Reads the call after <｜tool▁call▁begin｜> at pieces[i]; returns the index after it.
-  static size_t call(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
-    std::string head;
-    std::string body;
+  static size_t call(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
+    Gathered head;
+    Gathered body;
     bool sep = false;
     for (; i < pieces.size(); ++i) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) {
-        (sep ? body : head).append(pieces[i].text);
+        (sep ? body : head).add(pieces[i].text);
       } else if (t == Tok::kSep && !sep) {
         sep = true;
       } else {
@@ -109,8 +109,8 @@ class DeepSeekFormat final : public ToolCallFormat {
                           : "a DeepSeek tool call has no <｜tool▁sep｜>";
       return i;
     }
-    std::string_view h = trim(head);
-    std::string_view b = trim(body);
+    std::string_view h = trim(head.view());
+    std::string_view b = trim(body.view());
     std::string name;
     std::string_view json_text;
     if (h != "function" || (!b.empty() && b[0] == '{')) {  // V3.1: NAME<｜tool▁sep｜>{...}
@@ -125,7 +125,7 @@ class DeepSeekFormat final : public ToolCallFormat {
       out.error = "a DeepSeek tool call names no function";
       return i;
     }
-    if (auto args = call_arguments(json_text, terminated, name, out)) add_call(out, name, std::move(*args));
+    if (auto args = call_arguments(json_text, terminated, name, out)) add_call(out, std::move(name), std::move(*args));
     return i;
   }
 };

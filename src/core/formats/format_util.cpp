@@ -28,12 +28,13 @@ const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name
   return it == tools.end() ? nullptr : &*it;
 }
 
-std::string ParameterTypes::of(std::string_view param) {
+std::string_view ParameterTypes::of(std::string_view param) {
   if (!read_ && spec_ != nullptr) {
     read_ = true;
     const std::string_view text = spec_->parameters_schema;
-    const StrictJson valid = scan_strict_json(text);
-    const JsonView schema = valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin)) : JsonView();
+    const StrictJson valid = scan_strict_json(text, &index_);
+    const JsonView schema =
+        valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin), &index_) : JsonView();
     if (schema.is_object()) {
       properties_ = schema.find("properties");
       if (properties_ && !properties_->is_object()) properties_.reset();
@@ -44,12 +45,18 @@ std::string ParameterTypes::of(std::string_view param) {
   if (!p || !p->is_object()) return {};
   auto type = p->find("type");
   if (!type) return {};
-  if (type->is_string()) return type->str();
+  auto name = [&](JsonView t) -> std::string_view {
+    const std::string_view raw = t.raw().substr(1, t.raw().size() - 2);
+    if (raw.find('\\') == std::string_view::npos) return raw;
+    decoded_ = t.str();
+    return decoded_;
+  };
+  if (type->is_string()) return name(*type);
   if (type->is_array()) {
     JsonView::Items it = type->items();
     JsonView key, t;
     while (it.next(key, t)) {
-      if (t.is_string() && !t.str_equals("null")) return t.str();
+      if (t.is_string() && !t.str_equals("null")) return name(t);
     }
   }
   return {};
@@ -71,7 +78,7 @@ bool fits(JsonView v, std::string_view type) {
 
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
                            std::string_view param) {
-  const std::string type = types.of(param);
+  const std::string_view type = types.of(param);
   if (type == "string") return args.string_value(raw);
   const std::string_view trimmed = trim(raw);
   const StrictJson valid = scan_strict_json(trimmed);
@@ -88,7 +95,10 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
 
 void add_call(FormatResult& out, std::string name, std::string arguments, std::string id) {
   if (out.calls.empty()) out.calls.reserve(4);  // parallel calls come in small groups: one allocation
-  out.calls.push_back(ToolCall{std::move(id), std::move(name), std::move(arguments)});
+  ToolCall& call = out.calls.emplace_back();
+  call.id = std::move(id);
+  call.name = std::move(name);
+  call.arguments = std::move(arguments);
 }
 
 bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id) {
@@ -106,15 +116,20 @@ bool add_view_call(FormatResult& out, const std::string& name, std::optional<Jso
   return true;
 }
 
-size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, bool& open) {
-  open = false;
-  if (const size_t valid_end = scan_json_value(text, pos); valid_end != std::string_view::npos) {
-    parsed = LenientText{};  // valid: where json_extent() would end, and no repair to look for
+size_t valid_json_at(std::string_view text, size_t pos, LenientText& parsed) {
+  parsed = LenientText{};
+  const size_t valid_end = scan_json_value(text, pos, &parsed.index);
+  if (valid_end != std::string_view::npos) {  // where json_extent() would end, and no repair to look for
     parsed.input = text.substr(pos, valid_end - pos);
     parsed.in_input = true;
     parsed.end = valid_end - pos;
-    return valid_end;
   }
+  return valid_end;
+}
+
+size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, bool& open) {
+  open = false;
+  if (const size_t valid_end = valid_json_at(text, pos, parsed); valid_end != std::string_view::npos) return valid_end;
   size_t end = json_extent(text, pos);
   open = end == std::string_view::npos;
   if (open) end = text.size();
@@ -128,7 +143,7 @@ bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out
     out.error = std::string(where) + ": " + parsed.error;
     return false;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(std::string(where) + ": " + r);
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where, r));
   return true;
 }
 

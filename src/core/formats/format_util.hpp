@@ -20,18 +20,23 @@ size_t json_extent(std::string_view text, size_t pos);
 // The registered tool called `name`, or nullptr.
 const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name);
 
-// The declared JSON types of one tool's parameters, read from its JSON Schema (validated once,
-// when the first parameter is looked up).
+// The declared JSON types of one tool's parameters, read from its JSON Schema (validated and
+// indexed once, when the first parameter is looked up). Not copyable: its views read its index.
 class ParameterTypes {
  public:
   ParameterTypes(std::span<const ToolSpec> tools, std::string_view tool) : spec_(find_tool(tools, tool)) {}
-  // The declared type of `param` ("integer", "string", ...), or "" when unknown.
-  std::string of(std::string_view param);
+  ParameterTypes(const ParameterTypes&) = delete;
+  ParameterTypes& operator=(const ParameterTypes&) = delete;
+  // The declared type of `param` ("integer", "string", ...), or "" when unknown; valid until the
+  // next call.
+  std::string_view of(std::string_view param);
 
  private:
   const ToolSpec* spec_;
   bool read_ = false;
+  JsonIndex index_;  // the schema's
   std::optional<JsonView> properties_;
+  std::string decoded_;  // a type name that held an escape
 };
 
 // Appends the raw (untyped) value of parameter `param` to `args` (after its key), typed by the
@@ -61,6 +66,10 @@ void for_each_call_object(JsonView value, AddCall&& add) {
 // string holding an object (unwrapped, listed as a repair of "the call to 'NAME'"). Anything else
 // sets out.error; returns false when out.error is set.
 bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id = {});
+
+// The strictly valid JSON value at text[pos] ('{' or '['), taken into `parsed` (indexed); returns
+// its end, or npos when none starts there.
+size_t valid_json_at(std::string_view text, size_t pos, LenientText& parsed);
 
 // The JSON value at text[pos] ('{' or '['), parsed leniently into `parsed`: up to where it
 // balances, or — left open — to the end of the text (`open`). Returns its end. One pass when the

@@ -24,10 +24,22 @@ class FunctionaryV31Format final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {kOpen};
     return kMarkers;
   }
+  // A <function=NAME> tag followed by '{': the only shape parse() reads (Qwen3-Coder's
+  // <function=NAME><parameter=...> is not).
+  bool detect_marked(std::string_view text) const override {
+    for (size_t open = text.find(kOpen); open != kNpos; open = text.find(kOpen, open + kOpen.size())) {
+      const size_t name_b = open + kOpen.size();
+      const size_t name_e = name_end(text, name_b);
+      if (name_e == name_b || name_e == text.size() || text[name_e] != '>') continue;
+      const size_t body = skip_space(text, name_e + 1);
+      if (body < text.size() && text[body] == '{') return true;
+    }
+    return false;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Finder closes(text, kClose);
     size_t pos = 0;
@@ -40,9 +52,9 @@ class FunctionaryV31Format final : public ToolCallFormat {
         pos = name_b;                                                      // before the JSON: Qwen3-Coder says so)
         continue;
       }
-      std::string where =
-          "<function=" + std::string(text.substr(name_b, name_e - name_b)) + "> at offset " + std::to_string(open);
-      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes);
+      const Label where({"<function=", text.substr(name_b, name_e - name_b), ">"}, open);
+      JsonIndex index;
+      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes, &index);
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
@@ -50,7 +62,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
       d.name = std::string(text.substr(name_b, name_e - name_b));
       std::string why;
       const std::string_view payload = text.substr(body, seg.payload_end - body);
-      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid);
+      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid, &index);
       if (!args.ok()) {
         fail(out, where + (seg.cut_off ? ": the arguments were cut off before </function> (" : ": invalid JSON (") +
                       args.error + ")");

@@ -62,7 +62,7 @@ class FunctionaryV32Format final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     std::optional<Header> h = first_header(text, tools, code);
     out.framed = h.has_value();  // headers frame the reply even when it holds only "all" text
@@ -110,7 +110,7 @@ class FunctionaryV32Format final : public ToolCallFormat {
 
   // Reads a call segment's body; returns where the segment ends.
   static size_t call(std::string_view text, const Header& h, FormatResult& out) {
-    std::string where = ">>>" + std::string(h.name) + " at offset " + std::to_string(h.at);
+    const Label where({">>>", h.name}, h.at);
     size_t body = skip_space(text, h.body);
     CallDraft d;
     d.name = std::string(h.name);

@@ -10,6 +10,7 @@
 #include "core/formats/formats.hpp"
 #include "core/formats/python_call.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -39,7 +40,7 @@ class GemmaFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     Finder fences(text, "```");
     size_t pos = 0;
     for (size_t open; (open = text.find(kFence, pos)) != kNpos;) {
@@ -63,7 +64,7 @@ class GemmaFormat final : public ToolCallFormat {
  private:
   // The calls of one block, text[body, text.size()).
   static void read_block(std::string_view text, size_t body, size_t open, bool unclosed, FormatResult& out) {
-    std::string where = "```tool_code block at offset " + std::to_string(open);
+    const Label where({"```tool_code block"}, open);
     std::vector<PyCallText> calls;
     std::vector<std::string> repairs;
     size_t p = body;
@@ -92,7 +93,7 @@ class GemmaFormat final : public ToolCallFormat {
         return fail(out, where + prefix + r.error + ")");
       }
       for (auto& c : r.calls) calls.push_back(std::move(c));
-      for (auto& fix : r.repairs) repairs.push_back(where + ": " + fix);
+      for (auto& fix : r.repairs) repairs.push_back(prefixed(where, fix));
       p = r.end;
     }
     if (calls.empty()) return fail(out, where + ": the block holds no function call");

@@ -53,7 +53,7 @@ class Glm45Format final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Finder key_close(text, kKeyClose);
     Finder value_close(text, kValueClose);
@@ -67,7 +67,7 @@ class Glm45Format final : public ToolCallFormat {
         pos = body;
         continue;
       }
-      std::string where = "<tool_call> at offset " + std::to_string(open);
+      const Label where({"<tool_call>"}, open);
       CallDraft draft;
       JsonObjectWriter args;
       draft.name = std::string(text.substr(body, name_e - body));

@@ -35,12 +35,13 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
 using Piece = TokenPiece<Tok>;  // text: the text itself, or the token's spelling
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
+TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, "<|", kTokens);
 }
 
-// The value of the first whitespace-separated word of `header` that starts with `prefix`.
-std::string word_after(std::string_view header, std::string_view prefix) {
+// The value of the first whitespace-separated word of `header` that starts with `prefix`, or
+// false when there is none.
+bool word_after(std::string_view header, std::string_view prefix, std::string_view& value) {
   size_t pos = 0;
   while (pos < header.size()) {
     size_t b = skip_blanks(header, pos);
@@ -48,10 +49,13 @@ std::string word_after(std::string_view header, std::string_view prefix) {
     size_t e = b;
     while (e < header.size() && !is_blank(header[e])) ++e;
     std::string_view w = header.substr(b, e - b);
-    if (w.substr(0, prefix.size()) == prefix) return std::string(w.substr(prefix.size()));
+    if (w.substr(0, prefix.size()) == prefix) {
+      value = w.substr(prefix.size());
+      return true;
+    }
     pos = e;
   }
-  return {};
+  return false;
 }
 
 std::string_view first_word(std::string_view s) {
@@ -61,7 +65,7 @@ std::string_view first_word(std::string_view s) {
   return s.substr(0, e);
 }
 
-std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,
                                           FormatResult& out) {
   return special_call_arguments(body, terminated, name, "<|call|>", out);
 }
@@ -80,7 +84,7 @@ class HarmonyFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::vector<Piece> pieces = tokenize(text);
+    TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
     while (i < pieces.size() && !out.error) {
       const Piece& p = pieces[i];
@@ -99,7 +103,7 @@ class HarmonyFormat final : public ToolCallFormat {
  private:
   // Whether text pieces[i] is the role part of a header whose <|start|>assistant was in the prompt:
   // ` to=functions.NAME` (or `assistant`) right before <|channel|>, <|constrain|> or <|message|>.
-  static bool role_part(const std::vector<Piece>& pieces, size_t i) {
+  static bool role_part(const TokenPieces<Tok>& pieces, size_t i) {
     if (i + 1 >= pieces.size()) return false;
     Tok next = pieces[i + 1].tok;
     if (next != Tok::kChannel && next != Tok::kConstrain && next != Tok::kMessage) return false;
@@ -108,34 +112,36 @@ class HarmonyFormat final : public ToolCallFormat {
   }
 
   // Reads the message whose header starts at pieces[i]; returns the index after it.
-  static size_t message(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
-    std::string header;
-    std::string channel;
+  static size_t message(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
+    // The header's words are read piece by piece: tokens stand between text pieces (never two
+    // text pieces in a row), so no word spans two pieces.
+    std::string_view recipient;
+    bool has_recipient = false;
+    Gathered channel;
     bool in_channel = false;
+    size_t read = 0;  // header pieces read
     size_t n = pieces.size();
     // Header: role text, <|channel|> text, <|constrain|> text, up to <|message|>.
-    for (; i < n && pieces[i].tok != Tok::kMessage; ++i) {
+    for (; i < n && pieces[i].tok != Tok::kMessage; ++i, ++read) {
       Tok t = pieces[i].tok;
       if (t == Tok::kEnd || t == Tok::kCall || t == Tok::kReturn) break;
-      if (t == Tok::kStart && !header.empty()) break;  // the next message begins
+      if (t == Tok::kStart && read != 0) break;  // the next message begins
       if (t == Tok::kText) {
-        header.append(pieces[i].text);
-        if (in_channel) channel.append(pieces[i].text);
+        if (!has_recipient) has_recipient = word_after(pieces[i].text, "to=", recipient);
+        if (in_channel) channel.add(pieces[i].text);
       } else {
-        header += ' ';
         in_channel = t == Tok::kChannel;
       }
     }
-    std::string recipient = word_after(header, "to=");
-    std::string name = recipient.substr(0, 10) == "functions." ? recipient.substr(10) : recipient;
+    std::string_view name = recipient.substr(0, 10) == "functions." ? recipient.substr(10) : recipient;
     bool is_call = !recipient.empty() && recipient != "assistant" && recipient != "user" && recipient != "all";
     if (i >= n || pieces[i].tok != Tok::kMessage) {
-      if (is_call) out.error = "the call to '" + name + "' was cut off in its header (no <|message|>)";
+      if (is_call) out.error = "the call to '" + std::string(name) + "' was cut off in its header (no <|message|>)";
       return i;
     }
     out.framed = true;  // a whole header: the reply is in harmony's framing, calls or not
     // Body: up to an end token, or (end token dropped) the next message's header, or the end.
-    std::string body;
+    Gathered body;
     bool terminated = false;
     for (++i; i < n; ++i) {
       Tok t = pieces[i].tok;
@@ -145,18 +151,19 @@ class HarmonyFormat final : public ToolCallFormat {
         break;
       }
       if (t == Tok::kStart || t == Tok::kChannel) break;
-      body.append(pieces[i].text);
+      body.add(pieces[i].text);
     }
     if (is_call) {
       if (name.empty()) {
         out.error = "a harmony call names no function (to=functions. is empty)";
         return i;
       }
-      if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, std::move(*args));
-    } else if (first_word(channel) == "analysis") {
-      append_line(out.reasoning, body);
+      if (auto args = call_arguments(body.view(), terminated, name, out))
+        add_call(out, std::string(name), std::move(*args));
+    } else if (first_word(channel.view()) == "analysis") {
+      append_line(out.reasoning, body.view());
     } else {
-      append_line(out.content, body);  // final, a commentary preamble, or no channel
+      append_line(out.content, body.view());  // final, a commentary preamble, or no channel
     }
     return i;
   }

@@ -48,7 +48,7 @@ class HermesFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Finder closes(text, kClose);
     size_t pos = 0;
@@ -59,7 +59,7 @@ class HermesFormat final : public ToolCallFormat {
         pos = body;
         continue;
       }
-      std::string where = "<tool_call> at offset " + std::to_string(open);
+      const Label where({"<tool_call>"}, open);
       if (body == text.size() || (text[body] != '{' && text[body] != '[')) {
         // Not JSON: a broken call when the tag starts a line as templates print it, else prose
         // that mentions the tag ("the model emits <tool_call> tags").
@@ -78,11 +78,12 @@ class HermesFormat final : public ToolCallFormat {
         pos = end;
         continue;
       }
-      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes);
+      JsonIndex index;
+      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes, &index);
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
-      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.valid, where, out);
+      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.valid, index, where, out);
       if (seg.cut_off) break;
     }
     out.content = text_outside(text, cuts, {"<|im_end|>"});
@@ -91,10 +92,11 @@ class HermesFormat final : public ToolCallFormat {
 
  private:
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
-  static void take(std::string_view payload, bool cut_off, bool valid, const std::string& where, FormatResult& out) {
+  static void take(std::string_view payload, bool cut_off, bool valid, const JsonIndex& index, const Label& where,
+                   FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
-    const LenientText parsed = lenient_payload(payload, where, repairs, valid);
+    const LenientText parsed = lenient_payload(payload, where, repairs, valid, &index);
     if (!parsed.ok()) {
       fail(out, where + (cut_off ? ": the call was cut off before </tool_call> (" : ": invalid JSON (") + parsed.error +
                     ")");

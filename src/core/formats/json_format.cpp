@@ -139,13 +139,18 @@ class JsonFormat final : public ToolCallFormat {
     if (out.calls.empty() && !out.error) parse_bare(text, tools, out, segments);
     std::sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) { return a.begin < b.begin; });
     std::string rest;
+    rest.reserve(text.size());
     size_t cursor = 0;
     for (const auto& s : segments) {
       if (s.begin > cursor) rest.append(text.substr(cursor, s.begin - cursor));
       cursor = std::max(cursor, s.end);
     }
     if (cursor < text.size()) rest.append(text.substr(cursor));
-    out.content = std::string(trim(rest));
+    const std::string_view kept = trim(rest);  // trimmed in place: no second copy
+    const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
+    rest.erase(begin + kept.size());
+    rest.erase(0, begin);
+    out.content = std::move(rest);
     return out;
   }
 
@@ -233,21 +238,27 @@ class JsonFormat final : public ToolCallFormat {
         continue;
       }
       if (text[start] == '{' || text[start] == '[') {
-        size_t end = json_extent(text, start);
-        if (end == std::string_view::npos) {
+        LenientText parsed;
+        size_t end = valid_json_at(text, start, parsed);
+        const bool valid = end != std::string_view::npos;
+        if (!valid) end = json_extent(text, start);
+        const bool open = end == std::string_view::npos;
+        if (open) end = text.size();
+        const std::string_view candidate = text.substr(start, end - start);
+        if (open) {
+          parsed = parse_json_lenient_text(candidate);
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
-          std::string_view rest = text.substr(start);
-          const LenientText parsed = parse_json_lenient_text(rest);
           if (parsed.ok()) {
-            if (take(rest, parsed, tools, out)) segments.push_back({start, text.size()});
-          } else if (looks_like_cut_call(rest, tools)) {
+            if (take(candidate, parsed, tools, out)) segments.push_back({start, text.size()});
+          } else if (looks_like_cut_call(candidate, tools)) {
             out.error = "the tool call was cut off: " + parsed.error;
             segments.push_back({start, text.size()});
           }
           return;
         }
-        if (may_hold_calls(text.substr(start, end - start)) && take(text.substr(start, end - start), tools, out)) {
-          segments.push_back({start, end});
+        if (may_hold_calls(candidate)) {
+          if (!valid) parsed = parse_json_lenient_text(candidate);
+          if (take(candidate, parsed, tools, out)) segments.push_back({start, end});
         }
         pos = end;
         continue;

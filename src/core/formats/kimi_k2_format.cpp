@@ -36,11 +36,11 @@ constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
-std::vector<Piece> tokenize(std::string_view s) {
+TokenPieces<Tok> tokenize(std::string_view s) {
   return split_special_tokens(s, "<|", kTokens);
 }
 
-std::optional<std::string> call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,
                                           FormatResult& out) {
   return special_call_arguments(body, terminated, name, "<|tool_call_end|>", out);
 }
@@ -69,7 +69,7 @@ class KimiK2Format final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::vector<Piece> pieces = tokenize(text);
+    TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
@@ -86,14 +86,14 @@ class KimiK2Format final : public ToolCallFormat {
 
  private:
   // Reads the call after <|tool_call_begin|> at pieces[i]; returns the index after it.
-  static size_t call(const std::vector<Piece>& pieces, size_t i, FormatResult& out) {
-    std::string head;
-    std::string body;
+  static size_t call(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
+    Gathered head;
+    Gathered body;
     bool arg = false;
     for (; i < pieces.size(); ++i) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) {
-        (arg ? body : head).append(pieces[i].text);
+        (arg ? body : head).add(pieces[i].text);
       } else if (t == Tok::kArgBegin && !arg) {
         arg = true;
       } else {
@@ -103,7 +103,7 @@ class KimiK2Format final : public ToolCallFormat {
     bool cut_off = i >= pieces.size();  // the reply ended inside the call
     bool terminated = !cut_off && pieces[i].tok == Tok::kCallEnd;
     if (terminated) ++i;
-    std::string id(trim(head));
+    std::string id(trim(head.view()));
     if (!arg) {
       out.error = "the Kimi-K2 call '" + id + "' " + (cut_off ? "was cut off before" : "has no") +
                   " <|tool_call_argument_begin|>";
@@ -114,7 +114,9 @@ class KimiK2Format final : public ToolCallFormat {
       out.error = "a Kimi-K2 call names no function (id '" + id + "')";
       return i;
     }
-    if (auto args = call_arguments(body, terminated, name, out)) add_call(out, name, std::move(*args), id);
+    if (auto args = call_arguments(body.view(), terminated, name, out)) {
+      add_call(out, std::move(name), std::move(*args), std::move(id));
+    }
     return i;
   }
 };

@@ -22,7 +22,6 @@ namespace keel::detail {
 namespace {
 
 constexpr std::string_view kTag = "<|python_tag|>";
-using Cuts = std::vector<std::pair<size_t, size_t>>;
 
 // Where python-tag segments end: at an end-of-turn token or the next tag.
 struct SegmentEnds {
@@ -97,7 +96,7 @@ class Llama3Format final : public ToolCallFormat {
   // that does not start a line, as Llama prints it.
   static size_t tagged(std::string_view text, size_t tag, size_t body, size_t end, std::span<const ToolSpec> tools,
                        FormatResult& out) {
-    std::string where = "<|python_tag|> at offset " + std::to_string(tag);
+    const Label where({"<|python_tag|>"}, tag);
     bool line_start = at_line_start(text, tag);
     std::string_view seg = text.substr(0, end);
     if (body >= end) {
@@ -118,7 +117,7 @@ class Llama3Format final : public ToolCallFormat {
           d.name = c.name.ends_with(".call") ? c.name.substr(0, c.name.size() - 5) : c.name;
           d.arguments = std::move(c.arguments);
           d.valid_utf8 = c.valid_utf8;
-          for (const auto& fix : r.repairs) d.repairs.push_back(where + ": " + fix);
+          for (const auto& fix : r.repairs) d.repairs.push_back(prefixed(where, fix));
           r.repairs.clear();
           commit(out, std::move(d), where);
         }
@@ -144,17 +143,16 @@ class Llama3Format final : public ToolCallFormat {
 
   // {"name": ..., "parameters"|"arguments": ...} objects separated by ';' from seg[pos]; returns
   // where they end (text after them is content).
-  static size_t json_calls(std::string_view seg, size_t pos, const std::string& where, FormatResult& out) {
+  static size_t json_calls(std::string_view seg, size_t pos, const Label& where, FormatResult& out) {
     std::vector<CallDraft> drafts;
     size_t end = pos;
     while (pos < seg.size() && seg[pos] == '{') {
-      end = json_extent(seg, pos);
-      bool cut_off = end == kNpos;
-      if (cut_off) end = seg.size();
       std::string why;
       CallDraft d;
-      const std::string_view payload = seg.substr(pos, end - pos);
-      const LenientText v = lenient_payload(payload, where, d.repairs);
+      LenientText v;
+      bool cut_off = false;
+      end = lenient_json_at(seg, pos, v, cut_off);
+      for (const auto& r : v.repairs) d.repairs.push_back(prefixed(where, r));
       if (!v.ok()) {
         fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + v.error + ")");
         return seg.size();
@@ -186,14 +184,14 @@ class Llama3Format final : public ToolCallFormat {
         pos = nl + 1;
         continue;
       }
-      std::string where = "call at offset " + std::to_string(start);
-      size_t end = json_extent(text, start);
-      bool cut_off = end == kNpos;  // unbalanced to the end: only what the repair pass can close
-      if (cut_off) end = text.size();
+      const Label where({"call"}, start);
+      LenientText v;
+      bool cut_off = false;  // unbalanced to the end: only what the repair pass can close
+      size_t end = lenient_json_at(text, start, v, cut_off);
       std::string_view candidate = text.substr(start, end - start);
       std::string why;
       CallDraft d;
-      const LenientText v = lenient_payload(candidate, where, d.repairs);
+      for (const auto& r : v.repairs) d.repairs.push_back(prefixed(where, r));
       bool taken = true;
       if (v.ok() && bare_call_shape(v.view(), tools)) {
         if (call_from_object(v.view(), d, where, why)) {

@@ -69,14 +69,16 @@ std::string split_think(std::string_view text, std::string& reasoning) {
 
 // Reads the JSON value at text[pos] ('[' or '{'): to its balanced end, or — left open — to the end
 // of the text, into `parsed`. Returns the end (exclusive); out.error is set when it is unusable.
-size_t read_json(std::string_view text, size_t pos, const std::string& what, FormatResult& out, LenientText& parsed) {
+// what() names the value for messages (called only for one).
+template <class What>
+size_t read_json(std::string_view text, size_t pos, What&& what, FormatResult& out, LenientText& parsed) {
   bool open = false;
   const size_t end = lenient_json_at(text, pos, parsed, open);
   if (!parsed.ok()) {
-    out.error = what + (open ? " was cut off: " : " is not valid JSON: ") + parsed.error;
+    out.error = what() + (open ? " was cut off: " : " is not valid JSON: ") + parsed.error;
     return end;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(what + ": " + r);
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(what(), r));
   return end;
 }
 
@@ -122,7 +124,8 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
   }
   if (text[p] == '{' || text[p] == '[') {
     LenientText value;
-    size_t end = read_json(text, p, "the tool-call list after [TOOL_CALLS]", out, value);
+    size_t end = read_json(
+        text, p, [] { return std::string("the tool-call list after [TOOL_CALLS]"); }, out, value);
     if (value.ok()) add_list(value.view(), out);
     return end;
   }
@@ -132,7 +135,7 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
   bool marked = text.substr(next, kArgs.size()) == kArgs || text.substr(next, kCallId.size()) == kCallId;
   if (e == p || (p != pos && !marked)) return npos;  // no name glued to the marker, nor NAME[ARGS]
   std::string name(text.substr(p, e - p));
-  std::string where = "the call to '" + name + "'";
+  auto where = [&] { return "the call to '" + name + "'"; };  // built only for a message
   std::string id;
   p = next;
   if (text.substr(p, kCallId.size()) == kCallId) {
@@ -142,20 +145,20 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
     p = skip_space(text, e);
   }
   if (p == text.size()) {
-    out.error = where + " was cut off before [ARGS]";
+    out.error = where() + " was cut off before [ARGS]";
     return p;
   }
   if (text.substr(p, kArgs.size()) != kArgs) {
-    out.error = "expected [ARGS] after the tool name in " + where;
+    out.error = "expected [ARGS] after the tool name in " + where();
     return p;
   }
   p = skip_space(text, p + kArgs.size());
   if (p == text.size()) {
-    out.error = where + " was cut off before its arguments";
+    out.error = where() + " was cut off before its arguments";
     return p;
   }
   if (text[p] != '{') {
-    out.error = where + ": [ARGS] must be followed by a JSON object";
+    out.error = where() + ": [ARGS] must be followed by a JSON object";
     return p;
   }
   LenientText value;

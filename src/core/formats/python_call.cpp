@@ -61,6 +61,7 @@ class Reader {
     if (!eat('(')) return expected("'(' after '" + c.name + "'");
     Keywords keywords;
     std::string& args = c.arguments;
+    args.reserve(64);  // room for the usual few arguments: no regrowth as they are added
     args = "{";
     valid_utf8_ = true;
     bool ok = items(')', "the call to ", c.name, [&] {
@@ -213,6 +214,11 @@ class Reader {
       return fail("cut off inside the string that starts at offset " + std::to_string(start));
     };
     while (true) {
+      // Bytes other than the quote, a backslash or a line break are copied as a run.
+      size_t run = i_;
+      while (run < s_.size() && s_[run] != q && s_[run] != '\\' && s_[run] != '\n') ++run;
+      out.append(s_.substr(i_, run - i_));
+      i_ = run;
       if (at_end()) return cut();
       char c = s_[i_];
       if (c == q) {

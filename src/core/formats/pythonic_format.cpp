@@ -34,11 +34,11 @@ std::string_view strip_end_tokens(std::string_view text) {
 }
 
 // Copies the calls of `r` into `out`, the repairs going with the first.
-void emit(PyCallsText& r, const std::string& where, FormatResult& out) {
+void emit(PyCallsText& r, std::string_view where, FormatResult& out) {
   for (size_t i = 0; i < r.calls.size(); ++i) {
     CallDraft d{std::move(r.calls[i].name), std::move(r.calls[i].arguments), {}, r.calls[i].valid_utf8};
     if (i == 0) {
-      for (auto& fix : r.repairs) d.repairs.push_back(where + ": " + fix);
+      for (auto& fix : r.repairs) d.repairs.push_back(prefixed(where, fix));
     }
     commit(out, std::move(d), where);
   }
@@ -90,13 +90,14 @@ class PythonicFormat final : public ToolCallFormat {
  private:
   // <|python_start|> [calls] <|python_end|>, text around it being content.
   static void marked(std::string_view text, size_t start, FormatResult& out) {
-    std::string where = "<|python_start|> at offset " + std::to_string(start);
+    const Label where({"<|python_start|>"}, start);
     size_t body = skip_space(text, start + kStart.size());
     size_t close = text.find(kEnd, body);
     size_t body_end = close == kNpos ? text.size() : close;
     std::string_view seg = strip_end_tokens(text.substr(0, body_end));
     size_t end = close == kNpos ? text.size() : close + kEnd.size();
-    out.content = text_outside(text, {{start, end}}, {kEndOfTurn[0], kEndOfTurn[1], kEndOfTurn[2], kEndOfTurn[3]});
+    const Cut call[] = {{start, end}};
+    out.content = text_outside(text, call, {kEndOfTurn[0], kEndOfTurn[1], kEndOfTurn[2], kEndOfTurn[3]});
     if (body >= seg.size()) return fail(out, where + ": no call follows <|python_start|>");
     PyCallsText r = seg[body] == '[' ? read_python_call_list_text(seg, body) : read_python_call_text(seg, body);
     if (r.error.empty() && skip_space(seg, r.end) != seg.size()) {

@@ -78,7 +78,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<std::pair<size_t, size_t>> cuts;
+    Cuts cuts;
     MarkdownCode code(text);
     Scan scan(text);
     size_t pos = 0;
@@ -116,7 +116,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
   static Block read_function(Scan& s, size_t fn, bool wrapped, std::span<const ToolSpec> tools, FormatResult& out) {
     std::string_view text = s.text;
     Block b;
-    std::string where = "<function= at offset " + std::to_string(fn);
+    const Label where({"<function="}, fn);
     auto cut = [&](const std::string& what) {
       fail(out, where + ": cut off " + what);
       b.cut_off = true;

@@ -13,10 +13,10 @@ void append_line(std::string& to, std::string_view piece) {
   to.append(t);
 }
 
-std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, const std::string& name,
+std::optional<std::string> special_call_arguments(std::string_view body, bool terminated, std::string_view name,
                                                   std::string_view end_token, FormatResult& out) {
   std::string_view b = trim(body);
-  auto where = [&] { return "the call to '" + name + "'"; };  // built only for a message
+  auto where = [&] { return std::string("the call to '").append(name).append("'"); };  // built only for a message
   if (b.empty()) {
     if (!terminated) {
       out.error = where() + " was cut off before its arguments";
@@ -36,7 +36,7 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.error = where() + ": " + parsed.error;
     return std::nullopt;
   }
-  for (const auto& r : parsed.repairs) out.repairs.push_back(where() + ": " + r);
+  for (const auto& r : parsed.repairs) out.repairs.push_back(prefixed(where(), r));
   const JsonView v = parsed.view();
   if (!v.is_object() && !v.is_string()) {
     out.error = where() + ": the arguments must be a JSON object, got " + std::string(v.type_name());
@@ -47,7 +47,7 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.error = where() + ": " + args.error;
     return std::nullopt;
   }
-  for (auto& r : args.repairs) out.repairs.push_back(where() + ": " + r);
+  for (auto& r : args.repairs) out.repairs.push_back(prefixed(where(), r));
   return std::move(args.text);
 }
 

@@ -1,6 +1,9 @@
 #include "core/formats/text_scan.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <iterator>
 
 #include "core/formats/format_util.hpp"
 #include "core/json_repair.hpp"
@@ -113,10 +116,10 @@ JsonExtent json_extent_until(std::string_view text, size_t pos, std::string_view
 }
 
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
-                             Finder& closes) {
+                             Finder& closes, JsonIndex* index) {
   // A strictly valid value ends where it balances (no close tag can stand outside its strings);
   // otherwise strings are skipped, so a close tag quoted inside a value is data.
-  const size_t valid_end = scan_json_value(text, pos);
+  const size_t valid_end = scan_json_value(text, pos, index);
   const bool valid = valid_end != kNpos;
   JsonExtent ex = valid ? JsonExtent{valid_end, true} : json_extent_until(text, pos, close_tag);
   if (!ex.closed) {
@@ -188,16 +191,7 @@ bool at_line_start(std::string_view text, size_t pos) {
   return pos == 0 || text[pos - 1] == '\n';
 }
 
-bool is_name_char(char c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == '-' || c == '.';
-}
-
-size_t name_end(std::string_view text, size_t pos) {
-  while (pos < text.size() && is_name_char(text[pos])) ++pos;
-  return pos;
-}
-
-std::string text_outside(std::string_view text, const std::vector<std::pair<size_t, size_t>>& cuts,
+std::string text_outside(std::string_view text, std::span<const Cut> cuts,
                          std::initializer_list<std::string_view> drop) {
   size_t total = 0;
   size_t cursor = 0;
@@ -231,6 +225,27 @@ std::string text_outside(std::string_view text, const std::vector<std::pair<size
   return rest;
 }
 
+Label::Label(std::initializer_list<std::string_view> parts, size_t offset) {
+  constexpr std::string_view kAt = " at offset ";
+  char digits[24];
+  const auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), offset);
+  const std::string_view number(digits, static_cast<size_t>(end - digits));
+  size_t size = kAt.size() + number.size();
+  for (std::string_view p : parts) size += p.size();
+  char* out = buf_;
+  if (size > sizeof(buf_)) {
+    long_.resize(size);
+    out = long_.data();
+  }
+  text_ = std::string_view(out, size);
+  for (std::string_view p : parts) {
+    std::memcpy(out, p.data(), p.size());
+    out += p.size();
+  }
+  std::memcpy(out, kAt.data(), kAt.size());
+  std::memcpy(out + kAt.size(), number.data(), number.size());
+}
+
 void fail(FormatResult& out, std::string message) {
   if (!out.error) out.error = std::move(message);
 }
@@ -242,16 +257,17 @@ void commit(FormatResult& out, CallDraft&& draft, std::string_view where) {
 }
 
 LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid) {
+                            bool valid, const JsonIndex* index) {
   if (valid) {
     LenientText taken;
     taken.input = payload;
     taken.in_input = true;
     taken.end = payload.size();
+    if (index != nullptr) taken.index = *index;
     return taken;
   }
   LenientText parsed = parse_json_lenient_text(payload);
-  for (auto& r : parsed.repairs) repairs.push_back(std::string(where) + ": " + r);
+  for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, r));
   return parsed;
 }
 
@@ -264,12 +280,17 @@ bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_
     why = "the arguments of '" + draft.name + "' must be a JSON object, got " + std::string(args->type_name());
     return false;
   }
+  if (args->is_object()) {  // the usual case: the object as it is, compact
+    draft.arguments.clear();
+    args->append_compact(draft.arguments);
+    return true;
+  }
   ArgumentsText inner = unwrap_string_arguments_text(*args);
   if (!inner.error.empty()) {
     why = "the arguments of '" + draft.name + "' are a string that is not a JSON object: " + inner.error;
     return false;
   }
-  for (auto& r : inner.repairs) draft.repairs.push_back(std::string(where) + ": " + r);
+  for (auto& r : inner.repairs) draft.repairs.push_back(prefixed(where, r));
   draft.arguments = std::move(inner.text);
   return true;
 }

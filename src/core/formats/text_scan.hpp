@@ -3,8 +3,10 @@
 // visible text, and turning JSON payloads into calls with their repairs.
 #pragma once
 
+#include <array>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +14,7 @@
 
 #include "core/json_repair.hpp"
 #include "core/json_view.hpp"
+#include "core/small_vector.hpp"
 #include "keel/core/tool_call_format.hpp"
 
 namespace keel::detail {
@@ -88,17 +91,18 @@ struct TaggedPayload {
   bool cut_off = false;    // the text ended before the payload or the tag closed
   bool valid = false;      // the payload is exactly one strictly valid JSON value (no repair needed)
 };
+// `index`, when given, records a valid payload (as scan_json_value()).
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
-                             Finder& closes);
+                             Finder& closes, JsonIndex* index = nullptr);
 
 // ASCII classes, independent of the C locale.
 inline bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
-inline bool is_alpha(char c) {
+constexpr bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-inline bool is_digit(char c) {
+constexpr bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
@@ -115,14 +119,60 @@ std::string shown_char(std::string_view text, size_t pos);
 bool at_line_start(std::string_view text, size_t pos);
 
 // Characters of a tool name: letters, digits, '_', '-', '.'.
-bool is_name_char(char c);
+inline bool is_name_char(char c) {
+  static constexpr auto kName = [] {
+    std::array<bool, 256> t{};
+    for (int b = 0; b < 256; ++b) {
+      const char x = static_cast<char>(b);
+      t[static_cast<size_t>(b)] = is_alpha(x) || is_digit(x) || x == '_' || x == '-' || x == '.';
+    }
+    return t;
+  }();
+  return kName[static_cast<unsigned char>(c)];
+}
 // End of the tool name starting at `pos` (== pos when there is none).
-size_t name_end(std::string_view text, size_t pos);
+inline size_t name_end(std::string_view text, size_t pos) {
+  while (pos < text.size() && is_name_char(text[pos])) ++pos;
+  return pos;
+}
 
-// The text outside the ordered, non-overlapping [begin, end) `cuts`, without the `drop` tokens
-// (end-of-turn markers), trimmed.
-std::string text_outside(std::string_view text, const std::vector<std::pair<size_t, size_t>>& cuts,
+// A call's segment of the reply, [begin, end).
+struct Cut {
+  size_t begin;
+  size_t end;
+};
+// The call segments of one reply, in order (replies hold a few calls: no allocation for them).
+using Cuts = SmallVector<Cut, 8>;
+
+// The text outside the ordered, non-overlapping `cuts`, without the `drop` tokens (end-of-turn
+// markers), trimmed.
+std::string text_outside(std::string_view text, std::span<const Cut> cuts,
                          std::initializer_list<std::string_view> drop = {});
+
+// A call's place in the reply for messages, such as "<tool_call> at offset 12": written into an
+// inline buffer when it is made (no allocation for the usual short names) and read as a view.
+// Not copyable (the view points into it).
+class Label {
+ public:
+  // `parts` in order, then " at offset " and `offset`.
+  Label(std::initializer_list<std::string_view> parts, size_t offset);
+  Label(const Label&) = delete;
+  Label& operator=(const Label&) = delete;
+  operator std::string_view() const { return text_; }
+  // The label followed by `s`, for a message.
+  friend std::string operator+(const Label& l, std::string_view s) {
+    std::string out;
+    out.reserve(l.text_.size() + s.size());
+    out.append(l.text_);
+    out.append(s);
+    return out;
+  }
+
+ private:
+  char buf_[64];
+  std::string long_;  // the text when it does not fit buf_
+  std::string_view text_;
+};
 
 // Sets the result's error unless an earlier one is there: the first failure is the one to report.
 void fail(FormatResult& out, std::string message);
@@ -141,9 +191,10 @@ void commit(FormatResult& out, CallDraft&& draft, std::string_view where);
 
 // Parses a JSON payload leniently (json_repair.hpp); on success its fixes go to `repairs` as
 // "<where>: <fix>". Check ok() and read the value with view(). `valid`: the caller knows the
-// payload is one strictly valid value, which is then taken as it is.
+// payload is one strictly valid value, which is then taken as it is (with `index`, its scan's
+// index, when there is one).
 LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid = false);
+                            bool valid = false, const JsonIndex* index = nullptr);
 
 // Normalises a call's arguments into draft.arguments: an object as it is, a string holding a JSON
 // object unwrapped (a repair), null or absent as {}. False with `why` for anything else.
