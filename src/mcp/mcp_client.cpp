@@ -126,7 +126,7 @@ class McpClient::Impl {
     }
 
     std::unique_lock<std::mutex> lock(mu_);
-    bool finished = cv_.wait_until(lock, stop, deadline, [&] { return pending->done || closed_; });
+    cv_.wait_until(lock, stop, deadline, [&] { return pending->done || closed_; });
     if (pending->done) {
       pending_.erase(id);
       json response = std::move(pending->response);
@@ -142,7 +142,6 @@ class McpClient::Impl {
     pending_.erase(id);
     if (closed_) return closed_why_;
     lock.unlock();
-    (void)finished;
     if (stop.stop_requested()) {
       cancel(id, "cancelled by keel");
       return Status::Cancelled(method + " to MCP server '" + config_.name + "' was cancelled");

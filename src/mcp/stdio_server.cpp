@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -127,7 +126,7 @@ Status serve_stdio(MessageHandler& handler, const StdioServeOptions& options) {
     if (out.broken()) break;
   }
   std::unique_lock<std::mutex> lock(mu);
-  idle.wait_for(lock, std::chrono::milliseconds(options.drain_timeout_ms), [&] { return in_flight == 0; });
+  idle.wait(lock, [&] { return in_flight == 0; });
   lock.unlock();
   if (out.broken()) return Status::Unavailable("the MCP client closed keel's output");
   return Status::Ok();

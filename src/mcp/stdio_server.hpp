@@ -15,11 +15,11 @@ struct StdioServeOptions {
   int out_fd = 1;
   size_t max_message_bytes = 16 * 1024 * 1024;  // a longer line is refused with a JSON-RPC error
   size_t workers = 4;
-  int drain_timeout_ms = 30000;  // at end of input, how long in-flight requests may still take
 };
 
-// Serves until the input ends (or the output is closed). Ok at a clean end of input;
-// Unavailable when the output cannot be written.
+// Serves until the input ends (or the output is closed), then lets the requests in flight finish
+// (tools end within their own timeouts). Ok at a clean end of input; Unavailable when the output
+// cannot be written.
 Status serve_stdio(MessageHandler& handler, const StdioServeOptions& options);
 
 }  // namespace keel::mcp

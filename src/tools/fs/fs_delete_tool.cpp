@@ -28,13 +28,9 @@ constexpr const char* kSchema = R"json({
 Result<std::string> delete_path(const Workspace& ws, const nlohmann::json& args, const std::stop_token& stop) {
   const std::string shown = string_arg(args, "path", "");
   const bool recursive = bool_arg(args, "recursive", false);
-  ResolveOptions entry;
-  entry.access = Access::kWrite;
-  entry.follow_last = false;
-  KEEL_ASSIGN_OR_RETURN(const ResolvedPath target, ws.resolve_path(shown, entry));
-  KEEL_TRY(refuse_roots(ws, target.path, shown, "deleted"));
-  struct stat st {};
-  if (::lstat(target.path.c_str(), &st) != 0) return fs_error("delete", shown, last_error());
+  KEEL_ASSIGN_OR_RETURN(const EntryToChange entry, resolve_entry_to_change(ws, shown, "delete", "deleted"));
+  const ResolvedPath& target = entry.resolved;
+  const struct stat& st = entry.st;
   const std::string where = ws.display(target.path);
 
   if (S_ISLNK(st.st_mode)) {

@@ -58,17 +58,15 @@ Result<std::string> move_path(const Workspace& ws, const nlohmann::json& args, c
   const std::string shown_to = string_arg(args, "to", "");
   const bool overwrite = bool_arg(args, "overwrite", false);
 
-  ResolveOptions entry;
-  entry.access = Access::kWrite;
-  entry.follow_last = false;
-  KEEL_ASSIGN_OR_RETURN(const ResolvedPath from, ws.resolve_path(shown_from, entry));
-  KEEL_TRY(refuse_roots(ws, from.path, shown_from, "moved"));
-  struct stat st {};
-  if (::lstat(from.path.c_str(), &st) != 0) return fs_error("move", shown_from, last_error());
-  const fs::file_type type = file_type_from_mode(st.st_mode);
+  KEEL_ASSIGN_OR_RETURN(const EntryToChange source, resolve_entry_to_change(ws, shown_from, "move", "moved"));
+  const ResolvedPath& from = source.resolved;
+  const fs::file_type type = file_type_from_mode(source.st.st_mode);
 
-  entry.must_exist = false;
-  KEEL_ASSIGN_OR_RETURN(const ResolvedPath to, ws.resolve_path(shown_to, entry));
+  ResolveOptions destination;
+  destination.access = Access::kWrite;
+  destination.follow_last = false;
+  destination.must_exist = false;
+  KEEL_ASSIGN_OR_RETURN(const ResolvedPath to, ws.resolve_path(shown_to, destination));
   KEEL_TRY(check_destination(from, type, to, shown_from, shown_to, overwrite, "fs_move"));
   KEEL_TRY(make_parents(to.path, shown_to));
 

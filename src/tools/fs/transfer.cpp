@@ -16,6 +16,18 @@ std::string count(uint64_t n, std::string_view one, std::string_view many) {
 
 }  // namespace
 
+Result<EntryToChange> resolve_entry_to_change(const Workspace& ws, std::string_view shown, std::string_view verb,
+                                              std::string_view done) {
+  ResolveOptions entry;
+  entry.access = Access::kWrite;
+  entry.follow_last = false;
+  EntryToChange out;
+  KEEL_ASSIGN_OR_RETURN(out.resolved, ws.resolve_path(shown, entry));
+  KEEL_TRY(refuse_roots(ws, out.resolved.path, shown, done));
+  if (::lstat(out.resolved.path.c_str(), &out.st) != 0) return fs_error(verb, shown, last_error());
+  return out;
+}
+
 Status refuse_roots(const Workspace& ws, const fs::path& path, std::string_view shown, std::string_view done) {
   const std::vector<std::string> names = ws.roots_within(path);
   if (names.empty()) return Status::Ok();

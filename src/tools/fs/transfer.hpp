@@ -5,6 +5,8 @@
 // Thread-safety: free functions over an immutable Workspace; safe from any thread.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -19,6 +21,16 @@ namespace keel::detail {
 // be deleted; name something inside it"). `done` is what would happen to it ("deleted", "moved").
 Status refuse_roots(const Workspace& ws, const std::filesystem::path& path, std::string_view shown,
                     std::string_view done);
+
+// The entry a move or delete changes: `shown` resolved for writing without following a final
+// link, refused when it is or holds a root, and its lstat(). `verb` names the action in errors
+// ("move"), `done` in the root refusal ("moved").
+struct EntryToChange {
+  ResolvedPath resolved;
+  struct stat st {};
+};
+Result<EntryToChange> resolve_entry_to_change(const Workspace& ws, std::string_view shown, std::string_view verb,
+                                              std::string_view done);
 
 // Checks a destination before copying or moving `from_type` onto it: an existing directory is
 // refused (name a path inside it), an existing file or link only with overwrite, never a file with
