@@ -204,5 +204,25 @@ TEST_F(McpClientServer, ParallelCallsShareOneConnection) {
   EXPECT_EQ(ok.load(), 8);
 }
 
+// Answers initialize with a protocol version keel does not speak.
+class OldServer final : public mcp::MessageHandler {
+ public:
+  std::optional<json> handle(const json& m, const Notify&) override {
+    if (!m.contains("id")) return std::nullopt;
+    return json{{"jsonrpc", "2.0"},
+                {"id", m["id"]},
+                {"result", {{"protocolVersion", "2023-01-01"}, {"capabilities", json::object()}, {"serverInfo", {{"name", "old"}}}}}};
+  }
+};
+
+TEST(McpClientVersion, AServerSpeakingAnUnsupportedVersionIsRefusedByName) {
+  McpServerConfig config;
+  config.name = "old";
+  auto client = mcp::connect_client(config, std::make_unique<test::LoopbackTransport>(std::make_unique<OldServer>()), {});
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_NE(client.status().message().find("\"2023-01-01\""), std::string::npos) << client.status().message();
+}
+
 }  // namespace
 }  // namespace keel
