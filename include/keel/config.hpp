@@ -157,6 +157,11 @@ struct KeelConfig {
   // .mcp.json (a later definition of a name replaces an earlier one). Workspace ones are marked
   // from_workspace: keel starts them only once the user trusted them (`keel mcp trust NAME`).
   std::vector<McpServerConfig> mcp_servers = {};
+  // Folders searched for skills (keel/knowledge_skills.hpp, keel/executable_skill.hpp), highest
+  // precedence first: <workspace>/.keel/skills, <workspace>/.agents/skills, then the user folder
+  // $XDG_CONFIG_HOME/keel/skills (default ~/.config/keel/skills). A skill in an earlier folder
+  // hides one of the same name in a later one. Folders that do not exist are listed too.
+  std::vector<std::string> skill_dirs = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

@@ -67,6 +67,13 @@ void add_chat_command(CLI::App& app, CommandAction& action);
 void add_approvals_commands(CLI::App& app, CommandAction& action);
 // `keel mcp list|call|trust|serve`.
 void add_mcp_commands(CLI::App& app, CommandAction& action);
+// `keel skills ...`: knowledge skills (list, show, import, enable, disable) and executable skills
+// (run, proposals, approve, reject, autorun).
+void add_skills_commands(CLI::App& app, CommandAction& action);
+// The knowledge-skill subcommands of `keel skills` (skills_knowledge_command.cpp).
+void add_knowledge_skill_commands(CLI::App& skills, CommandAction& action);
+// The executable-skill subcommands of `keel skills` (skills_run_command.cpp).
+void add_executable_skill_commands(CLI::App& skills, CommandAction& action);
 // `keel mcp serve` (registered by add_mcp_commands on the `mcp` command).
 void add_mcp_serve_command(CLI::App& mcp, CommandAction& action);
 

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   add_memory_commands(app, action);
   add_approvals_commands(app, action);
   add_mcp_commands(app, action);
+  add_skills_commands(app, action);
 
   try {
     app.parse(argc, argv);

@@ -30,6 +30,19 @@ std::string user_config_path(const ConfigInputs& in) {
   return {};
 }
 
+// Where skills are looked up, highest precedence first (see KeelConfig::skill_dirs).
+std::vector<std::string> skill_dirs(const ConfigInputs& in) {
+  std::vector<std::string> dirs;
+  if (!in.workspace.empty()) {
+    dirs.push_back((std::filesystem::path(in.workspace) / ".keel" / "skills").string());
+    dirs.push_back((std::filesystem::path(in.workspace) / ".agents" / "skills").string());
+  }
+  if (std::string user = user_config_path(in); !user.empty()) {
+    dirs.push_back((std::filesystem::path(user).parent_path() / "skills").string());
+  }
+  return dirs;
+}
+
 // A later file's approvals over an earlier one's: its modes win, patterns of both apply.
 void merge_approvals(const ApprovalPolicy& layer, ApprovalPolicy& into) {
   if (layer.default_mode) {
@@ -229,6 +242,7 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   KEEL_ASSIGN_OR_RETURN(detail::ModelInputs mi, model_inputs(in, by_precedence, workspace_file ? &*workspace_file : nullptr,
                                                              user_config_path(in)));
   KEEL_ASSIGN_OR_RETURN(cfg.model, detail::resolve_model(mi, in.env));
+  cfg.skill_dirs = skill_dirs(in);
   return cfg;
 }
 

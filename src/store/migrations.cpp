@@ -172,10 +172,39 @@ CREATE TABLE todos (
 CREATE INDEX todos_by_workspace ON todos(workspace, completed_ms);
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// Version 4: skills' per-workspace settings and the action proposals of executable skills.
+constexpr std::string_view kSkills = R"sql(
+CREATE TABLE skill_settings (
+  workspace   TEXT NOT NULL DEFAULT '',
+  skill       TEXT NOT NULL CHECK (skill <> ''),
+  enabled     INTEGER CHECK (enabled IN (0, 1)),
+  auto_run    INTEGER CHECK (auto_run IN (0, 1)),
+  updated_ms  INTEGER NOT NULL,
+  PRIMARY KEY (workspace, skill)
+);
+
+CREATE TABLE skill_proposals (
+  id          INTEGER PRIMARY KEY,
+  workspace   TEXT NOT NULL DEFAULT '',
+  skill       TEXT NOT NULL,
+  run_id      TEXT NOT NULL DEFAULT '',
+  tool        TEXT NOT NULL DEFAULT '',
+  arguments   TEXT NOT NULL DEFAULT '{}',
+  output      TEXT NOT NULL DEFAULT 'null',
+  summary     TEXT NOT NULL DEFAULT '',
+  status      INTEGER NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 4),
+  result      TEXT NOT NULL DEFAULT '',
+  created_ms  INTEGER NOT NULL,
+  decided_ms  INTEGER
+);
+CREATE INDEX skill_proposals_by_workspace ON skill_proposals(workspace, status, id);
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
     {3, kTodos},
+    {4, kSkills},
 }};
 
 Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {

@@ -2,7 +2,7 @@
 //
 // Its methods are defined by concern: sessions and messages (session_store.cpp,
 // message_store.cpp), runs and tool runs (run_store.cpp), approvals (approval_store.cpp),
-// memory (memory_store.cpp), todos (todo_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp); opening and the
+// memory (memory_store.cpp), todos (todo_store.cpp), skill settings and proposals (skill_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp); opening and the
 // clock live in sqlite_store.cpp.
 //
 // Thread-safety: every public method takes mu_ for its whole duration, so each runs alone on
@@ -62,6 +62,14 @@ class SqliteStore final : public Store {
   Result<std::optional<std::string>> cache_get(std::string_view scope, std::string_view key) override;
   Status cache_put(std::string_view scope, std::string_view key, std::string_view value) override;
   Status cache_clear(std::string_view scope) override;
+
+  Status set_skill_setting(const SkillSetting& setting) override;
+  Result<std::vector<SkillSetting>> list_skill_settings(std::string_view workspace) override;
+  Result<int64_t> add_skill_proposal(const SkillProposal& proposal) override;
+  Result<SkillProposal> get_skill_proposal(int64_t id) override;
+  Result<std::vector<SkillProposal>> list_skill_proposals(std::string_view workspace,
+                                                          std::optional<ProposalStatus> status) override;
+  Status decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) override;
 
   Status record_span(const SpanRecord& span) override;
   Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) override;

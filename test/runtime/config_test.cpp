@@ -350,3 +350,24 @@ TEST(CurrentEnvironment, ReadsTheProcessEnvironment) {
 
 }  // namespace
 }  // namespace keel
+
+namespace keel {
+namespace {
+
+TEST(SkillDirsConfigTest, WorkspaceFoldersComeBeforeTheUserFolder) {
+  ConfigInputs in;
+  in.workspace = "/ws";
+  in.home = "/home/u";
+  auto cfg = resolve_config(in);
+  ASSERT_TRUE(cfg.ok()) << cfg.status().to_string();
+  EXPECT_EQ(cfg->skill_dirs,
+            (std::vector<std::string>{"/ws/.keel/skills", "/ws/.agents/skills", "/home/u/.config/keel/skills"}));
+  in.env["XDG_CONFIG_HOME"] = "/xdg";
+  in.workspace.clear();
+  cfg = resolve_config(in);
+  ASSERT_TRUE(cfg.ok()) << cfg.status().to_string();
+  EXPECT_EQ(cfg->skill_dirs, (std::vector<std::string>{"/xdg/keel/skills"}));
+}
+
+}  // namespace
+}  // namespace keel

@@ -210,6 +210,39 @@ struct TodoQuery {
   int limit = 0;  // most items returned; <= 0: all
 };
 
+// ---------------------------------------------------------------- skills
+
+// A workspace's override of one skill: whether it is enabled, and whether an auto-run-eligible
+// skill's action may run without asking. Unset fields keep the skill's default.
+struct SkillSetting {
+  std::string workspace;
+  std::string skill;               // a knowledge skill's name or an executable skill's id
+  std::optional<bool> enabled;     // unset: enabled
+  std::optional<bool> auto_run;    // unset: off (auto-run is always opt-in)
+  int64_t updated_ms = 0;          // set by the store
+};
+
+enum class ProposalStatus { kPending, kApproved, kRejected, kExecuted, kFailed };
+
+// "pending", "approved", "rejected", "executed", "failed".
+std::string_view proposal_status_name(ProposalStatus status);
+
+// An executable skill's action waiting for (or past) a person's decision.
+struct SkillProposal {
+  int64_t id = 0;           // assigned by add_skill_proposal()
+  std::string workspace;
+  std::string skill;        // the skill's id
+  std::string run_id;       // the skill graph run that produced it (free-form; not a runs row)
+  std::string tool;         // the tool the action calls; empty: the output itself is the proposal
+  std::string arguments;    // JSON object text: the action's arguments
+  std::string output;       // JSON text: the skill's validated output
+  std::string summary;      // one line a person reads in a list
+  ProposalStatus status = ProposalStatus::kPending;
+  std::string result;       // what the action returned, or why it failed / was rejected
+  int64_t created_ms = 0;   // 0: now
+  std::optional<int64_t> decided_ms;
+};
+
 // ---------------------------------------------------------------- tracing
 
 struct SpanRecord {

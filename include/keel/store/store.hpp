@@ -114,6 +114,25 @@ class Store {
   virtual Status cache_put(std::string_view scope, std::string_view key, std::string_view value) = 0;
   virtual Status cache_clear(std::string_view scope) = 0;
 
+  // ---- skills (per workspace)
+  // Sets the given fields of a skill's setting (unset fields keep their stored value).
+  // InvalidArgument for an empty skill name.
+  virtual Status set_skill_setting(const SkillSetting& setting) = 0;
+  // The workspace's settings, by skill name.
+  virtual Result<std::vector<SkillSetting>> list_skill_settings(std::string_view workspace) = 0;
+  // Queues a proposal (status is taken as given, normally kPending) and returns its id.
+  // InvalidArgument when arguments or output are not JSON (empty arguments: {}).
+  virtual Result<int64_t> add_skill_proposal(const SkillProposal& proposal) = 0;
+  // NotFound "no skill proposal N".
+  virtual Result<SkillProposal> get_skill_proposal(int64_t id) = 0;
+  // The workspace's proposals, newest first; `status` filters when set.
+  virtual Result<std::vector<SkillProposal>> list_skill_proposals(std::string_view workspace,
+                                                                  std::optional<ProposalStatus> status) = 0;
+  // Records a decision: from kPending to kApproved or kRejected, or from kApproved to kExecuted or
+  // kFailed, with `result` and decided_ms = now. NotFound for an unknown id; FailedPrecondition
+  // when the proposal is not in a state that allows the move (e.g. already rejected).
+  virtual Status decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) = 0;
+
   // ---- tracing
   // InvalidArgument when attributes are not a JSON object.
   virtual Status record_span(const SpanRecord& span) = 0;
