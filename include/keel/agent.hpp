@@ -28,6 +28,7 @@
 #include "keel/core/preflight.hpp"
 #include "keel/core/tool_call_parser.hpp"
 #include "keel/hooks.hpp"
+#include "keel/knowledge_skills.hpp"
 #include "keel/llm_client.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_registry.hpp"
@@ -66,6 +67,13 @@ struct AgentOptions {
   std::string parent_session_id = {};
   // The tools this agent may call, by name; empty: every tool in the registry.
   std::vector<std::string> tool_allowlist = {};
+  // Knowledge skills (keel/knowledge_skills.hpp). Each run's system prompt gets a Skills section
+  // with the enabled ones' names and descriptions and the bodies of those whose triggers match the
+  // task, within skill_disclosure's budgets of config.context.context_window. Register load_skill
+  // (register_load_skill_tool) with the same skills so the model can read the others; the section
+  // only mentions load_skill when the agent has it. Empty: no section.
+  std::vector<KnowledgeSkill> knowledge_skills = {};
+  SkillDisclosureOptions skill_disclosure = {};
 };
 
 class Agent {

@@ -35,7 +35,8 @@
 //   intents: [{name, keywords, patterns, tools}], planner: {enabled, timeout_ms},
 //   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds},
 //   approvals: {default_mode, tools: {NAME or "*": {mode, allow_patterns, deny_patterns}}}
-//     (camelCase defaultMode, allowPatterns, denyPatterns are accepted too)
+//     (camelCase defaultMode, allowPatterns, denyPatterns are accepted too),
+//   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
 // Approvals of both files are merged: the workspace file's modes win, patterns of both apply.
 //
@@ -121,6 +122,14 @@ struct ApprovalPolicy {
 // InvalidArgument saying what is wrong with it otherwise.
 Status check_approval_pattern(std::string_view pattern);
 
+// Knowledge skills (keel/knowledge_skills.hpp) in agent runs.
+struct SkillsSettings {
+  bool enabled = true;         // false: no skills are loaded, disclosed or offered through load_skill
+  // Share of the context window, in percent (1..50), that the system prompt's list of skill names
+  // and descriptions may take (SkillDisclosureOptions::share_percent; at least 256 tokens).
+  int disclosure_percent = 2;
+};
+
 // Everything resolve_config() decides.
 // A folder the fs tools may use besides the workspace, addressed as "NAME:path".
 struct FsRootConfig {
@@ -162,6 +171,7 @@ struct KeelConfig {
   // $XDG_CONFIG_HOME/keel/skills (default ~/.config/keel/skills). A skill in an earlier folder
   // hides one of the same name in a later one. Folders that do not exist are listed too.
   std::vector<std::string> skill_dirs = {};
+  SkillsSettings skills = {};             // `skills:` of the files (the workspace file's values win)
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

@@ -1,5 +1,6 @@
 #include "cli/agent_setup.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -118,17 +119,27 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   KEEL_TRY(register_cli_tools(*a->tools_, a->config_, a->workspace_, a->store_.get(), !flags.quiet));
   bool quiet = flags.quiet;
   bool json_out = flags.json;
-  KEEL_ASSIGN_OR_RETURN(a->mcp_, start_mcp_servers(a->config_, a->workspace_, a->store_.get(), *a->tools_,
-                                                   [quiet, json_out](const std::string& line) {
-                                                     if (quiet) return;
-                                                     if (json_out) {
-                                                       JsonEventsPlugin(stdout, false).notice(line);
-                                                     } else {
-                                                       std::fprintf(stderr, "keel: %s\n", line.c_str());
-                                                     }
-                                                   }));
-
+  auto notice = [quiet, json_out](const std::string& line) {
+    if (quiet) return;
+    if (json_out) {
+      JsonEventsPlugin(stdout, false).notice(line);
+    } else {
+      std::fprintf(stderr, "keel: %s\n", line.c_str());
+    }
+  };
   AgentOptions options;
+  if (a->config_.skills.enabled) {
+    KnowledgeSkillSet skills = load_cli_knowledge_skills(a->config_, a->workspace_, a->store_.get());
+    for (const std::string& problem : skills.problems) notice("warning: " + problem);
+    const bool any_enabled =
+        std::any_of(skills.skills.begin(), skills.skills.end(), [](const KnowledgeSkill& s) { return s.enabled; });
+    if (any_enabled) KEEL_TRY(register_load_skill_tool(*a->tools_, skills.skills));
+    options.knowledge_skills = std::move(skills.skills);
+    options.skill_disclosure.share_percent = a->config_.skills.disclosure_percent;
+  }
+  KEEL_ASSIGN_OR_RETURN(a->mcp_,
+                        start_mcp_servers(a->config_, a->workspace_, a->store_.get(), *a->tools_, notice));
+
   options.config.max_rounds = a->config_.max_rounds;
   options.config.repair_prompt = load_prompt("repair.md", a->workspace_, inputs.env);
   options.workspace = a->workspace_;

@@ -43,4 +43,17 @@ Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const s
   return Status::Ok();
 }
 
+KnowledgeSkillSet load_cli_knowledge_skills(const KeelConfig& config, const std::string& workspace, Store* store) {
+  KnowledgeSkillSet set = load_knowledge_skills(config.skill_dirs);
+  if (store == nullptr) return set;
+  Result<std::vector<SkillSetting>> settings = store->list_skill_settings(workspace);
+  if (!settings.ok()) {
+    set.problems.push_back("the workspace's skill settings cannot be read (every skill counts as enabled): " +
+                           settings.status().message());
+    return set;
+  }
+  apply_skill_settings(set, *settings);
+  return set;
+}
+
 }  // namespace keel::cli

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "keel/config.hpp"
+#include "keel/knowledge_skills.hpp"
 #include "keel/result.hpp"
 #include "keel/store/store.hpp"
 #include "keel/tool_registry.hpp"
@@ -17,5 +18,11 @@ namespace keel::cli {
 // (it needs the backend).
 Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
                           bool interactive = true);
+
+// The knowledge skills of config.skill_dirs with the enable/disable overrides `store` keeps for
+// `workspace` (nullptr: none). Problems (a skill that does not load, overrides that cannot be
+// read) are in the set's `problems`, for the caller to print as warnings. Loads whatever
+// config.skills.enabled says: the agent setup checks it, `keel skills` commands do not.
+KnowledgeSkillSet load_cli_knowledge_skills(const KeelConfig& config, const std::string& workspace, Store* store);
 
 }  // namespace keel::cli

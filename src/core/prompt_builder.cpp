@@ -53,6 +53,11 @@ std::string build_system_prompt(const SystemPromptParts& parts) {
     out += parts.project_instructions;
     while (!out.empty() && out.back() == '\n') out.pop_back();
   }
+  if (!parts.skills.empty()) {
+    out += "\n\n";
+    out += parts.skills;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+  }
   if (!parts.hints.empty()) {
     out += "\n\n# Hints\n";
     for (const auto& h : parts.hints) out += "- " + h + "\n";

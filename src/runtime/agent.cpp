@@ -51,6 +51,24 @@ int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
 }
 
+// The Skills section for `task`; the triggered skills whose bodies it holds are noted in the run's
+// metadata ("skills_loaded") for plugins.
+std::string skills_section(const AgentOptions& options, const TokenCounter& counter, std::string_view task,
+                           std::span<const ToolSpec> tools, RunContext& ctx) {
+  SkillDisclosureOptions disclosure = options.skill_disclosure;
+  disclosure.load_tool =
+      std::any_of(tools.begin(), tools.end(), [](const ToolSpec& t) { return t.name == "load_skill"; });
+  SkillDisclosure d = knowledge_skills_section(options.knowledge_skills, task, options.config.context.context_window,
+                                               counter, disclosure);
+  std::string loaded;
+  for (const std::string& name : d.loaded) {
+    if (!loaded.empty()) loaded += ", ";
+    loaded += name;
+  }
+  if (!loaded.empty()) ctx.metadata["skills_loaded"] = loaded;
+  return std::move(d.text);
+}
+
 }  // namespace
 
 std::string_view run_status_name(RunStatus status) {
@@ -279,6 +297,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   parts.tools = specs;
   parts.protocol = options_.config.tool_protocol;
   if (options_.load_agents_md) parts.project_instructions = read_agents_md(options_.workspace);
+  if (!options_.knowledge_skills.empty()) parts.skills = skills_section(options_, *counter_, task, specs, ctx);
   parts.hints = preflight.hints(task, specs);
   if (options_.planner.enabled && start.kind != Start::Kind::kResume) {
     for (auto& h : plan(ctx, task, specs, stop, outcome)) parts.hints.push_back(std::move(h));

@@ -274,7 +274,7 @@ Status parse_approvals(const FileReader& r, const YAML::Node& n, const std::stri
   return Status::Ok();
 }
 
-// The nested sections: retry, tools.shell, planner, intents, approvals.
+// The nested sections: retry, tools.shell, planner, intents, approvals, skills.
 Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& out) {
   if (const YAML::Node n = root["retry"]) {
     KEEL_TRY(r.mapping(n, "retry"));
@@ -347,6 +347,13 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
   if (const YAML::Node n = root["approvals"]) {
     KEEL_TRY(parse_approvals(r, n, out.path, out.approvals));
   }
+  if (const YAML::Node n = root["skills"]) {
+    KEEL_TRY(r.mapping(n, "skills"));
+    KEEL_TRY(r.check_keys(n, "skills", {"enabled", "disclosure_percent"}));
+    SectionReader skills(r, n, "skills.");
+    KEEL_TRY(skills.boolean("enabled", out.skills_enabled));
+    KEEL_TRY(skills.integer("disclosure_percent", 1, 50, out.skills_disclosure_percent));
+  }
   if (const YAML::Node n = root["intents"]) {
     if (!n.IsSequence()) return r.error("intents", "must be a list of {name, keywords, patterns, tools}");
     for (size_t i = 0; i < n.size(); ++i) {
@@ -382,7 +389,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
-                         "context", "approvals", "mcpServers"}));
+                         "context", "approvals", "mcpServers", "skills"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -418,6 +425,11 @@ Result<ConfigLayer> parse_config_text(const std::string& text, const std::string
     return Status::InvalidArgument(path + ": cannot be parsed: " + e.what());
   }
   return layer;
+}
+
+void apply_skills_layer(const ConfigLayer& layer, KeelConfig& config) {
+  if (layer.skills_enabled) config.skills.enabled = *layer.skills_enabled;
+  if (layer.skills_disclosure_percent) config.skills.disclosure_percent = *layer.skills_disclosure_percent;
 }
 
 Result<std::optional<ConfigLayer>> load_config_file(const std::string& path) {

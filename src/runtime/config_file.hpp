@@ -44,6 +44,8 @@ struct ConfigLayer {
   std::optional<int> context_recency_rounds;
   std::optional<int> context_summary_cooldown_rounds;
   ApprovalPolicy approvals = {};  // the file's approvals section; sources are set to `path`
+  std::optional<bool> skills_enabled;            // skills.enabled
+  std::optional<int> skills_disclosure_percent;  // skills.disclosure_percent
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 
@@ -54,5 +56,8 @@ Result<std::optional<ConfigLayer>> load_config_file(const std::string& path);
 
 // Parses YAML text as if it were the file `path` (the part of load_config_file after reading).
 Result<ConfigLayer> parse_config_text(const std::string& text, const std::string& path);
+
+// Copies the skills settings `layer` sets onto `config` (resolve_config applies each file in turn).
+void apply_skills_layer(const ConfigLayer& layer, KeelConfig& config);
 
 }  // namespace keel::detail

@@ -1,7 +1,8 @@
 // keel/core/prompt_builder.hpp — the sectioned system prompt and the runtime continuation prompt.
 //
 // The system prompt is built once per run from sections: core instructions, tool documentation
-// from the registry, project instructions (AGENTS.md), and preflight hints. The continuation
+// from the registry, project instructions (AGENTS.md), knowledge skills (built by
+// keel/core/skill_disclosure.hpp) and preflight hints. The continuation
 // prompt is built before every model call after the first: last round's tool summary, standing
 // denials, guard notes, the injection safety note and "round k of N" (seed 000).
 //
@@ -22,6 +23,7 @@ struct SystemPromptParts {
   std::span<const ToolSpec> tools;   // documented in the "Tools" section
   ToolProtocol protocol = ToolProtocol::kNative;  // kText adds schemas and the call format
   std::string project_instructions;  // contents of AGENTS.md, or empty
+  std::string skills;                // the "Skills" section (SkillDisclosure::text), or empty
   std::vector<std::string> hints;    // preflight hints, or empty
 };
 
