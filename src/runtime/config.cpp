@@ -93,6 +93,7 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.context_summary_cooldown_rounds) cfg.context_summary_cooldown_rounds = *layer.context_summary_cooldown_rounds;
   cfg.intents.insert(cfg.intents.end(), layer.intents.begin(), layer.intents.end());
   merge_approvals(layer.approvals, cfg.approvals);
+  detail::apply_skills_layer(layer, cfg);
 }
 
 Result<int> parse_max_rounds(const std::string& text, const std::string& what) {

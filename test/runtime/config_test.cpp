@@ -369,5 +369,18 @@ TEST(SkillDirsConfigTest, WorkspaceFoldersComeBeforeTheUserFolder) {
   EXPECT_EQ(cfg->skill_dirs, (std::vector<std::string>{"/xdg/keel/skills"}));
 }
 
+TEST(SkillDirsConfigTest, SkillsSettingsOfBothFilesApplyWorkspaceLast) {
+  testing::TempDir dir;
+  dir.write("ws/keel.yaml", "skills: {enabled: false}\n");
+  dir.write("home/.config/keel/config.yaml", "skills: {enabled: true, disclosure_percent: 7}\n");
+  ConfigInputs in;
+  in.workspace = (dir.path() / "ws").string();
+  in.home = (dir.path() / "home").string();
+  auto cfg = resolve_config(in);
+  ASSERT_TRUE(cfg.ok()) << cfg.status().to_string();
+  EXPECT_FALSE(cfg->skills.enabled);
+  EXPECT_EQ(cfg->skills.disclosure_percent, 7);
+}
+
 }  // namespace
 }  // namespace keel
