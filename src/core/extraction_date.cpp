@@ -16,12 +16,6 @@ namespace {
 constexpr size_t kNoMatch = std::string_view::npos;
 constexpr int kMaxSpaces = 4;  // whitespace code points allowed between the words of a date
 
-bool is_ascii_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool is_ascii_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 char ascii_lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }

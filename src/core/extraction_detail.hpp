@@ -12,6 +12,11 @@
 
 namespace keel::detail {
 
+// ASCII character classes of the extraction files (a non-ASCII byte or code point is in none).
+constexpr bool is_ascii_digit(char32_t c) { return c >= '0' && c <= '9'; }
+constexpr bool is_ascii_alpha(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool is_ascii_alnum(char32_t c) { return is_ascii_digit(c) || is_ascii_alpha(c); }
+
 // normalize_for_matching()'s output with, for each of its bytes, the input bytes it came from:
 // input[from[i], to[i]) (a letter together with the marks composed into it).
 struct MappedText {

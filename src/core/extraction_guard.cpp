@@ -46,9 +46,6 @@ bool is_trailing_punctuation(ExtractionTarget target, char32_t cp) {
 
 namespace {
 
-bool is_ascii_digit(char32_t cp) {
-  return cp >= '0' && cp <= '9';
-}
 
 }  // namespace
 

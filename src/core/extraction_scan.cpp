@@ -19,9 +19,8 @@
 namespace keel {
 namespace {
 
-bool is_ascii_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+using detail::is_ascii_alnum;
+
 
 // Collects accepted candidates in order, once each. One per call; not thread-safe.
 class Collector {

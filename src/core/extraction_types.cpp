@@ -11,20 +11,15 @@
 namespace keel {
 namespace {
 
+using detail::is_ascii_alnum;
+using detail::is_ascii_alpha;
+using detail::is_ascii_digit;
+
 constexpr ExtractionTarget kTargets[] = {ExtractionTarget::kEmail, ExtractionTarget::kUrl, ExtractionTarget::kDate,
                                          ExtractionTarget::kEntity};
 
-bool is_ascii_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool is_ascii_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 bool is_non_ascii(char c) {
   return static_cast<unsigned char>(c) >= 0x80;
-}
-bool is_ascii_digit(char c) {
-  return c >= '0' && c <= '9';
 }
 
 // Valid UTF-8 without whitespace or control characters.
