@@ -24,22 +24,6 @@ constexpr const char* kRulesNotice =
     "keel: no model configured; using the built-in rules model (deterministic: it lists, reads and searches files, "
     "counts lines and tells the date and time). Set --model or KEEL_MODEL to use a real model.";
 
-Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
-  if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();
-  OpenAiOptions o;
-  o.base_url = config.model.base_url;
-  o.api_key = config.model.api_key;
-  o.model = config.model.model;
-  o.connect_timeout_ms = config.connect_timeout_ms;
-  o.request_timeout_ms = config.request_timeout_ms;
-  o.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
-  o.retry.max_attempts = config.retry.max_attempts;
-  o.retry.initial_delay_ms = config.retry.initial_delay_ms;
-  o.retry.max_delay_ms = config.retry.max_delay_ms;
-  KEEL_TRY(validate_openai_options(o));
-  return make_openai_client(std::move(o));
-}
-
 // An editable prompt: <workspace>/.keel/prompts/NAME, else the user's
 // $XDG_CONFIG_HOME/keel/prompts/NAME (~/.config/...); empty (keel's default) when neither exists.
 std::string load_prompt(const std::string& name, const std::string& workspace,
@@ -63,6 +47,22 @@ std::string load_prompt(const std::string& name, const std::string& workspace,
 }
 
 }  // namespace
+
+Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
+  if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();
+  OpenAiOptions o;
+  o.base_url = config.model.base_url;
+  o.api_key = config.model.api_key;
+  o.model = config.model.model;
+  o.connect_timeout_ms = config.connect_timeout_ms;
+  o.request_timeout_ms = config.request_timeout_ms;
+  o.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
+  o.retry.max_attempts = config.retry.max_attempts;
+  o.retry.initial_delay_ms = config.retry.initial_delay_ms;
+  o.retry.max_delay_ms = config.retry.max_delay_ms;
+  KEEL_TRY(validate_openai_options(o));
+  return make_openai_client(std::move(o));
+}
 
 std::optional<std::string> stored_workspace(const std::string& id) {
   Result<std::unique_ptr<Store>> store = open_cli_store();

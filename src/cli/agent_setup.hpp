@@ -55,6 +55,10 @@ class CliAgent {
   std::unique_ptr<Agent> agent_;
 };
 
+// The backend `config` names: the rules model or an OpenAI-compatible client. InvalidArgument for
+// unusable client options.
+Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config);
+
 // The workspace a stored session (s_…) or run (r_…) worked in, so that continuing or resuming
 // it without --workspace uses the same folder; nullopt when unknown or when it no longer exists.
 std::optional<std::string> stored_workspace(const std::string& id);
