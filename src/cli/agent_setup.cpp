@@ -12,6 +12,7 @@
 #include "cli/text_output.hpp"
 #include "cli/tty_approver.hpp"
 #include "cli/mcp_setup.hpp"
+#include "cli/skills_setup.hpp"
 #include "cli/tool_setup.hpp"
 #include "keel/spawn_agent.hpp"
 #include "keel/openai_client.hpp"
@@ -136,6 +137,32 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
     if (any_enabled) KEEL_TRY(register_load_skill_tool(*a->tools_, skills.skills));
     options.knowledge_skills = std::move(skills.skills);
     options.skill_disclosure.share_percent = a->config_.skills.disclosure_percent;
+    // run_skill: the executable skills (the workspace's and the built-in ones). A skill.json that
+    // does not load only costs the agent this tool.
+    Result<std::vector<ExecutableSkill>> executable = load_executable_skills(a->config_.skill_dirs);
+    if (!executable.ok()) {
+      notice("warning: run_skill is not offered: " + executable.status().message());
+    } else {
+      SkillsWorkspace ws;
+      ws.workspace = a->workspace_;
+      ws.env = inputs.env;
+      ws.home = inputs.home;
+      SkillRunnerOptions so;
+      so.threads = 2;
+      so.rules_model = a->config_.model.kind == ModelSettings::Kind::kRules;
+      so.model_factory = make_skill_model_factory(ws);
+      so.store = a->store_.get();
+      so.workspace = a->workspace_;
+      so.tools = a->tools_.get();
+      so.approvals = a->config_.approvals;
+      Result<std::unique_ptr<SkillRunner>> runner = SkillRunner::create(std::move(*executable), *a->llm_, so);
+      if (!runner.ok()) {
+        notice("warning: run_skill is not offered: " + runner.status().message());
+      } else {
+        a->skills_ = std::move(*runner);
+        KEEL_TRY(a->tools_->add(make_run_skill_tool(*a->skills_)));
+      }
+    }
   }
   KEEL_ASSIGN_OR_RETURN(a->mcp_,
                         start_mcp_servers(a->config_, a->workspace_, a->store_.get(), *a->tools_, notice));

@@ -11,6 +11,7 @@
 #include "keel/agent.hpp"
 #include "keel/config.hpp"
 #include "keel/mcp.hpp"
+#include "keel/skill_runner.hpp"
 #include "keel/store/store.hpp"
 
 namespace keel::cli {
@@ -51,6 +52,7 @@ class CliAgent {
   std::unique_ptr<McpHub> mcp_;  // before tools_: the MCP tools call through it
   std::unique_ptr<ToolRegistry> tools_;
   std::unique_ptr<Store> store_;
+  std::unique_ptr<SkillRunner> skills_;  // run_skill's runner; it calls actions through tools_
   std::unique_ptr<JsonEventsPlugin> json_out_;
   std::unique_ptr<Agent> agent_;
 };

@@ -16,6 +16,7 @@
 #include "cli/tool_setup.hpp"
 #include "keel/config.hpp"
 #include "keel/knowledge_skills.hpp"
+#include "keel/skill_runner.hpp"
 #include "skills/knowledge_skill_import.hpp"
 
 namespace keel::cli {
@@ -111,14 +112,51 @@ int unknown_skill(const std::string& name, const KnowledgeSkillSet& set) {
   return kExitNotFound;
 }
 
+// Where an executable skill comes from, as `list` shows it: its folder, or "built-in".
+std::string executable_where(const ExecutableSkill& s, const std::string& workspace) {
+  if (s.dir.empty()) return "built-in";
+  std::error_code ec;
+  std::filesystem::path rel = std::filesystem::path(s.dir).lexically_relative(workspace);
+  if (!rel.empty() && *rel.begin() != "..") return rel.string();
+  return s.dir;
+}
+
+// The executable skills of the workspace (a loading error is a warning: list shows the rest).
+std::vector<ExecutableSkill> executable_skills(const KeelConfig& config) {
+  Result<std::vector<ExecutableSkill>> loaded = load_executable_skills(config.skill_dirs);
+  if (loaded.ok()) return std::move(*loaded);
+  std::fprintf(stderr, "keel: warning: %s\n", loaded.status().message().c_str());
+  return builtin_executable_skills();
+}
+
+// The executable skills after the knowledge skills, in their own table.
+void print_executable(const std::vector<ExecutableSkill>& skills, const std::string& workspace) {
+  size_t id_width = 10;  // "EXECUTABLE"
+  size_t where_width = 5;
+  for (const ExecutableSkill& s : skills) {
+    id_width = std::max(id_width, s.manifest.id.size());
+    where_width = std::max(where_width, executable_where(s, workspace).size());
+  }
+  const int iw = static_cast<int>(id_width);
+  const int ww = static_cast<int>(where_width);
+  std::printf("%-*s  %-17s  %-*s  %s\n", iw, "EXECUTABLE", "APPROVAL", ww, "WHERE", "DESCRIPTION");
+  for (const ExecutableSkill& s : skills) {
+    std::printf("%-*s  %-17s  %-*s  %s\n", iw, s.manifest.id.c_str(),
+                std::string(skill_approval_mode_name(s.manifest.approval_mode)).c_str(), ww,
+                executable_where(s, workspace).c_str(), one_line(s.manifest.description, 160).c_str());
+  }
+}
+
 int list_command(const ListArgs& args) {
   int code = kExitOk;
   std::optional<Loaded> l = load(args.workspace, code);
   if (!l) return code;
+  const std::vector<ExecutableSkill> executable = executable_skills(l->config);
   if (args.json) {
     json out = json::array();
     for (const KnowledgeSkill& s : l->skills.skills) {
-      out.push_back({{"name", s.name},
+      out.push_back({{"kind", "knowledge"},
+                     {"name", s.name},
                      {"description", s.description},
                      {"enabled", s.enabled},
                      {"where", where(s, l->workspace)},
@@ -130,11 +168,21 @@ int list_command(const ListArgs& args) {
                      {"triggerPatterns", s.trigger_patterns},
                      {"resources", s.resources}});
     }
+    for (const ExecutableSkill& s : executable) {
+      out.push_back({{"kind", "executable"},
+                     {"name", s.manifest.id},
+                     {"description", s.manifest.description},
+                     {"where", executable_where(s, l->workspace)},
+                     {"approvalMode", skill_approval_mode_name(s.manifest.approval_mode)},
+                     {"depends", s.manifest.depends},
+                     {"triggers", s.manifest.triggers}});
+    }
     std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   if (l->skills.skills.empty()) {
     std::fprintf(stderr, "no knowledge skills in %s\n", joined(l->config.skill_dirs).c_str());
+    print_executable(executable, l->workspace);
     return kExitOk;
   }
   if (!l->config.skills.enabled) std::fprintf(stderr, "keel: skills are turned off (skills.enabled: false)\n");
@@ -155,6 +203,8 @@ int list_command(const ListArgs& args) {
     std::printf("%-*s  %-7s  %-*s  %s\n", nw, s.name.c_str(), s.enabled ? "yes" : "no", ww,
                 where(s, l->workspace).c_str(), description.c_str());
   }
+  std::printf("\n");
+  print_executable(executable, l->workspace);
   return kExitOk;
 }
 

@@ -106,14 +106,31 @@ void print_tree(const std::vector<SpanRecord>& spans) {
   }
 }
 
+// A skill graph run (`keel skills run`): its spans are keyed by its id alone.
+int skill_run_trace(Store& store, const TraceArgs& args) {
+  Result<std::vector<SpanRecord>> spans = store.list_spans(args.id);
+  if (!spans.ok()) return report_store_error(spans.status());
+  if (spans->empty()) return report_store_error(Status::NotFound("no skill run '" + args.id + "'"));
+  if (args.otlp) {
+    std::printf("%s\n", spans_to_otlp(*spans).dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    return kExitOk;
+  }
+  std::printf("trace %s  skill run  %zu spans\n", args.id.c_str(), spans->size());
+  print_tree(*spans);
+  return kExitOk;
+}
+
 int trace_command(const TraceArgs& args) {
   const bool is_run = looks_like_id(args.id, "r_");
-  if (!is_run && !looks_like_id(args.id, "s_")) {
-    return report_usage_error("'" + args.id + "' is neither a run id (r_…) nor a session id (s_…)");
+  const bool is_skill_run = looks_like_id(args.id, "sk_");
+  if (!is_run && !is_skill_run && !looks_like_id(args.id, "s_")) {
+    return report_usage_error("'" + args.id +
+                              "' is neither a run id (r_…), a session id (s_…) nor a skill run id (sk_…)");
   }
   int code = 0;
   std::unique_ptr<Store> store = open_store_or_report(code);
   if (!store) return code;
+  if (is_skill_run) return skill_run_trace(*store, args);
   Result<RunRecord> run = is_run ? store->get_run(args.id) : store->latest_run(args.id);
   if (!run.ok()) {
     if (!is_run && run.status().code() == ErrorCode::kNotFound) {

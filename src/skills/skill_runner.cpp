@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -83,7 +84,7 @@ struct GraphRun {
 class SkillRunner::Impl {
  public:
   Impl(LlmClient& client, SkillRunnerOptions options)
-      : client_(client), options_(std::move(options)), pool_(pool_options(options_.threads)) {}
+      : client_(client), options_(std::move(options)) {}
 
   Status init(std::vector<ExecutableSkill> skills) {
     for (ExecutableSkill& s : skills) {
@@ -161,6 +162,14 @@ class SkillRunner::Impl {
   }
 
  private:
+  // The pool starts with the first skill that runs: an agent that offers run_skill but never calls
+  // it starts no threads.
+  detail::ThreadPool& pool() {
+    std::lock_guard lock(pool_mu_);
+    if (!pool_) pool_ = std::make_unique<detail::ThreadPool>(pool_options(options_.threads));
+    return *pool_;
+  }
+
   static detail::ThreadPool::Options pool_options(int threads) {
     detail::ThreadPool::Options o;
     o.threads = static_cast<size_t>(std::max(1, threads));
@@ -282,7 +291,7 @@ class SkillRunner::Impl {
       r->call->stop = r->stop.get_token();
       r->started = Clock::now();
       emit(g, SkillEvent::Kind::kStarted, id, nullptr);
-      r->task = pool_.submit([r, sync] {
+      r->task = pool().submit([r, sync] {
         SkillOutcome o = detail::run_skill_call(*r->call);
         std::lock_guard lock(sync->mu);
         r->outcome = std::move(o);
@@ -319,7 +328,7 @@ class SkillRunner::Impl {
         }
         if (r->stopping && now >= r->stop_at + grace) {
           r->abandoned = true;
-          pool_.abandon(r->task);
+          pool().abandon(r->task);
           continue;
         }
         all_done = false;
@@ -383,7 +392,8 @@ class SkillRunner::Impl {
   std::map<std::string, std::shared_ptr<const CompiledSkill>> skills_;
   std::vector<SkillNode> nodes_;
   std::unique_ptr<ToolExecutor> executor_;
-  detail::ThreadPool pool_;  // last: its workers stop before the members above go away
+  std::mutex pool_mu_;
+  std::unique_ptr<detail::ThreadPool> pool_;  // last: its workers stop before the members above go away
 };
 
 SkillRunner::SkillRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -15,6 +15,7 @@ using nlohmann::json;
 using testing::CliRun;
 using testing::lines_of;
 using testing::mock_text;
+using testing::mock_tool_calls;
 
 const json kSummaryOutput = {
     {"type", "object"}, {"required", {"summary"}}, {"properties", {{"summary", {{"type", "string"}}}}}};
@@ -255,6 +256,57 @@ TEST_F(SkillsCliTest, AutorunLetsAnEligibleSkillActWithoutAsking) {
       << advisory.err;
   EXPECT_EQ(skills({"autorun", "ghost", "on"}).exit_code, 1);
   EXPECT_EQ(skills({"autorun", "auto-note", "maybe"}).exit_code, 2);
+}
+
+TEST_F(SkillsCliTest, TraceShowsASkillRunsSpans) {
+  server_.push(mock_text(R"({"summary": "short"})"));
+  CliRun r = run_skill({"summarize", "--input", R"({"text": "x"})"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const size_t at = r.err.find("sk_");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string id = r.err.substr(at, r.err.find(' ', at) - at);
+  CliRun trace = keel({"trace", id});
+  ASSERT_EQ(trace.exit_code, 0) << trace.err;
+  EXPECT_EQ(trace.out.rfind("trace " + id + "  skill run  2 spans", 0), 0u) << trace.out;
+  EXPECT_NE(trace.out.find("summarize"), std::string::npos) << trace.out;
+  CliRun otlp = keel({"trace", id, "--otlp"});
+  ASSERT_EQ(otlp.exit_code, 0);
+  json exported = json::parse(otlp.out, nullptr, false);
+  ASSERT_FALSE(exported.is_discarded()) << otlp.out;
+  EXPECT_TRUE(exported.contains("resourceSpans")) << otlp.out;
+  CliRun missing = keel({"trace", "sk_0000000000000000"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no skill run 'sk_0000000000000000'"), std::string::npos) << missing.err;
+}
+
+TEST_F(SkillsCliTest, AnAgentRunsAnExecutableSkillThroughRunSkill) {
+  ToolCall call;
+  call.id = "c1";
+  call.name = "run_skill";
+  call.arguments = json{{"id", "extract"},
+                        {"input", {{"text", "Mail hello@agent.rs today."}, {"target", "email"}}}}.dump();
+  server_.push(mock_tool_calls({call}));
+  server_.push(mock_text(R"({"email": ["hello@agent.rs", "ghost@agent.rs"]})"));  // a made-up value
+  server_.push(mock_text(R"({"email": ["hello@agent.rs"]})"));                    // the retry
+  server_.push(mock_text("The address is hello@agent.rs."));
+  CliRun r = keel({"run", "--model", "mock", "--base-url", server_.base_url(), "--json", "find the email"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(server_.request_count(), 4u);
+  json first = json::parse(server_.request_bodies()[0]);
+  bool offered = false;
+  for (const json& t : first["tools"]) offered = offered || t["function"]["name"] == "run_skill";
+  EXPECT_TRUE(offered);
+  // The skill's retry shows the model the guard's finding; the agent gets the validated output.
+  EXPECT_NE(server_.request_bodies()[2].find("HallucinationDetected: 'ghost@agent.rs' not found in source text"),
+            std::string::npos)
+      << server_.request_bodies()[2];
+  json last = json::parse(server_.request_bodies()[3]);
+  std::string tool_result;
+  for (const json& m : last["messages"]) {
+    if (m["role"] == "tool") tool_result = m["content"].get<std::string>();
+  }
+  EXPECT_NE(tool_result.find(R"("output":{"email":["hello@agent.rs"]})"), std::string::npos) << tool_result;
+  EXPECT_NE(tool_result.find(R"("status":"succeeded")"), std::string::npos) << tool_result;
 }
 
 }  // namespace

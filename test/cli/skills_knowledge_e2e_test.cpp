@@ -55,7 +55,7 @@ TEST_F(SkillsKnowledgeE2eTest, ListShowsSkillsAndWarnsAboutBadOnes) {
   CliRun r = keel({"skills", "list"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = testing::lines_of(r.out);
-  ASSERT_EQ(lines.size(), 4u) << r.out;
+  ASSERT_EQ(lines.size(), 6u) << r.out;  // lines_of() leaves out the blank line between the tables
   EXPECT_TRUE(lines[0].starts_with("NAME ")) << lines[0];
   EXPECT_TRUE(lines[1].starts_with("gas  ")) << lines[1];
   EXPECT_NE(lines[1].find(" yes "), std::string::npos);
@@ -63,6 +63,8 @@ TEST_F(SkillsKnowledgeE2eTest, ListShowsSkillsAndWarnsAboutBadOnes) {
   EXPECT_NE(lines[1].find("Current Ethereum gas prices [triggers: gas fee]"), std::string::npos) << lines[1];
   EXPECT_TRUE(lines[2].starts_with("zk ")) << lines[2];
   EXPECT_TRUE(lines[3].starts_with("user-only ")) << lines[3];
+  EXPECT_TRUE(lines[4].starts_with("EXECUTABLE  APPROVAL ")) << lines[4];
+  EXPECT_TRUE(lines[5].starts_with("extract     advisory           built-in  ")) << lines[5];
   EXPECT_EQ(r.err, "keel: warning: " + keel_skills() +
                        "/broken/SKILL.md:2: the frontmatter has no description; add e.g. `description: what the "
                        "skill is for`\n");
@@ -70,8 +72,13 @@ TEST_F(SkillsKnowledgeE2eTest, ListShowsSkillsAndWarnsAboutBadOnes) {
   CliRun j = keel({"skills", "list", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   json skills = json::parse(j.out);
-  ASSERT_EQ(skills.size(), 3u) << skills;
+  ASSERT_EQ(skills.size(), 4u) << skills;
+  EXPECT_EQ(skills[0]["kind"], "knowledge");
   EXPECT_EQ(skills[0]["name"], "gas");
+  EXPECT_EQ(skills[3]["kind"], "executable");
+  EXPECT_EQ(skills[3]["name"], "extract");
+  EXPECT_EQ(skills[3]["where"], "built-in");
+  EXPECT_EQ(skills[3]["approvalMode"], "advisory");
   EXPECT_EQ(skills[0]["description"], "Current Ethereum gas prices");
   EXPECT_EQ(skills[0]["enabled"], true);
   EXPECT_EQ(skills[0]["where"], ".keel/skills/gas");
@@ -163,7 +170,8 @@ TEST_F(SkillsKnowledgeE2eTest, ImportFetchesAnIndexFromAnAllowedHttpServer) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "imported l2s into " + keel_skills() + "/l2s\nimported gas2 into " + keel_skills() + "/gas2\n");
   json skills = json::parse(keel({"skills", "list", "--json"}).out);
-  ASSERT_EQ(skills.size(), 4u) << skills;
+  ASSERT_EQ(skills.size(), 5u) << skills;  // four knowledge skills, then the built-in extract
+  EXPECT_EQ(skills[4]["kind"], "executable");
   EXPECT_EQ(skills[1]["name"], "gas2");
   EXPECT_EQ(skills[1]["description"], "Fetched gas");
   EXPECT_EQ(skills[2]["name"], "l2s");

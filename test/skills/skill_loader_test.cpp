@@ -208,8 +208,9 @@ TEST_F(SkillLoaderTest, AnEarlierFolderHidesTheSameIdInALaterOne) {
 
 TEST_F(SkillLoaderTest, AFolderSkillHidesTheBuiltInOfTheSameId) {
   std::vector<ExecutableSkill> builtins = builtin_executable_skills();
-  if (builtins.empty()) GTEST_SKIP() << "no built-in executable skills to hide";
+  ASSERT_FALSE(builtins.empty());
   const std::string id = builtins.front().manifest.id;
+  ASSERT_EQ(id, "extract");
   json own = minimal(id);
   own["description"] = "the workspace's own";
   write_skill(high_, "own", own, "mine");
