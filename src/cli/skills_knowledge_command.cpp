@@ -292,7 +292,7 @@ CLI::App* with_workspace(CLI::App* cmd, std::optional<std::string>& workspace) {
 void add_knowledge_skill_commands(CLI::App& skills, CommandAction& action) {
   auto list = std::make_shared<ListArgs>();
   CLI::App* list_cmd = with_workspace(
-      skills.add_subcommand("list", "List the knowledge skills: name, enabled, folder, description and triggers"),
+      skills.add_subcommand("list", "List the skills: knowledge skills (name, enabled, folder, description, triggers), then executable skills"),
       list->workspace);
   list_cmd->add_flag("--json", list->json,
                      "Print a JSON array of {name, description, enabled, where, file, source, index, domain, "
