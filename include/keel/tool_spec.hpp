@@ -1,12 +1,15 @@
-// keel/tool_spec.hpp — what the core and the model know about a tool: its name, its JSON Schema
-// and the execution metadata that drives batching, approvals, timeouts and caching (seed 000's
-// tool-meta table).
+// keel/tool_spec.hpp — what the core and the model know about a tool: its name, its JSON Schema,
+// the execution metadata that drives batching, approvals, timeouts and caching (seed 000's
+// tool-meta table) and the postconditions its ok outputs must meet.
 //
 // Thread-safety: plain value.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "keel/core/postcondition.hpp"
 
 namespace keel {
 
@@ -27,6 +30,10 @@ struct ToolSpec {
   int timeout_floor_ms = 1000;    // no configured timeout goes below this (slow hosts)
   bool cacheable = false;         // ok results may be reused for identical arguments for the cache TTL
                                   // (the store's tool_result scope), across runs and processes
+  // Contracts on an ok output (keel/core/postcondition.hpp), checked by the agent in order; a
+  // failure gets one corrective retry, a second failure of the same tool fails the run. Empty:
+  // any ok output is accepted.
+  std::vector<Postcondition> postconditions = {};
 
   // The timeout a call actually gets: max(timeout_ms, timeout_floor_ms).
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }

@@ -1,9 +1,10 @@
-// `keel tools list`: the tools an agent gets, with their metadata.
+// `keel tools list`: the tools an agent gets, with their metadata and postconditions.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/tool_setup.hpp"
+#include "keel/core/postcondition.hpp"
 
 namespace keel::cli {
 
@@ -30,7 +31,9 @@ int tools_list_command(const ToolsListArgs& args) {
                      {"concurrency_safe", t.concurrency_safe},
                      {"risk", risk_name(t.risk)},
                      {"timeout_ms", t.effective_timeout_ms()},
-                     {"cacheable", t.cacheable}});
+                     {"cacheable", t.cacheable},
+                     {"postconditions", nlohmann::json::array()}});
+      for (const auto& p : t.postconditions) out.back()["postconditions"].push_back(postcondition_to_json(p));
     }
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
@@ -44,6 +47,8 @@ int tools_list_command(const ToolsListArgs& args) {
     std::string timeout = std::to_string(t.effective_timeout_ms() / 1000) + " s";
     std::printf("%-14s %-7s %-30s %-9s %s\n", t.name.c_str(), std::string(risk_name(t.risk)).c_str(), flags.c_str(),
                 timeout.c_str(), t.description.c_str());
+    // One indented line per postcondition, under the tool it belongs to.
+    for (const auto& p : t.postconditions) std::printf("%-14s postcondition %s\n", "", describe_postcondition(p).c_str());
   }
   return kExitOk;
 }

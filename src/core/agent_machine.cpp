@@ -325,6 +325,7 @@ void AgentMachine::record_result(PendingCall& pc) {
   r.call_id = pc.call.id;
   r.name = pc.call.name;
   if (pc.ran) {
+    enforce_postconditions(pc);  // on the full output, before the budget cuts it
     if (detail::apply_result_budget(r.content, config_.result_char_budget)) {
       r.truncated = true;
       guards_.push_back({GuardKind::kContextLimit,
@@ -369,6 +370,7 @@ Decision AgentMachine::close_round() {
   // A plan step's references read the whole output, not what the result budget keeps of it.
   std::string full_output = plan_ && !round_calls_.empty() && round_calls_[0].result ? round_calls_[0].result->content : "";
   for (auto& pc : round_calls_) record_result(pc);
+  if (postcondition_fail_) return fail_on_postcondition();
   if (plan_) return continue_plan(std::move(full_output));
   round_calls_.clear();
   return next_model_call();

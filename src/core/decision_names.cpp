@@ -28,6 +28,7 @@ std::string_view guard_kind_name(GuardKind kind) {
     case GuardKind::kContextCompacted: return "context_compacted";
     case GuardKind::kRepairedCall: return "repaired_call";
     case GuardKind::kPlanHalted: return "plan_halted";
+    case GuardKind::kPostconditionFailed: return "postcondition_failed";
   }
   return "round_limit";
 }

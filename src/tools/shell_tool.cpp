@@ -6,6 +6,9 @@
 // needs together with the output, not a tool failure. Only a command that could not be started,
 // timed out ("timed out after N ms", with the output so far) or was cancelled is an error.
 //
+// Postcondition: a call that runs ls must print more than ls's "total N" line (see
+// listing_postcondition()).
+//
 // Timeouts: the call's timeout is BuiltinToolOptions::shell_timeout_ms; the model may ask for a
 // shorter one with timeout_ms. The limit is enforced inside the tool, which kills the process
 // group, and the executor's stop request (its own timeout or an abort) kills it the same way.
@@ -13,6 +16,7 @@
 
 #include <algorithm>
 
+#include "keel/core/postcondition.hpp"
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
 #include "tools/subprocess.hpp"
@@ -75,6 +79,17 @@ Result<std::string> run_shell(const WorkspacePtr& ws, const BuiltinToolOptions& 
   return Status::Cancelled("command was cancelled and killed after " + std::to_string(r.elapsed_ms) + " ms");
 }
 
+// `ls -lS | head -n 1` prints "total 7079928" and nothing else: the block count, not a file.
+// Only calls that run ls (or its GNU twins dir and vdir) are checked, because "total 42" from a
+// script or `wc` is real data; the result's own note lines are not output.
+Postcondition listing_postcondition() {
+  Postcondition p = Postcondition::not_metadata_only();
+  p.ignore_prefixes = {"[exit code ", "[killed by signal ", "[output truncated: "};
+  p.applies_to.argument = "command";
+  p.applies_to.programs = {"ls", "dir", "vdir"};
+  return p;
+}
+
 }  // namespace
 
 std::unique_ptr<Tool> make_shell_tool(WorkspacePtr workspace, const BuiltinToolOptions& options) {
@@ -88,6 +103,7 @@ std::unique_ptr<Tool> make_shell_tool(WorkspacePtr workspace, const BuiltinToolO
   spec.risk = Risk::kHigh;
   spec.timeout_ms = options.shell_timeout_ms;
   spec.cacheable = false;
+  spec.postconditions.push_back(listing_postcondition());
   return make_tool(std::move(spec), [ws = std::move(workspace), options](const nlohmann::json& args,
                                                                           const ToolContext& ctx) {
     return run_shell(ws, options, args, ctx);

@@ -3,6 +3,7 @@
 // decides identically on both.
 //
 // A vector: {"name", "config", "tools": [spec...], "task", "steps": [{"event"?: {...}, "expect": {...}}]}.
+// A tool spec may carry "postconditions" (keel/core/postcondition.hpp's JSON form).
 // The first step has no event (it checks start()). "expect" is matched as a subset of the decision's
 // JSON; a string starting with "~" matches as a substring.
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "keel/core/agent_machine.hpp"
 #include "keel/core/json_codec.hpp"
+#include "keel/core/postcondition.hpp"
 
 extern const char* const kKeelCoreVectors;
 
@@ -68,6 +70,14 @@ bool run_vector(const json& v, std::string& why) {
     if (!spec.ok()) {
       why = spec.status().message();
       return false;
+    }
+    if (t.contains("postconditions")) {
+      auto postconditions = keel::postconditions_from_json(t["postconditions"]);
+      if (!postconditions.ok()) {
+        why = postconditions.status().message();
+        return false;
+      }
+      spec->postconditions = std::move(postconditions).value();
     }
     tools.push_back(*spec);
   }

@@ -141,6 +141,12 @@ class AgentMachine {
   // constraint for the rest of the run.
   void deny_call(PendingCall& pc, std::string reason);
   void record_result(PendingCall& pc);
+  // Postconditions (agent_machine_postcondition.cpp): an ok result of a tool that declares them
+  // is checked on its full output. A failure becomes an error result with the stricter hint, a
+  // postcondition_failed guard and a guard note; the same tool failing again in a later round
+  // sets postcondition_fail_, and close_round() then ends the run.
+  void enforce_postconditions(PendingCall& pc);
+  Decision fail_on_postcondition();
   const ToolSpec* find_tool(const std::string& name) const;
 
   AgentConfig config_;
@@ -171,6 +177,8 @@ class AgentMachine {
   std::set<std::string> always_allowed_;           // tool names approved "always"
   std::map<std::string, int> failure_counts_;      // signature -> failures
   std::set<std::string> disabled_signatures_;
+  std::map<std::string, int> postcondition_failed_in_;  // tool -> model call of its first postcondition failure
+  std::optional<std::string> postcondition_fail_;       // why the run ends, once a tool failed them twice
   struct SuccessfulCall {
     std::string tool;
     std::string canonical;

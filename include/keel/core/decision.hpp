@@ -86,11 +86,13 @@ enum class GuardKind {
   kRepairedCall,      // a call was recovered from malformed output; the fixes are listed
   kContextCompacted,  // the history was compacted to fit the context window; the stages are listed
   kPlanHalted,        // a plan stopped: a step failed or a reference/placeholder did not resolve
+  kPostconditionFailed,  // an ok tool output broke one of the tool's postconditions: error result and
+                         // one corrective retry; a second failure of the same tool fails the run
 };
 
 // "round_limit", "no_usable_call", "malformed_call", "repeated_failure", "semantic_repeat",
 // "permission_denied", "injection_flag", "context_limit", "repaired_call", "context_compacted",
-// "plan_halted".
+// "plan_halted", "postcondition_failed".
 std::string_view guard_kind_name(GuardKind kind);
 
 struct GuardEvent {

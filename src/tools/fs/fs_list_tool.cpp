@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "keel/core/postcondition.hpp"
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
 
@@ -82,6 +83,9 @@ std::unique_ptr<Tool> make_fs_list_tool(WorkspacePtr workspace) {
   ToolSpec spec = read_only_fs_spec(
       "fs_list", "List the entries of one directory (not recursive), with type and size; fs_tree shows deeper levels.",
       kSchema);
+  // Every listing names what it listed, an empty directory included ("x is empty"): a blank ok
+  // output would be a bug, never an honest listing.
+  spec.postconditions.push_back(Postcondition::not_empty());
   return make_tool(std::move(spec), [ws = std::move(workspace)](const nlohmann::json& args, const ToolContext&) {
     return list_dir(ws, args);
   });

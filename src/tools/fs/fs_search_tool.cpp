@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "keel/core/postcondition.hpp"
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
 #include "tools/text_util.hpp"
@@ -142,6 +143,8 @@ std::unique_ptr<Tool> make_fs_search_tool(WorkspacePtr workspace, const BuiltinT
       "Search files for lines matching an RE2 regular expression; prints path:line: text.",
       kSchema);
   spec.timeout_ms = 60000;
+  // A search with no hits says so ("no matches for ..."): a blank ok output is never honest.
+  spec.postconditions.push_back(Postcondition::not_empty());
   return make_tool(std::move(spec), [ws = std::move(workspace), options](const nlohmann::json& args,
                                                                           const ToolContext& ctx) {
     return search(ws, options, args, ctx.stop);
