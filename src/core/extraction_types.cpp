@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/extraction_detail.hpp"
+#include "core/text_util.hpp"
 #include "core/extraction_unicode.hpp"
 #include "keel/core/extraction.hpp"
 
@@ -125,15 +126,6 @@ bool is_host_port(std::string_view hp, size_t min_labels) {
   return is_host_name(host, min_labels) || (min_labels == 1 && is_ipv4(host));
 }
 
-bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -202,9 +194,11 @@ bool is_valid_url(std::string_view value) {
   if (v.empty() || !is_clean_token(v) || v.find_first_of("<>\"{}|\\^`") != std::string_view::npos) return false;
   std::string_view rest;
   size_t min_labels = 1;
-  if (starts_with_ci(v, "http://") || starts_with_ci(v, "https://") || starts_with_ci(v, "ftp://")) {
+  using detail::starts_with_ascii_icase;
+  if (starts_with_ascii_icase(v, "http://") || starts_with_ascii_icase(v, "https://") ||
+      starts_with_ascii_icase(v, "ftp://")) {
     rest = v.substr(v.find("://") + 3);
-  } else if (starts_with_ci(v, "www.")) {
+  } else if (starts_with_ascii_icase(v, "www.")) {
     rest = v;
     min_labels = 3;
   } else {

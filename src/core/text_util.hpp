@@ -45,6 +45,17 @@ inline std::string lowercase(std::string_view s) {
   return out;
 }
 
+// Whether `s` starts with `prefix`, ignoring ASCII case; `prefix` must be lowercase.
+inline bool starts_with_ascii_icase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != prefix[i]) return false;
+  }
+  return true;
+}
+
 // `s` cut to at most `max` bytes (at a UTF-8 character boundary) with "…" when it was longer.
 inline std::string shorten(std::string_view s, size_t max) {
   if (s.size() <= max) return std::string(s);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text_util.hpp"
 #include "mcp/mcp_http_guard.hpp"
 #include "mcp/mcp_http_sessions.hpp"
 #include "server/http_responder.hpp"
@@ -96,15 +97,6 @@ Kind classify(const json& m) {
   return Kind::kInvalid;
 }
 
-bool starts_with_icase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
-  }
-  return true;
-}
 
 // What a worker needs of a POST (the HttpRequest itself lives only during the io-thread call).
 struct PostJob {
@@ -316,7 +308,7 @@ void serve(const std::shared_ptr<McpEndpointState>& state, const HttpRequest& re
               "Not Acceptable: the Accept header must list application/json and text/event-stream");
     return;
   }
-  if (!starts_with_icase(req.header("content-type"), "application/json")) {
+  if (!keel::detail::starts_with_ascii_icase(req.header("content-type"), "application/json")) {
     rpc_error(*out, 415, kServerError, "Unsupported Media Type: the body must be sent as application/json");
     return;
   }
