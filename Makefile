@@ -19,9 +19,10 @@ build: deps
 	@cmake --preset default >/dev/null
 	@cmake --build --preset default -j $(JOBS)
 
+# Only what the sanitized tests run (benchmarks and the example are built by `build`).
 build-asan: deps
 	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS)
+	@cmake --build --preset asan -j $(JOBS) --target keel_tests keel_core_vectors
 
 test-native: build
 	@ctest --preset default -j $(JOBS)
