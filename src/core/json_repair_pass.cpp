@@ -6,6 +6,11 @@
 #include "core/json_repair_pass.hpp"
 
 #include <algorithm>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/json_repair.hpp"
 #include "core/json_repair_text.hpp"
@@ -29,18 +34,89 @@ struct Frame {
 
 constexpr std::string_view kLiterals[] = {"true", "false", "null", "True", "False", "None"};
 
+// The pass's output: a string written through a cursor, grown by doubling. Appending a byte is a
+// compare and a store (std::string's push_back is a call per byte).
+class Out {
+ public:
+  explicit Out(size_t room) : text_(room, '\0'), at_(text_.data()), end_(at_ + text_.size()) {}
+  size_t size() const { return static_cast<size_t>(at_ - text_.data()); }
+  char& operator[](size_t i) { return text_[i]; }
+  std::string_view view() const { return {text_.data(), size()}; }
+  [[gnu::always_inline]] Out& operator+=(char c) {
+    if (at_ == end_) grow(1);
+    *at_++ = c;
+    return *this;
+  }
+  [[gnu::always_inline]] Out& operator+=(std::string_view s) {
+    if (static_cast<size_t>(end_ - at_) < s.size()) grow(s.size());
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+    return *this;
+  }
+  [[gnu::always_inline]] Out& append(std::string_view s) { return *this += s; }
+  // The text written; the Out is spent.
+  std::string take() {
+    text_.resize(size());
+    return std::move(text_);
+  }
+
+ private:
+  [[gnu::noinline]] void grow(size_t more) {
+    const size_t used = size();
+    text_.resize(std::max(text_.size() * 2, used + more));
+    at_ = text_.data() + used;
+    end_ = text_.data() + text_.size();
+  }
+  std::string text_;
+  char* at_;
+  char* end_;
+};
+
+// Length of the run of bytes at in[i] that a string opened with `quote_single` (a single or smart
+// quote) copies without a look: no backslash, control byte or '"', nor (single) '\'' or the lead
+// byte 0xE2 of a smart quote. Bytes from 0x80 on are copied as they are (the strict scan of the
+// output checks their UTF-8).
+size_t plain_run(std::string_view in, size_t i, bool quote_single) {
+  const char* p = in.data() + i;
+  const char* end = in.data() + in.size();
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i slash = _mm_set1_epi8('\\');
+  const __m128i below = _mm_set1_epi8(0x1F);
+  const __m128i apostrophe = _mm_set1_epi8('\'');
+  const __m128i smart = _mm_set1_epi8(static_cast<char>(0xE2));
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash));
+    special = _mm_or_si128(special, _mm_cmpeq_epi8(_mm_max_epu8(v, below), below));  // v <= 0x1F
+    if (quote_single) {
+      special = _mm_or_si128(special, _mm_or_si128(_mm_cmpeq_epi8(v, apostrophe), _mm_cmpeq_epi8(v, smart)));
+    }
+    const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (bits != 0) return static_cast<size_t>(p - in.data()) + static_cast<size_t>(__builtin_ctz(bits)) - i;
+    p += 16;
+  }
+#endif
+  for (; p != end; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c < 0x20 || c == '\\' || c == '"' || (quote_single && (c == '\'' || c == 0xE2))) break;
+  }
+  return static_cast<size_t>(p - in.data()) - i;
+}
+
 class Pass {
  public:
-  explicit Pass(std::string_view in) : in_(in) { r_.text.reserve(in.size() + in.size() / 16 + 16); }
+  explicit Pass(std::string_view in) : in_(in), out_(in.size() + in.size() / 16 + 16) {}
 
   PassResult run() {
     while (i_ < in_.size() && !stopped_) step();
     if (!stopped_) finish();
+    r_.text = out_.take();
     return std::move(r_);
   }
 
  private:
-  std::string& out() { return r_.text; }
+  Out& out() { return out_; }
   Expect& cur() { return stack_.empty() ? top_ : stack_.back().state; }
   bool in_object() const { return !stack_.empty() && stack_.back().close == '}'; }
   static bool wants_value(Expect e) { return e == Expect::kValue || e == Expect::kValueOrClose; }
@@ -51,9 +127,11 @@ class Pass {
 
   // Records an (output, input) pair when the two indexes stopped moving in step since the last one
   // (their difference, kept in `shift_`, changed).
-  void mark() {
+  [[gnu::always_inline]] void mark() {
     const size_t o = out().size();
-    if (o - i_ == shift_) return;
+    if (o - i_ != shift_) remark(o);
+  }
+  [[gnu::noinline]] void remark(size_t o) {
     r_.offsets.emplace_back(o, i_);
     shift_ = o - i_;
   }
@@ -82,7 +160,7 @@ class Pass {
   }
 
   std::string key_text() const {
-    return clip((key_in_out_ ? std::string_view(r_.text) : in_).substr(key_begin_, key_size_));
+    return clip((key_in_out_ ? out_.view() : in_).substr(key_begin_, key_size_));
   }
 
   // What the grammar wanted where it met something else, for messages.
@@ -188,11 +266,6 @@ class Pass {
     return len != 0 && ends_single_quoted(i_ + len) ? len : 0;
   }
 
-  static bool plain_in_string(unsigned char c, Quote q) {
-    if (c < 0x20 || c == '\\' || c == '"') return false;
-    return q == Quote::kDouble || (c != '\'' && c != 0xE2);
-  }
-
   void string_cut_off() {
     cut_off(std::string(str_key_ ? "inside a key" : "inside a string value") + " starting at offset " +
             std::to_string(str_start_));
@@ -211,11 +284,9 @@ class Pass {
     const size_t content = out().size();
     for (;;) {
       // Bytes that need no look (no escape, control, quote or smart-quote lead) are copied as a run.
-      size_t run = i_;
-      while (run < in_.size() && plain_in_string(static_cast<unsigned char>(in_[run]), q)) ++run;
-      if (run > i_) {
-        out().append(in_.substr(i_, run - i_));
-        i_ = run;
+      if (const size_t run = plain_run(in_, i_, q != Quote::kDouble); run != 0) {
+        out().append(in_.substr(i_, run));
+        i_ += run;
       }
       if (i_ >= in_.size()) return string_cut_off();
       const unsigned char c = static_cast<unsigned char>(in_[i_]);
@@ -398,6 +469,7 @@ class Pass {
   std::string_view in_;
   size_t i_ = 0;
   PassResult r_;
+  Out out_;
   SmallVector<Frame, 16> stack_;
   Expect top_ = Expect::kValue;
   bool stopped_ = false;

@@ -116,24 +116,25 @@ std::string JsonView::str() const {
   return decode_string(raw_);
 }
 
-void JsonView::append_compact(std::string& out) const {
-  if (index_ == nullptr || (raw_[0] != '{' && raw_[0] != '[')) return append_compact_json(out, raw_);
+namespace {
+
+// Values up to this size are compacted on the stack and appended at once: one allocation of the
+// right size, no zero fill of room that is then cut.
+constexpr std::size_t kSmallValue = 512;
+
+// The indexed value `node` (its offsets count from `base`) without the whitespace outside its
+// strings, written at dst; returns the end of what was written (never more than the value's size).
+char* compact_indexed(const JsonIndex& x, std::size_t node, const char* base, char* dst) {
   // Between the strings, numbers and literals inside the value lie only brackets, ':', ',' and
-  // whitespace: copy the values whole and the rest without its whitespace. The output is never
-  // longer than the value: write into room made for all of it, then cut to what was written.
-  const JsonIndex& x = *index_;
-  const char* base = raw_.data() - x[node_].begin;
-  const std::size_t old_size = out.size();
-  out.resize(old_size + raw_.size());
-  char* dst = out.data() + old_size;
-  std::size_t cursor = x[node_].begin;
+  // whitespace: copy the values whole and the rest without its whitespace.
+  std::size_t cursor = x[node].begin;
   auto punctuation_until = [&](std::size_t to) {
     for (; cursor < to; ++cursor) {
       *dst = base[cursor];
       dst += is_space(base[cursor]) ? 0 : 1;
     }
   };
-  for (std::size_t i = node_ + 1; i < x[node_].next; ++i) {
+  for (std::size_t i = node + 1; i < x[node].next; ++i) {
     const JsonIndex::Node& n = x[i];
     if (base[n.begin] == '{' || base[n.begin] == '[') continue;  // its brackets are punctuation
     punctuation_until(n.begin);
@@ -141,8 +142,52 @@ void JsonView::append_compact(std::string& out) const {
     dst += n.end - n.begin;
     cursor = n.end;
   }
-  punctuation_until(x[node_].end);
-  out.resize(static_cast<std::size_t>(dst - out.data()));
+  punctuation_until(x[node].end);
+  return dst;
+}
+
+// As compact_indexed() for validated JSON text read without an index.
+char* compact_scanned(std::string_view raw, char* dst) {
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    const char c = raw[i];
+    if (c == '"') {
+      const std::size_t end = json_string_end(raw, i);
+      std::memcpy(dst, raw.data() + i, end - i);
+      dst += end - i;
+      i = end;
+    } else {
+      *dst = c;
+      dst += is_space(c) ? 0 : 1;
+      ++i;
+    }
+  }
+  return dst;
+}
+
+// Appends what `compact(dst)` writes (at most `size` bytes) to `out`.
+template <class Compact>
+void append_compacted(std::string& out, std::size_t size, Compact&& compact) {
+  if (size <= kSmallValue) {
+    char buf[kSmallValue];
+    out.append(buf, static_cast<std::size_t>(compact(buf) - buf));
+    return;
+  }
+  // Room for all of it, then cut to what was written.
+  const std::size_t old_size = out.size();
+  out.resize(old_size + size);
+  char* end = compact(out.data() + old_size);
+  out.resize(static_cast<std::size_t>(end - out.data()));
+}
+
+}  // namespace
+
+void JsonView::append_compact(std::string& out) const {
+  if (index_ == nullptr || (raw_[0] != '{' && raw_[0] != '[')) return append_compact_json(out, raw_);
+  const JsonIndex& x = *index_;
+  const char* base = raw_.data() - x[node_].begin;
+  const std::size_t node = node_;
+  append_compacted(out, raw_.size(), [&](char* dst) { return compact_indexed(x, node, base, dst); });
 }
 
 bool JsonView::str_equals(std::string_view s) const {
@@ -302,25 +347,7 @@ std::size_t json_string_end(std::string_view t, std::size_t i) {
 }
 
 void append_compact_json(std::string& out, std::string_view raw) {
-  // As JsonView::append_compact(): room for all of it, cut to what was written.
-  const std::size_t old_size = out.size();
-  out.resize(old_size + raw.size());
-  char* dst = out.data() + old_size;
-  std::size_t i = 0;
-  while (i < raw.size()) {
-    const char c = raw[i];
-    if (c == '"') {
-      const std::size_t end = json_string_end(raw, i);
-      std::memcpy(dst, raw.data() + i, end - i);
-      dst += end - i;
-      i = end;
-    } else {
-      *dst = c;
-      dst += is_space(c) ? 0 : 1;
-      ++i;
-    }
-  }
-  out.resize(static_cast<std::size_t>(dst - out.data()));
+  append_compacted(out, raw.size(), [&](char* dst) { return compact_scanned(raw, dst); });
 }
 
 bool append_quoted_json(std::string& out, std::string_view s) {

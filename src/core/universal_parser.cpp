@@ -94,34 +94,38 @@ Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create
   return Status::InvalidArgument("unknown tool-call format '" + std::string(format) + "'; known: auto, " + names);
 }
 
+namespace {
+
+// The outcome decided by `format`'s result `r`, after the reasoning split off before the formats
+// ran. Built member by member in place (the callers return it as it is made).
+ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& reasoning) {
+  if (!r.reasoning.empty()) {
+    if (reasoning.empty()) {
+      reasoning = std::move(r.reasoning);
+    } else {
+      reasoning += '\n';
+      reasoning += r.reasoning;
+    }
+  }
+  return ParseOutcome{std::string(format), std::move(r.content), std::move(reasoning),
+                      std::move(r.calls),  std::move(r.repairs), std::move(r.error)};
+}
+
+}  // namespace
+
 ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::span<const ToolSpec> tools) const {
-  ParseOutcome out;
   // One scan finds every marker; reasoning is split off only when <think> or </think> is there.
   std::uint64_t found = markers_->scan(text);
   std::string visible;
+  std::string reasoning;
   std::string_view content = text;
   if ((found & kThinkBits) != 0) {
-    auto [c, reasoning] = split_reasoning(text);
+    auto [c, r] = split_reasoning(text);
     visible = std::move(c);
-    out.reasoning = std::move(reasoning);
+    reasoning = std::move(r);
     content = visible;
     if (auto_detect_) found = markers_->scan(content);
   }
-  auto take = [&](const ToolCallFormat& f, FormatResult& r) {
-    out.format.assign(f.name());
-    out.content = std::move(r.content);
-    if (!r.reasoning.empty()) {
-      if (out.reasoning.empty()) {
-        out.reasoning = std::move(r.reasoning);
-      } else {
-        out.reasoning += '\n';
-        out.reasoning += r.reasoning;
-      }
-    }
-    out.calls = std::move(r.calls);
-    out.repairs = std::move(r.repairs);
-    out.error = std::move(r.error);
-  };
   // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
   // its own framing but found no call is kept as the answer's format unless a later format finds calls.
   const ToolCallFormat* framing = nullptr;
@@ -141,20 +145,16 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
       if (!detected) continue;
     }
     FormatResult r = f.parse(content, tools);
-    if (!r.calls.empty() || r.error) {
-      take(f, r);
-      return out;
-    }
+    if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r), std::move(reasoning));
     if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
       framing = &f;
       framed.emplace(std::move(r));
     }
   }
-  if (framing != nullptr) {
-    take(*framing, *framed);
-  } else {
-    out.content = std::string(detail::trim(content));
-  }
+  if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));
+  ParseOutcome out;
+  out.content = std::string(detail::trim(content));
+  out.reasoning = std::move(reasoning);
   return out;
 }
 
