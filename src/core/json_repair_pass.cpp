@@ -15,6 +15,7 @@
 #include "core/json_repair.hpp"
 #include "core/json_repair_text.hpp"
 #include "core/small_vector.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail::json_repair {
 namespace {
@@ -136,15 +137,16 @@ class Pass {
     shift_ = o - i_;
   }
 
-  // One token (or one whitespace byte) at i_.
-  void step() {
+  // One token (or one run of whitespace) at i_. Inline in run()'s loop; the tokens that take more
+  // than a few bytes are read out of line.
+  [[gnu::always_inline]] void step() {
     mark();
     const unsigned char c = static_cast<unsigned char>(in_[i_]);
     if (is_space(c)) {  // a run of whitespace is copied as it is
-      size_t end = i_ + 1;
-      while (end < in_.size() && is_space(static_cast<unsigned char>(in_[end]))) ++end;
-      out().append(in_.substr(i_, end - i_));
-      i_ = end;
+      do {
+        out() += static_cast<char>(in_[i_]);
+        ++i_;
+      } while (i_ < in_.size() && is_space(static_cast<unsigned char>(in_[i_])));
       return;
     }
     if (c >= 0x80) return non_ascii();
@@ -168,17 +170,23 @@ class Pass {
     static constexpr std::string_view kText[] = {
         "a value", "a value or ']'", "a key", "a key or '}'", "", "", "nothing after the complete value"};
     const Expect e = cur();
-    if (e == Expect::kColon) return "':' after key \"" + key_text() + "\"";
+    if (e == Expect::kColon) return concat({"':' after key \"", key_text(), "\""});
     if (e == Expect::kCommaOrClose) return in_object() ? "',' or '}'" : "',' or ']'";
     return std::string(kText[static_cast<size_t>(e)]);
   }
 
-  void unexpected(const std::string& what, size_t offset) {
-    r_.error = "unexpected " + what + " at offset " + std::to_string(offset) + "; expected " + expected();
+  [[gnu::noinline]] void unexpected(const std::string& what, size_t offset) {
+    r_.error = concat({"unexpected ", what, " at offset ", Decimal(offset), "; expected ", expected()});
     stopped_ = true;
   }
-  void cut_off(const std::string& where) {
-    r_.error = "output was cut off " + where;
+  // `where` in pieces, as concat() takes them.
+  [[gnu::noinline]] void cut_off(std::initializer_list<std::string_view> where) {
+    std::string& e = r_.error;
+    size_t size = 19;
+    for (std::string_view p : where) size += p.size();
+    e.reserve(size);
+    e = "output was cut off ";
+    for (std::string_view p : where) e.append(p);
     stopped_ = true;
   }
   void token_error(size_t offset) {
@@ -187,7 +195,7 @@ class Pass {
     stopped_ = true;
   }
 
-  void open(char c) {
+  [[gnu::always_inline]] void open(char c) {
     if (!wants_value(cur())) return unexpected(std::string("'") + c + "'", i_);
     value_done();  // the container is its parent's value
     if (stack_.size() >= kLenientJsonMaxDepth) {
@@ -202,7 +210,7 @@ class Pass {
     ++i_;
   }
 
-  void close(char c) {
+  [[gnu::always_inline]] void close(char c) {
     auto what = [c] { return std::string("'") + c + "'"; };
     if (stack_.empty() || stack_.back().close != c) return unexpected(what(), i_);
     const Expect e = stack_.back().state;
@@ -222,7 +230,7 @@ class Pass {
     r_.log.add(Fix::kTrailingComma);
   }
 
-  void comma() {
+  [[gnu::always_inline]] void comma() {
     if (cur() != Expect::kCommaOrClose) return unexpected("','", i_);
     cur() = in_object() ? Expect::kKey : Expect::kValue;
     comma_out_ = out().size();
@@ -230,7 +238,7 @@ class Pass {
     ++i_;
   }
 
-  void colon() {
+  [[gnu::always_inline]] void colon() {
     if (cur() != Expect::kColon) return unexpected("':'", i_);
     cur() = Expect::kValue;
     colon_offset_ = i_;
@@ -240,7 +248,7 @@ class Pass {
 
   // Outside strings: smart quotes open strings; any other non-ASCII character is dropped
   // (a space stands in so that the tokens on either side stay apart).
-  void non_ascii() {
+  [[gnu::noinline]] void non_ascii() {
     const char q = smart_quote(in_, i_);
     if (q == 'd') return string_token(Quote::kSmart, 3);
     if (q == 's') return string_token(Quote::kSingle, 3);
@@ -266,12 +274,11 @@ class Pass {
     return len != 0 && ends_single_quoted(i_ + len) ? len : 0;
   }
 
-  void string_cut_off() {
-    cut_off(std::string(str_key_ ? "inside a key" : "inside a string value") + " starting at offset " +
-            std::to_string(str_start_));
+  [[gnu::noinline]] void string_cut_off() {
+    cut_off({str_key_ ? "inside a key" : "inside a string value", " starting at offset ", Decimal(str_start_)});
   }
 
-  void string_token(Quote q, size_t open_len) {
+  [[gnu::noinline]] void string_token(Quote q, size_t open_len) {
     const bool key = wants_key(cur());
     if (!key && !wants_value(cur())) return unexpected("string", i_);
     str_start_ = i_;
@@ -373,7 +380,7 @@ class Pass {
     mark();
   }
 
-  void number() {
+  [[gnu::noinline]] void number() {
     const size_t start = i_;
     while (i_ < in_.size() && is_number_char(static_cast<unsigned char>(in_[i_]))) ++i_;
     const std::string_view tok = in_.substr(start, i_ - start);
@@ -381,21 +388,20 @@ class Pass {
     const bool ok = valid_number(tok);
     // Digits that run to the very end may be the start of a longer number: never guess.
     if (i_ == in_.size() && (!stack_.empty() || !ok)) {
-      return cut_off("inside a number starting at offset " + std::to_string(start) + " (\"" + clip(tok) +
-                     "\" may be incomplete)");
+      return cut_off({"inside a number starting at offset ", Decimal(start), " (\"", clip(tok), "\" may be incomplete)"});
     }
     out() += tok;
     if (!ok) return token_error(start);
     value_done();
   }
 
-  void word() {
+  [[gnu::noinline]] void word() {
     const size_t start = i_;
     while (i_ < in_.size() && is_ident_char(static_cast<unsigned char>(in_[i_]))) ++i_;
     const std::string_view w = in_.substr(start, i_ - start);
     const bool at_end = i_ == in_.size();
     if (wants_key(cur())) {  // an unquoted key
-      if (at_end) return cut_off("inside a key starting at offset " + std::to_string(start));
+      if (at_end) return cut_off({"inside a key starting at offset ", Decimal(start)});
       (out() += '"').append(w) += '"';
       r_.log.add(Fix::kUnquotedKey);
       if (r_.log.keys.size() < 5) r_.log.keys.push_back(clip(w));
@@ -412,7 +418,7 @@ class Pass {
       const bool prefix = std::any_of(std::begin(kLiterals), std::end(kLiterals),
                                       [&](std::string_view l) { return l.substr(0, w.size()) == w; });
       if (at_end && prefix) {
-        return cut_off("inside the literal \"" + std::string(w) + "\" starting at offset " + std::to_string(start));
+        return cut_off({"inside the literal \"", w, "\" starting at offset ", Decimal(start)});
       }
       out() += w;
       return token_error(start);
@@ -428,7 +434,7 @@ class Pass {
 
   // The text ended between tokens: fine at the top level after a value; inside containers only
   // after a complete value or a ',' (then dropped), when the missing closers are appended.
-  void finish() {
+  [[gnu::noinline]] void finish() {
     if (stack_.empty()) {
       if (top_ == Expect::kEnd) return;
       const bool stray = r_.log.counts[static_cast<size_t>(Fix::kStrayNonAscii)] > 0;
@@ -441,16 +447,14 @@ class Pass {
     switch (f.state) {
       case Expect::kKeyOrClose:
       case Expect::kValueOrClose:
-        return cut_off(std::string("right after the '") + (obj ? '{' : '[') + "' at offset " +
-                       std::to_string(f.open_offset) +
-                       (obj ? ", before its first member" : ", before its first element"));
+        return cut_off({"right after the '", obj ? "{" : "[", "' at offset ", Decimal(f.open_offset),
+                        obj ? ", before its first member" : ", before its first element"});
       case Expect::kColon:
-        return cut_off("after key \"" + key_text() + "\" at offset " + std::to_string(key_offset_) +
-                       ", before its ':' and value");
+        return cut_off({"after key \"", key_text(), "\" at offset ", Decimal(key_offset_), ", before its ':' and value"});
       case Expect::kValue:
         if (obj) {
-          return cut_off("after key \"" + key_text() + "\" before its value (the text ends after its ':' at offset " +
-                         std::to_string(colon_offset_) + ")");
+          return cut_off({"after key \"", key_text(), "\" before its value (the text ends after its ':' at offset ",
+                          Decimal(colon_offset_), ")"});
         }
         drop_comma();
         break;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/small_vector.hpp"
+
 namespace keel::detail::json_repair {
 
 // The kinds of fix the pass makes; each becomes one human-readable line.
@@ -29,7 +31,7 @@ enum class Fix : unsigned char {
 // (Its methods and PassResult::input_offset live in json_repair.cpp, beside the wording.)
 struct RepairLog {
   std::array<std::size_t, static_cast<std::size_t>(Fix::kCount)> counts{};
-  std::vector<Fix> order;              // kinds by first occurrence
+  SmallVector<Fix, static_cast<std::size_t>(Fix::kCount)> order;  // kinds by first occurrence
   std::vector<std::string> keys;       // the first few unquoted keys, for the message
   std::size_t newlines = 0, tabs = 0;  // split of kControlChar
   unsigned python_seen = 0;            // bit 0 True, 1 False, 2 None

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cctype>
+#include <charconv>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -37,6 +39,37 @@ inline std::string prefixed(std::string_view where, std::string_view line) {
   out.append(line);
   return out;
 }
+// The same from a line that is no longer needed: written in front of it, in place when its room
+// allows (repair lines are made with room to spare).
+inline std::string prefixed(std::string_view where, std::string&& line) {
+  if (line.capacity() < where.size() + 2 + line.size()) return prefixed(where, std::string_view(line));
+  line.insert(0, where.size() + 2, ':');
+  where.copy(line.data(), where.size());
+  line[where.size() + 1] = ' ';
+  return std::move(line);
+}
+
+// The pieces of a message joined, with one allocation (a chain of operator+ makes one per piece).
+inline std::string concat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+// A number's decimal digits as a string_view for concat(), without an allocation. Use it within
+// the expression that made it.
+class Decimal {
+ public:
+  explicit Decimal(std::uint64_t n) : size_(static_cast<size_t>(std::to_chars(buf_, buf_ + sizeof(buf_), n).ptr - buf_)) {}
+  operator std::string_view() const { return {buf_, size_}; }
+
+ private:
+  char buf_[20];
+  size_t size_;
+};
 
 // ASCII lowercase copy.
 inline std::string lowercase(std::string_view s) {

@@ -133,7 +133,7 @@ size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, b
   size_t end = json_extent(text, pos);
   open = end == std::string_view::npos;
   if (open) end = text.size();
-  parsed = parse_json_lenient_text(text.substr(pos, end - pos));
+  parsed = parse_json_lenient_text(text.substr(pos, end - pos), /*known_invalid=*/true);
   return end;
 }
 
@@ -143,7 +143,7 @@ bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out
     out.error = std::string(where) + ": " + parsed.error;
     return false;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where, r));
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where, std::move(r)));
   return true;
 }
 

@@ -62,7 +62,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
       d.name = std::string(text.substr(name_b, name_e - name_b));
       std::string why;
       const std::string_view payload = text.substr(body, seg.payload_end - body);
-      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid, &index);
+      const LenientText args = lenient_payload(payload, where, d.repairs, seg.scanned(), &index);
       if (!args.ok()) {
         fail(out, where + (seg.cut_off ? ": the arguments were cut off before </function> (" : ": invalid JSON (") +
                       args.error + ")");

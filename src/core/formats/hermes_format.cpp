@@ -83,7 +83,7 @@ class HermesFormat final : public ToolCallFormat {
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
-      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.valid, index, where, out);
+      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.scanned(), index, where, out);
       if (seg.cut_off) break;
     }
     out.content = text_outside(text, cuts, {"<|im_end|>"});
@@ -92,11 +92,11 @@ class HermesFormat final : public ToolCallFormat {
 
  private:
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
-  static void take(std::string_view payload, bool cut_off, bool valid, const JsonIndex& index, const Label& where,
-                   FormatResult& out) {
+  static void take(std::string_view payload, bool cut_off, Scanned scanned, const JsonIndex& index,
+                   const Label& where, FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
-    const LenientText parsed = lenient_payload(payload, where, repairs, valid, &index);
+    const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);
     if (!parsed.ok()) {
       fail(out, where + (cut_off ? ": the call was cut off before </tool_call> (" : ": invalid JSON (") + parsed.error +
                     ")");

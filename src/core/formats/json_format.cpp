@@ -246,7 +246,7 @@ class JsonFormat final : public ToolCallFormat {
         if (open) end = text.size();
         const std::string_view candidate = text.substr(start, end - start);
         if (open) {
-          parsed = parse_json_lenient_text(candidate);
+          parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
           if (parsed.ok()) {
             if (take(candidate, parsed, tools, out)) segments.push_back({start, text.size()});
@@ -257,7 +257,7 @@ class JsonFormat final : public ToolCallFormat {
           return;
         }
         if (may_hold_calls(candidate)) {
-          if (!valid) parsed = parse_json_lenient_text(candidate);
+          if (!valid) parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           if (take(candidate, parsed, tools, out)) segments.push_back({start, end});
         }
         pos = end;

@@ -78,7 +78,7 @@ size_t read_json(std::string_view text, size_t pos, What&& what, FormatResult& o
     out.error = what() + (open ? " was cut off: " : " is not valid JSON: ") + parsed.error;
     return end;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(what(), r));
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(what(), std::move(r)));
   return end;
 }
 

@@ -38,7 +38,7 @@ void emit(PyCallsText& r, std::string_view where, FormatResult& out) {
   for (size_t i = 0; i < r.calls.size(); ++i) {
     CallDraft d{std::move(r.calls[i].name), std::move(r.calls[i].arguments), {}, r.calls[i].valid_utf8};
     if (i == 0) {
-      for (auto& fix : r.repairs) d.repairs.push_back(prefixed(where, fix));
+      for (auto& fix : r.repairs) d.repairs.push_back(prefixed(where, std::move(fix)));
     }
     commit(out, std::move(d), where);
   }

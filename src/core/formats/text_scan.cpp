@@ -121,20 +121,21 @@ TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view
   // otherwise strings are skipped, so a close tag quoted inside a value is data.
   const size_t valid_end = scan_json_value(text, pos, index);
   const bool valid = valid_end != kNpos;
+  const bool refused = !valid;  // then no payload starting at pos is valid JSON either
   JsonExtent ex = valid ? JsonExtent{valid_end, true} : json_extent_until(text, pos, close_tag);
   if (!ex.closed) {
-    if (ex.end == text.size()) return {text.size(), text.size(), true};  // unbalanced to the end
-    return {ex.end, ex.end + close_tag.size(), false};                   // the tag closed an unbalanced payload
+    if (ex.end == text.size()) return {text.size(), text.size(), true, false, refused};  // unbalanced to the end
+    return {ex.end, ex.end + close_tag.size(), false, false, refused};  // the tag closed an unbalanced payload
   }
   size_t end = ex.end;
   size_t after = skip_space(text, end);
-  if (starts_at(text, after, close_tag)) return {end, after + close_tag.size(), false, valid};
+  if (starts_at(text, after, close_tag)) return {end, after + close_tag.size(), false, valid, refused};
   if (after == text.size() || starts_at(text, after, open_tag) || starts_at(text, after, "<|"))
-    return {end, end, false, valid};
+    return {end, end, false, valid, refused};
   // Something else before the close tag (an extra brace, say): the payload runs to the tag.
   size_t close = closes.next(end);
-  if (close != kNpos) return {close, close + close_tag.size(), false};
-  return {end, end, false};
+  if (close != kNpos) return {close, close + close_tag.size(), false, false, refused};
+  return {end, end, false, false, refused};
 }
 
 size_t skip_space(std::string_view text, size_t pos) {
@@ -257,17 +258,18 @@ void commit(FormatResult& out, CallDraft&& draft, std::string_view where) {
 }
 
 LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid, const JsonIndex* index) {
-  if (valid) {
+                            Scanned scanned, const JsonIndex* index) {
+  if (scanned == Scanned::kValid) {
     LenientText taken;
     taken.input = payload;
     taken.in_input = true;
     taken.end = payload.size();
-    if (index != nullptr) taken.index = *index;
+    taken.borrowed = index;
     return taken;
   }
-  LenientText parsed = parse_json_lenient_text(payload);
-  for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, r));
+  LenientText parsed = parse_json_lenient_text(payload, scanned == Scanned::kInvalid);
+  for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, std::move(r)));
+  parsed.repairs.clear();
   return parsed;
 }
 
@@ -290,7 +292,7 @@ bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_
     why = "the arguments of '" + draft.name + "' are a string that is not a JSON object: " + inner.error;
     return false;
   }
-  for (auto& r : inner.repairs) draft.repairs.push_back(prefixed(where, r));
+  for (auto& r : inner.repairs) draft.repairs.push_back(prefixed(where, std::move(r)));
   draft.arguments = std::move(inner.text);
   return true;
 }

@@ -21,6 +21,9 @@ namespace keel::detail {
 
 inline constexpr size_t kNpos = std::string_view::npos;
 
+// What the caller's own strict scan said of a JSON payload (see lenient_payload()).
+enum class Scanned { kNo, kValid, kInvalid };
+
 // Markdown code (``` fenced blocks and `inline` spans) met while scanning a reply forward. Call
 // syntax inside code is an example shown to the user, never a call. Positions passed to skip()
 // must not decrease; all the work together is linear in the text.
@@ -90,6 +93,9 @@ struct TaggedPayload {
   size_t segment_end = 0;  // end of the call's text (past the close tag when there is one)
   bool cut_off = false;    // the text ended before the payload or the tag closed
   bool valid = false;      // the payload is exactly one strictly valid JSON value (no repair needed)
+  bool refused = false;    // no strictly valid JSON value starts at the payload (nor is the payload one)
+  // What the scan says of the payload, for lenient_payload().
+  Scanned scanned() const { return valid ? Scanned::kValid : refused ? Scanned::kInvalid : Scanned::kNo; }
 };
 // `index`, when given, records a valid payload (as scan_json_value()).
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
@@ -190,11 +196,11 @@ struct CallDraft {
 void commit(FormatResult& out, CallDraft&& draft, std::string_view where);
 
 // Parses a JSON payload leniently (json_repair.hpp); on success its fixes go to `repairs` as
-// "<where>: <fix>". Check ok() and read the value with view(). `valid`: the caller knows the
-// payload is one strictly valid value, which is then taken as it is (with `index`, its scan's
-// index, when there is one).
+// "<where>: <fix>". Check ok() and read the value with view(). `scanned` kValid: the payload is
+// one strictly valid value, which is then taken as it is (with `index`, its scan's index, when
+// there is one; it must outlive the result); kInvalid: it goes straight to the repair pass.
 LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid = false, const JsonIndex* index = nullptr);
+                            Scanned scanned = Scanned::kNo, const JsonIndex* index = nullptr);
 
 // Normalises a call's arguments into draft.arguments: an object as it is, a string holding a JSON
 // object unwrapped (a repair), null or absent as {}. False with `why` for anything else.
