@@ -32,12 +32,13 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<|END_RESPONSE|>", Tok::kResponseEnd},
     {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
 }};
+constexpr auto kTable = special_tokens("<|", kTokens);
 
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
 TokenPieces<Tok> tokenize(std::string_view s) {
-  return split_special_tokens(s, "<|", kTokens);
+  return split_special_tokens(s, kTable);
 }
 
 // A tool_call_id as text: a string's value, any other JSON value as nlohmann writes it.
