@@ -61,6 +61,17 @@ struct LenientText {
   JsonIndex index;                   // the value's index, when it was recorded (see JsonIndex::usable())
   const JsonIndex* borrowed = nullptr;  // instead of `index`: the caller's index of the value (must outlive this)
   bool ok() const { return error.empty(); }
+  // Back to a default-made LenientText, keeping the strings' room.
+  void reset() {
+    repaired.clear();
+    input = {};
+    in_input = false;
+    begin = end = 0;
+    repairs.clear();
+    error.clear();
+    index.reset();
+    borrowed = nullptr;
+  }
   // The value; it reads through the index, so this LenientText (and a borrowed index) must outlive
   // the view and not move.
   JsonView view() const {

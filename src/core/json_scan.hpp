@@ -48,6 +48,11 @@ class JsonIndex {
 
   // Whether the last scan that filled this index succeeded with every value recorded.
   bool usable() const { return usable_; }
+  // Empties the index (unusable until a scan fills it).
+  void reset() {
+    size_ = 0;
+    usable_ = false;
+  }
   const Node& operator[](std::size_t i) const { return nodes_[i]; }
 
  private:

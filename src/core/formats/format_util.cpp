@@ -101,9 +101,9 @@ void add_call(FormatResult& out, std::string name, std::string arguments, std::s
   call.arguments = std::move(arguments);
 }
 
-bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id) {
+bool add_view_call(FormatResult& out, std::string name, std::optional<JsonView> args, std::string id) {
   if (!args || args->is_null()) {
-    add_call(out, name, "{}", std::move(id));
+    add_call(out, std::move(name), "{}", std::move(id));
     return true;
   }
   ArgumentsText a = unwrap_string_arguments_text(*args);
@@ -112,12 +112,12 @@ bool add_view_call(FormatResult& out, const std::string& name, std::optional<Jso
     return false;
   }
   for (auto& r : a.repairs) out.repairs.push_back("the call to '" + name + "': " + r);
-  add_call(out, name, std::move(a.text), std::move(id));
+  add_call(out, std::move(name), std::move(a.text), std::move(id));
   return true;
 }
 
 size_t valid_json_at(std::string_view text, size_t pos, LenientText& parsed) {
-  parsed = LenientText{};
+  parsed.reset();
   const size_t valid_end = scan_json_value(text, pos, &parsed.index);
   if (valid_end != std::string_view::npos) {  // where json_extent() would end, and no repair to look for
     parsed.input = text.substr(pos, valid_end - pos);

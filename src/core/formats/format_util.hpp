@@ -65,7 +65,7 @@ void for_each_call_object(JsonView value, AddCall&& add) {
 // Appends a call whose arguments are the JSON value `args`: an object, null or absent ({}), or a
 // string holding an object (unwrapped, listed as a repair of "the call to 'NAME'"). Anything else
 // sets out.error; returns false when out.error is set.
-bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id = {});
+bool add_view_call(FormatResult& out, std::string name, std::optional<JsonView> args, std::string id = {});
 
 // The strictly valid JSON value at text[pos] ('{' or '['), taken into `parsed` (indexed); returns
 // its end, or npos when none starts there.

@@ -163,7 +163,7 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
   }
   LenientText value;
   size_t end = read_json(text, p, where, out, value);
-  if (value.ok()) add_view_call(out, name, value.view(), id);
+  if (value.ok()) add_view_call(out, std::move(name), value.view(), std::move(id));
   return end;
 }
 
