@@ -27,7 +27,7 @@ inline constexpr std::size_t kLenientJsonMaxDepth = 512;
 //   JsonView view(text.substr(v.begin, v.end - v.begin), &index);
 class JsonIndex {
  public:
-  static constexpr std::size_t kCapacity = 32;
+  static constexpr std::size_t kCapacity = 128;
   static constexpr std::uint16_t kEscaped = 1;  // Node::flags: a string holding a backslash escape
 
   struct Node {
