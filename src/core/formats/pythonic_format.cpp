@@ -34,7 +34,7 @@ std::string_view strip_end_tokens(std::string_view text) {
 }
 
 // Copies the calls of `r` into `out`, the repairs going with the first.
-void emit(PyCallsText& r, std::string_view where, FormatResult& out) {
+void emit(PyCallsText& r, const Label& where, FormatResult& out) {
   for (size_t i = 0; i < r.calls.size(); ++i) {
     CallDraft d{std::move(r.calls[i].name), std::move(r.calls[i].arguments), {}, r.calls[i].valid_utf8};
     if (i == 0) {
@@ -82,7 +82,7 @@ class PythonicFormat final : public ToolCallFormat {
     for (const auto& c : r.calls) {
       if (find_tool(tools, c.name) == nullptr) return out;
     }
-    emit(r, "pythonic call list", out);
+    emit(r, Label("pythonic call list"), out);
     out.content = "";
     return out;
   }

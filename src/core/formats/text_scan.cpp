@@ -226,38 +226,45 @@ std::string text_outside(std::string_view text, std::span<const Cut> cuts,
   return rest;
 }
 
-Label::Label(std::initializer_list<std::string_view> parts, size_t offset) {
+Label::Label(std::initializer_list<std::string_view> parts, size_t offset) : offset_(offset) {
+  for (std::string_view p : parts) {
+    if (count_ < parts_.size()) parts_[count_++] = p;
+  }
+}
+
+void Label::make() const {
   constexpr std::string_view kAt = " at offset ";
   char digits[24];
-  const auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), offset);
+  const auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), offset_);
   const std::string_view number(digits, static_cast<size_t>(end - digits));
   size_t size = kAt.size() + number.size();
-  for (std::string_view p : parts) size += p.size();
+  for (size_t i = 0; i < count_; ++i) size += parts_[i].size();
   char* out = buf_;
   if (size > sizeof(buf_)) {
     long_.resize(size);
     out = long_.data();
   }
   text_ = std::string_view(out, size);
-  for (std::string_view p : parts) {
-    std::memcpy(out, p.data(), p.size());
-    out += p.size();
+  for (size_t i = 0; i < count_; ++i) {
+    std::memcpy(out, parts_[i].data(), parts_[i].size());
+    out += parts_[i].size();
   }
   std::memcpy(out, kAt.data(), kAt.size());
   std::memcpy(out + kAt.size(), number.data(), number.size());
+  made_ = true;
 }
 
 void fail(FormatResult& out, std::string message) {
   if (!out.error) out.error = std::move(message);
 }
 
-void commit(FormatResult& out, CallDraft&& draft, std::string_view where) {
+void commit(FormatResult& out, CallDraft&& draft, const Label& where) {
   if (!draft.valid_utf8) return fail(out, std::string(where) + ": the arguments are not valid UTF-8");
   add_call(out, std::move(draft.name), std::move(draft.arguments));
   for (auto& r : draft.repairs) out.repairs.push_back(std::move(r));
 }
 
-LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
+LenientText lenient_payload(std::string_view payload, const Label& where, std::vector<std::string>& repairs,
                             Scanned scanned, const JsonIndex* index) {
   if (scanned == Scanned::kValid) {
     LenientText taken;
@@ -273,7 +280,7 @@ LenientText lenient_payload(std::string_view payload, std::string_view where, st
   return parsed;
 }
 
-bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_view where, std::string& why) {
+bool take_arguments(std::optional<JsonView> args, CallDraft& draft, const Label& where, std::string& why) {
   if (!args || args->is_null()) {
     draft.arguments = "{}";
     return true;
@@ -297,7 +304,7 @@ bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_
   return true;
 }
 
-bool call_from_object(JsonView obj, CallDraft& draft, std::string_view where, std::string& why) {
+bool call_from_object(JsonView obj, CallDraft& draft, const Label& where, std::string& why) {
   if (!obj.is_object()) {
     why = "expected a JSON object with \"name\" and \"arguments\", got " + std::string(obj.type_name());
     return false;
