@@ -32,17 +32,18 @@ void append_content(std::string& to, std::string_view piece) {
 }
 
 // Splits [THINK]...[/THINK] off; a reply that starts inside the block (only [/THINK]) or ends
-// inside it (no [/THINK]) is handled like <think>. Returns the visible text.
-std::string split_think(std::string_view text, std::string& reasoning) {
+// inside it (no [/THINK]) is handled like <think>. Returns the visible text: `text` itself when it
+// holds no block, else a view of `visible`.
+std::string_view split_think(std::string_view text, std::string& reasoning, std::string& visible) {
   constexpr std::string_view kOpen = "[THINK]";
   constexpr std::string_view kClose = "[/THINK]";
+  if (text.find("THINK]") == npos) return text;
   auto add = [&](std::string_view r) {
     r = trim(r);
     if (r.empty()) return;
     if (!reasoning.empty()) reasoning += "\n";
     reasoning.append(r);
   };
-  std::string visible;
   size_t pos = 0;
   size_t first_close = text.find(kClose);
   if (first_close != npos && text.substr(0, first_close).find(kOpen) == npos) {
@@ -181,8 +182,8 @@ class MistralFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view reply, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::string visible = split_think(reply, out.reasoning);
-    std::string_view text = visible;
+    std::string visible;
+    const std::string_view text = split_think(reply, out.reasoning, visible);
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
     while (!out.error && (pos = text.find(kCalls, pos)) != npos) {

@@ -94,6 +94,7 @@ class Reader {
     ws();
     size_t open = i_;
     if (!eat('[')) return expected("'['");
+    out_.calls.reserve(4);  // parallel calls come in small groups: one allocation
     bool ok = items(']', "the list of calls", {}, [&] {
       PyCallText c;
       if (!call(c)) return false;
