@@ -385,7 +385,32 @@ void append_compact_json(std::string& out, std::string_view raw) {
   append_compacted(out, raw.size(), [&](char* dst) { return compact_scanned(raw, dst); });
 }
 
+namespace {
+
+// Writes `before`, `s` quoted, then `after` with one append when `s` is short and needs no escape
+// (plain ASCII, the usual key or value); false, with nothing written, otherwise.
+bool append_plain_quoted(std::string& out, std::string_view before, std::string_view s, std::string_view after) {
+  constexpr std::size_t kRoom = 80;
+  if (before.size() + s.size() + after.size() + 2 > kRoom) return false;
+  char buf[kRoom];
+  char* at = buf;
+  for (char c : before) *at++ = c;
+  *at++ = '"';
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || u == '"' || u == '\\') return false;
+    *at++ = c;
+  }
+  *at++ = '"';
+  for (char c : after) *at++ = c;
+  out.append(buf, static_cast<std::size_t>(at - buf));
+  return true;
+}
+
+}  // namespace
+
 bool append_quoted_json(std::string& out, std::string_view s) {
+  if (append_plain_quoted(out, {}, s, {})) return true;
   static constexpr char kHex[] = "0123456789abcdef";
   bool valid = true;
   out += '"';
@@ -437,8 +462,10 @@ bool append_quoted_json(std::string& out, std::string_view s) {
 }
 
 void JsonObjectWriter::key(std::string_view k) {
-  if (!first_) text_ += ',';
+  const bool first = first_;
   first_ = false;
+  if (append_plain_quoted(text_, first ? std::string_view() : std::string_view(","), k, ":")) return;
+  if (!first) text_ += ',';
   if (!append_quoted_json(text_, k)) valid_ = false;
   text_ += ':';
 }
