@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -22,6 +23,46 @@ inline std::string_view trim(std::string_view s) {
   while (b < e && is_blank(s[b])) ++b;
   while (e > b && is_blank(s[e - 1])) --e;
   return s.substr(b, e - b);
+}
+
+// Whether the n bytes at a and b are equal: (possibly overlapping) word compares for the short
+// spans of markers, memcmp past sixteen bytes.
+inline bool same_span(const char* a, const char* b, size_t n) {
+  auto load8 = [](const char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  };
+  auto load4 = [](const char* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  };
+  if (n > 16) return std::memcmp(a, b, n) == 0;
+  if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+  if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// s.find(lit, from) for a literal marker: its first byte looked for with memchr, the rest compared
+// in place (string_view::find calls memcmp at every candidate).
+inline size_t find_literal(std::string_view s, std::string_view lit, size_t from = 0) {
+  const size_t n = lit.size();
+  if (from > s.size() || s.size() - from < n) return std::string_view::npos;
+  if (n == 0) return from;
+  const char* const base = s.data();
+  const char* p = base + from;
+  const char* const last = base + (s.size() - n);  // the last place the literal can start
+  for (;;) {
+    p = static_cast<const char*>(std::memchr(p, lit[0], static_cast<size_t>(last - p) + 1));
+    if (p == nullptr) return std::string_view::npos;
+    if (same_span(p + 1, lit.data() + 1, n - 1)) return static_cast<size_t>(p - base);
+    if (p == last) return std::string_view::npos;
+    ++p;
+  }
 }
 
 // The first position at or after `pos` that is not whitespace (trim's), or s.size().

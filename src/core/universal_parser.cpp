@@ -23,21 +23,21 @@ std::pair<std::string, std::string> split_reasoning(std::string_view text) {
   size_t pos = 0;
   // Templates that open <think> in the prompt make the reply start inside it: reasoning up to the
   // first </think> when no <think> precedes it.
-  size_t first_close = text.find(kClose);
-  size_t first_open = text.find(kOpen);
+  size_t first_close = detail::find_literal(text, kClose);
+  size_t first_open = detail::find_literal(text, kOpen);
   if (first_close != std::string_view::npos && (first_open == std::string_view::npos || first_open > first_close)) {
     add_reasoning(text.substr(0, first_close));
     pos = first_close + kClose.size();
   }
   while (pos < text.size()) {
-    size_t open = text.find(kOpen, pos);
+    size_t open = detail::find_literal(text, kOpen, pos);
     if (open == std::string_view::npos) {
       content.append(text.substr(pos));
       break;
     }
     content.append(text.substr(pos, open - pos));
     size_t body = open + kOpen.size();
-    size_t close = text.find(kClose, body);
+    size_t close = detail::find_literal(text, kClose, body);
     if (close == std::string_view::npos) {  // cut off while thinking: all of it is reasoning
       add_reasoning(text.substr(body));
       break;

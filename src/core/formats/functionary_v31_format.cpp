@@ -7,6 +7,7 @@
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -27,7 +28,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
   // A <function=NAME> tag followed by '{': the only shape parse() reads (Qwen3-Coder's
   // <function=NAME><parameter=...> is not).
   bool detect_marked(std::string_view text) const override {
-    for (size_t open = text.find(kOpen); open != kNpos; open = text.find(kOpen, open + kOpen.size())) {
+    for (size_t open = find_literal(text, kOpen); open != kNpos; open = find_literal(text, kOpen, open + kOpen.size())) {
       const size_t name_b = open + kOpen.size();
       const size_t name_e = name_end(text, name_b);
       if (name_e == name_b || name_e == text.size() || text[name_e] != '>') continue;

@@ -11,6 +11,7 @@
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -40,7 +41,7 @@ class HermesFormat final : public ToolCallFormat {
   }
   // A <tool_call> whose body is not another family's.
   bool detect_marked(std::string_view text) const override {
-    for (size_t pos = text.find(kOpen); pos != kNpos; pos = text.find(kOpen, pos + kOpen.size())) {
+    for (size_t pos = find_literal(text, kOpen); pos != kNpos; pos = find_literal(text, kOpen, pos + kOpen.size())) {
       if (!other_family(text, skip_space(text, pos + kOpen.size()))) return true;
     }
     return false;

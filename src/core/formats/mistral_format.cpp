@@ -37,7 +37,7 @@ void append_content(std::string& to, std::string_view piece) {
 std::string_view split_think(std::string_view text, std::string& reasoning, std::string& visible) {
   constexpr std::string_view kOpen = "[THINK]";
   constexpr std::string_view kClose = "[/THINK]";
-  if (text.find("THINK]") == npos) return text;
+  if (find_literal(text, "THINK]") == npos) return text;
   auto add = [&](std::string_view r) {
     r = trim(r);
     if (r.empty()) return;
@@ -186,7 +186,7 @@ class MistralFormat final : public ToolCallFormat {
     const std::string_view text = split_think(reply, out.reasoning, visible);
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
-    while (!out.error && (pos = text.find(kCalls, pos)) != npos) {
+    while (!out.error && (pos = find_literal(text, kCalls, pos)) != npos) {
       if (pos > 0 && text[pos - 1] == '`' && (pos == 1 || text[pos - 2] != '`')) {  // quoted in prose
         pos += kCalls.size();
         continue;

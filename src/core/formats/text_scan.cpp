@@ -81,7 +81,7 @@ void MarkdownCode::consumed(size_t end) {
 
 size_t find_outside_code(std::string_view text, std::string_view marker, size_t from, MarkdownCode& code) {
   while (from < text.size()) {
-    size_t p = text.find(marker, from);
+    size_t p = find_literal(text, marker, from);
     if (p == kNpos) return kNpos;
     size_t s = code.skip(p);
     if (s == p) return p;
@@ -92,7 +92,7 @@ size_t find_outside_code(std::string_view text, std::string_view marker, size_t 
 
 size_t Finder::next(size_t from) {
   if (!known_ || (hit_ != kNpos && hit_ < from)) {
-    hit_ = from > text_.size() ? kNpos : text_.find(marker_, from);
+    hit_ = find_literal(text_, marker_, from);
     known_ = true;
   }
   return hit_;
