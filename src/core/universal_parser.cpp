@@ -152,10 +152,7 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     }
   }
   if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));
-  ParseOutcome out;
-  out.content = std::string(detail::trim(content));
-  out.reasoning = std::move(reasoning);
-  return out;
+  return ParseOutcome{"none", std::string(detail::trim(content)), std::move(reasoning), {}, {}, {}};
 }
 
 ParsedReply UniversalToolCallParser::parse(std::string_view text, std::span<const ToolSpec> tools) const {
