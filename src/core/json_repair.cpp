@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 
 #include "core/json_repair_pass.hpp"
 #include "core/json_repair_text.hpp"
@@ -310,7 +311,8 @@ ArgumentsText unwrap_string_arguments_text(JsonView value) {
   } else {
     v.append_compact(out.text);
     out.repairs.push_back("arguments were given as an escaped JSON string");
-    out.repairs.insert(out.repairs.end(), inner.repairs.begin(), inner.repairs.end());
+    out.repairs.insert(out.repairs.end(), std::make_move_iterator(inner.repairs.begin()),
+                       std::make_move_iterator(inner.repairs.end()));
   }
   return out;
 }
@@ -334,7 +336,8 @@ LenientJson unwrap_string_arguments(const json& value) {
   } else {
     out.value = std::move(inner.value);
     out.repairs.push_back("arguments were given as an escaped JSON string");
-    out.repairs.insert(out.repairs.end(), inner.repairs.begin(), inner.repairs.end());
+    out.repairs.insert(out.repairs.end(), std::make_move_iterator(inner.repairs.begin()),
+                       std::make_move_iterator(inner.repairs.end()));
   }
   return out;
 }

@@ -8,6 +8,8 @@
 // Bodies of the other <tool_call> families (<function=...> of Qwen3-Coder, NAME<arg_key> of
 // GLM-4.5) are left to their formats; tags inside markdown code are examples, not calls, and a
 // tag followed by something other than JSON is a broken call only where it starts a line.
+#include <iterator>
+
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/text_scan.hpp"
@@ -107,7 +109,8 @@ class HermesFormat final : public ToolCallFormat {
     if (!value.is_array() || value.empty()) {  // the usual single call
       CallDraft d;
       if (!call_from_object(value, d, where, why)) return fail(out, where + ": " + why);
-      d.repairs.insert(d.repairs.begin(), repairs.begin(), repairs.end());
+      d.repairs.insert(d.repairs.begin(), std::make_move_iterator(repairs.begin()),
+                       std::make_move_iterator(repairs.end()));
       return commit(out, std::move(d), where);
     }
     std::vector<CallDraft> drafts;
@@ -117,7 +120,8 @@ class HermesFormat final : public ToolCallFormat {
       drafts.emplace_back();
       if (!call_from_object(element, drafts.back(), where, why)) return fail(out, where + ": " + why);
     }
-    drafts.front().repairs.insert(drafts.front().repairs.begin(), repairs.begin(), repairs.end());
+    drafts.front().repairs.insert(drafts.front().repairs.begin(), std::make_move_iterator(repairs.begin()),
+                                  std::make_move_iterator(repairs.end()));
     for (auto& d : drafts) commit(out, std::move(d), where);
   }
 };
