@@ -179,6 +179,11 @@ class JsonFormat final : public ToolCallFormat {
     return true;
   }
   static bool take(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
+    // Only an object or a list of objects holds calls; an ASCII start other than '{' or '[' (a
+    // non-ASCII one may be a stray character the repair pass drops) cannot be one.
+    if (candidate.empty()) return false;
+    const unsigned char first = static_cast<unsigned char>(candidate[0]);
+    if ((first < 0x80 && first != '{' && first != '[') || !may_hold_calls(candidate)) return false;
     return take(candidate, parse_json_lenient_text(candidate), tools, out);
   }
 
