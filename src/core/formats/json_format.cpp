@@ -131,6 +131,19 @@ class JsonFormat final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {"{", "["};
     return kMarkers;
   }
+  // Calls stand only in code fences or where a line starts with '{' or '[' (as parse() reads
+  // them): a brace inside prose is no call.
+  bool detect_marked(std::string_view text) const override {
+    if (find_literal(text, "```") != std::string_view::npos) return true;
+    for (size_t pos = 0;;) {
+      const size_t start = skip_blanks(text, pos);
+      if (start == text.size()) return false;
+      if (text[start] == '{' || text[start] == '[') return true;
+      const size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) return false;
+      pos = nl + 1;
+    }
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
