@@ -107,8 +107,11 @@ ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& re
       reasoning += r.reasoning;
     }
   }
-  return ParseOutcome{std::string(format), std::move(r.content), std::move(reasoning),
-                      std::move(r.calls),  std::move(r.repairs), std::move(r.error)};
+  // Empty strings are left default-made: moving a short string copies its bytes through a call.
+  ParseOutcome out{std::string(format), {}, {}, std::move(r.calls), std::move(r.repairs), std::move(r.error)};
+  if (!r.content.empty()) out.content = std::move(r.content);
+  if (!reasoning.empty()) out.reasoning = std::move(reasoning);
+  return out;
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
   args.string_value(raw);  // the schema check reports a mismatch to the model
 }
 
-void add_call(FormatResult& out, std::string name, std::string arguments, std::string id) {
+void add_call(FormatResult& out, std::string&& name, std::string&& arguments, std::string&& id) {
   if (out.calls.empty()) out.calls.reserve(4);  // parallel calls come in small groups: one allocation
   ToolCall& call = out.calls.emplace_back();
   call.id = std::move(id);

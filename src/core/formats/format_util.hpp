@@ -45,8 +45,8 @@ class ParameterTypes {
 // parameter, JSON-looking values are taken as JSON and anything else is a string.
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
 
-// Appends a call whose `arguments` are JSON object text.
-void add_call(FormatResult& out, std::string name, std::string arguments, std::string id = {});
+// Appends a call whose `arguments` are JSON object text (the strings are moved into it).
+void add_call(FormatResult& out, std::string&& name, std::string&& arguments, std::string&& id = std::string());
 
 // Calls add(element) for `value` when it is an object, or for each element of it when it is an
 // array, until add returns false (a list of calls stops at the first unusable one).
