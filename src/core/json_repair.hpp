@@ -59,7 +59,8 @@ struct LenientText {
   std::vector<std::string> repairs;  // as LenientJson::repairs
   std::string error;                 // as LenientJson::error
   JsonIndex index;                   // the value's index, when it was recorded (see JsonIndex::usable())
-  const JsonIndex* borrowed = nullptr;  // instead of `index`: the caller's index of the value (must outlive this)
+  // Read instead of `index` when set: the caller's index of the value, which must outlive this.
+  const JsonIndex* borrowed = nullptr;
   bool ok() const { return error.empty(); }
   // Back to a default-made LenientText, keeping the strings' room.
   void reset() {

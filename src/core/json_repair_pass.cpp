@@ -6,6 +6,7 @@
 #include "core/json_repair_pass.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -94,7 +95,7 @@ size_t plain_run(std::string_view in, size_t i, bool quote_single) {
       special = _mm_or_si128(special, _mm_or_si128(_mm_cmpeq_epi8(v, apostrophe), _mm_cmpeq_epi8(v, smart)));
     }
     const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(special));
-    if (bits != 0) return static_cast<size_t>(p - in.data()) + static_cast<size_t>(__builtin_ctz(bits)) - i;
+    if (bits != 0) return static_cast<size_t>(p - in.data()) + static_cast<size_t>(std::countr_zero(bits)) - i;
     p += 16;
   }
 #endif
@@ -161,9 +162,7 @@ class Pass {
     unexpected(what, i_);
   }
 
-  std::string key_text() const {
-    return clip((key_in_out_ ? out_.view() : in_).substr(key_begin_, key_size_));
-  }
+  std::string key_text() const { return clip((key_in_out_ ? out_.view() : in_).substr(key_begin_, key_size_)); }
 
   // What the grammar wanted where it met something else, for messages.
   std::string expected() {
@@ -181,11 +180,12 @@ class Pass {
   }
   // `where` in pieces, as concat() takes them.
   [[gnu::noinline]] void cut_off(std::initializer_list<std::string_view> where) {
+    constexpr std::string_view kLead = "output was cut off ";
     std::string& e = r_.error;
-    size_t size = 19;
+    size_t size = kLead.size();
     for (std::string_view p : where) size += p.size();
     e.reserve(size);
-    e = "output was cut off ";
+    e = kLead;
     for (std::string_view p : where) e.append(p);
     stopped_ = true;
   }
@@ -388,7 +388,8 @@ class Pass {
     const bool ok = valid_number(tok);
     // Digits that run to the very end may be the start of a longer number: never guess.
     if (i_ == in_.size() && (!stack_.empty() || !ok)) {
-      return cut_off({"inside a number starting at offset ", Decimal(start), " (\"", clip(tok), "\" may be incomplete)"});
+      return cut_off(
+          {"inside a number starting at offset ", Decimal(start), " (\"", clip(tok), "\" may be incomplete)"});
     }
     out() += tok;
     if (!ok) return token_error(start);
@@ -450,7 +451,8 @@ class Pass {
         return cut_off({"right after the '", obj ? "{" : "[", "' at offset ", Decimal(f.open_offset),
                         obj ? ", before its first member" : ", before its first element"});
       case Expect::kColon:
-        return cut_off({"after key \"", key_text(), "\" at offset ", Decimal(key_offset_), ", before its ':' and value"});
+        return cut_off(
+            {"after key \"", key_text(), "\" at offset ", Decimal(key_offset_), ", before its ':' and value"});
       case Expect::kValue:
         if (obj) {
           return cut_off({"after key \"", key_text(), "\" before its value (the text ends after its ':' at offset ",

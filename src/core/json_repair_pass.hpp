@@ -27,11 +27,13 @@ enum class Fix : unsigned char {
   kCount
 };
 
+inline constexpr std::size_t kFixKinds = static_cast<std::size_t>(Fix::kCount);
+
 // Counts per kind, in the order the kinds first occurred, plus the details the messages name.
 // (Its methods and PassResult::input_offset live in json_repair.cpp, beside the wording.)
 struct RepairLog {
   std::array<std::size_t, static_cast<std::size_t>(Fix::kCount)> counts{};
-  SmallVector<Fix, static_cast<std::size_t>(Fix::kCount)> order;  // kinds by first occurrence
+  SmallVector<Fix, kFixKinds> order;   // kinds by first occurrence
   std::vector<std::string> keys;       // the first few unquoted keys, for the message
   std::size_t newlines = 0, tabs = 0;  // split of kControlChar
   unsigned python_seen = 0;            // bit 0 True, 1 False, 2 None

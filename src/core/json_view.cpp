@@ -88,22 +88,9 @@ inline T load(const char* p) {
   return v;
 }
 
-// a == b for the short strings of keys: two (possibly overlapping) word compares beat a call to
-// memcmp.
+// a == b for the short strings of keys: word compares beat a call to memcmp.
 inline bool same_bytes(std::string_view a, std::string_view b) {
-  const std::size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* x = a.data();
-  const char* y = b.data();
-  if (n >= 8) {
-    if (n > 16) return std::memcmp(x, y, n) == 0;
-    return load<std::uint64_t>(x) == load<std::uint64_t>(y) && load<std::uint64_t>(x + n - 8) == load<std::uint64_t>(y + n - 8);
-  }
-  if (n >= 4) return load<std::uint32_t>(x) == load<std::uint32_t>(y) && load<std::uint32_t>(x + n - 4) == load<std::uint32_t>(y + n - 4);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (x[i] != y[i]) return false;
-  }
-  return true;
+  return a.size() == b.size() && same_span(a.data(), b.data(), a.size());
 }
 
 // memcpy for the short values of tool calls: (possibly overlapping) word moves, no call.

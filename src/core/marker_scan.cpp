@@ -18,11 +18,11 @@ namespace {
 // Bytes by how rarely they occur in replies, rarest first: a marker is keyed by the first of them
 // it holds. The rarest letters beat tag punctuation, which replies full of tags repeat at every
 // tag ("</think>" is keyed by its 'k'); quotes come late, as JSON is full of them.
-constexpr std::string_view kKeyBytes = "zqxjkZQXJK|`<>[]{}vbpygfwmucldrhsnioaetVBPYGFWMUCLDRHSNIOAET=\"'";
+constexpr std::string_view kRareBytes = "zqxjkZQXJK|`<>[]{}vbpygfwmucldrhsnioaetVBPYGFWMUCLDRHSNIOAET=\"'";
 
 std::size_t anchor_of(std::string_view marker) {
-  for (char key : kKeyBytes) {
-    if (std::size_t at = marker.find(key); at != std::string_view::npos) return at;
+  for (char rare : kRareBytes) {
+    if (std::size_t at = marker.find(rare); at != std::string_view::npos) return at;
   }
   return 0;
 }
@@ -63,7 +63,7 @@ void MarkerSet::build() {
                                           : 256u;
   };
   key_.fill(0);
-  list_base_.fill(0);
+  base_.fill(0);
   key_owners_.clear();
   key_bytes_.clear();
   too_many_keys_ = false;
@@ -77,7 +77,7 @@ void MarkerSet::build() {
       key_bytes_.push_back(key(e));
       key_owners_.push_back(0);
       key_[key(e)] = static_cast<unsigned char>(key_owners_.size());
-      list_base_[key(e)] = static_cast<std::uint32_t>((key_owners_.size() - 1) * kPairs);
+      base_[key(e)] = static_cast<std::uint16_t>((key_owners_.size() - 1) * kPairs);
     }
     key_owners_[key_[key(e)] - 1u] |= e.owner;
   }
@@ -85,7 +85,8 @@ void MarkerSet::build() {
   // List (k, f) holds the entries keyed by key k that continue with byte f, and those that end at
   // their key (which match whatever follows); list (k, 256) only the latter (the key ends the text).
   std::vector<std::vector<std::uint16_t>> by_key(key_bytes_.size());
-  for (std::size_t e = 0; e < entries_.size(); ++e) by_key[key_[key(entries_[e])] - 1u].push_back(static_cast<std::uint16_t>(e));
+  for (std::size_t e = 0; e < entries_.size(); ++e)
+    by_key[key_[key(entries_[e])] - 1u].push_back(static_cast<std::uint16_t>(e));
   const std::size_t lists = key_owners_.size() * kPairs;
   lists_.assign(lists + 1, 0);
   list_owners_.assign(lists, 0);
@@ -135,7 +136,7 @@ inline bool MarkerSet::matches(const Entry& m, const unsigned char* s, std::size
 template <bool inner>
 [[gnu::always_inline]] inline std::uint64_t MarkerSet::hits(const unsigned char* s, std::size_t n, std::size_t at,
                                                             unsigned bits, std::uint64_t found) const {
-  const std::uint32_t* base = list_base_.data();
+  const std::uint16_t* base = base_.data();
   const std::uint64_t* owners = list_owners_.data();
   for (; bits != 0; bits &= bits - 1) {
     const std::size_t j = at + static_cast<std::size_t>(std::countr_zero(bits));
@@ -222,8 +223,8 @@ namespace {
 // of its bytes, I indexing the keys.
 template <std::size_t... I>
 [[gnu::always_inline]] inline __attribute__((target("avx2"))) unsigned wide_key_bits(const unsigned char* p,
-                                                                                    const __m256i* want,
-                                                                                    std::index_sequence<I...>) {
+                                                                                     const __m256i* want,
+                                                                                     std::index_sequence<I...>) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   __m256i eq = _mm256_setzero_si256();
   ((eq = _mm256_or_si256(eq, _mm256_cmpeq_epi8(v, want[I]))), ...);

@@ -59,7 +59,7 @@ class MarkerSet {
   std::vector<std::uint16_t> order_;        // entries_ indices (one-byte markers left out), grouped by list
   std::vector<std::uint16_t> lists_;        // key k, following byte f: order_[lists_[k*kPairs+f], ..+1)
   std::array<unsigned char, 256> key_{};    // 0, or 1 + the key index of a byte that keys markers
-  std::array<std::uint32_t, 256> list_base_{};  // k*kPairs for the byte of key k (0 for other bytes)
+  std::array<std::uint16_t, 256> base_{};   // k*kPairs for the byte of key k (0 for other bytes)
   std::vector<std::uint64_t> key_owners_;   // per key index: the owners of its markers
   std::vector<unsigned char> key_bytes_;    // the bytes that key markers
   bool too_many_keys_ = false;              // more than kMaxKeys: scan() falls back to find()

@@ -104,7 +104,8 @@ inline std::string concat(std::initializer_list<std::string_view> parts) {
 // the expression that made it.
 class Decimal {
  public:
-  explicit Decimal(std::uint64_t n) : size_(static_cast<size_t>(std::to_chars(buf_, buf_ + sizeof(buf_), n).ptr - buf_)) {}
+  explicit Decimal(std::uint64_t n)
+      : size_(static_cast<size_t>(std::to_chars(buf_, buf_ + sizeof(buf_), n).ptr - buf_)) {}
   operator std::string_view() const { return {buf_, size_}; }
 
  private:

@@ -28,7 +28,8 @@ class FunctionaryV31Format final : public ToolCallFormat {
   // A <function=NAME> tag followed by '{': the only shape parse() reads (Qwen3-Coder's
   // <function=NAME><parameter=...> is not).
   bool detect_marked(std::string_view text) const override {
-    for (size_t open = find_literal(text, kOpen); open != kNpos; open = find_literal(text, kOpen, open + kOpen.size())) {
+    for (size_t open = find_literal(text, kOpen); open != kNpos;
+         open = find_literal(text, kOpen, open + kOpen.size())) {
       const size_t name_b = open + kOpen.size();
       const size_t name_e = name_end(text, name_b);
       if (name_e == name_b || name_e == text.size() || text[name_e] != '>') continue;

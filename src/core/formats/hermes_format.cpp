@@ -95,8 +95,8 @@ class HermesFormat final : public ToolCallFormat {
 
  private:
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
-  static void take(std::string_view payload, bool cut_off, Scanned scanned, const JsonIndex& index,
-                   const Label& where, FormatResult& out) {
+  static void take(std::string_view payload, bool cut_off, Scanned scanned, const JsonIndex& index, const Label& where,
+                   FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
     const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);

@@ -27,8 +27,8 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
   }
   LenientText parsed = parse_json_lenient_text(b);
   // Strictly valid JSON is closed; only text that needed the repair pass is measured.
-  const bool unclosed = !terminated && !parsed.in_input && (b[0] == '{' || b[0] == '[') &&
-                        json_extent(b, 0) == std::string_view::npos;
+  const bool unclosed =
+      !terminated && !parsed.in_input && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == std::string_view::npos;
   if (unclosed) {
     out.error = where() + " was cut off before " + std::string(end_token) + ": its arguments are " +
                 (parsed.ok() ? std::string("not closed") : "incomplete (" + parsed.error + ")");
