@@ -131,8 +131,9 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
   }
   // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
   // its own framing but found no call is kept as the answer's format unless a later format finds calls.
+  // (Kept on the heap: only a few replies need it, and an empty optional of it is zeroed per reply.)
   const ToolCallFormat* framing = nullptr;
-  std::optional<FormatResult> framed;
+  std::unique_ptr<FormatResult> framed;
   // Auto-detection asks only the formats whose markers occur, and those that may be recognised
   // without them; the others cannot match.
   const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
@@ -151,7 +152,7 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r), std::move(reasoning));
     if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
       framing = &f;
-      framed.emplace(std::move(r));
+      framed = std::make_unique<FormatResult>(std::move(r));
     }
   }
   if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));

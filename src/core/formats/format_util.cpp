@@ -106,6 +106,12 @@ bool add_view_call(FormatResult& out, std::string name, std::optional<JsonView> 
     add_call(out, std::move(name), "{}", std::move(id));
     return true;
   }
+  if (args->is_object()) {  // the usual case: the object as it is, compact
+    std::string text;
+    args->append_compact(text);
+    add_call(out, std::move(name), std::move(text), std::move(id));
+    return true;
+  }
   ArgumentsText a = unwrap_string_arguments_text(*args);
   if (!a.error.empty()) {
     out.error = "the call to '" + name + "': " + a.error;
