@@ -210,7 +210,7 @@ std::string text_outside(std::string_view text, std::span<const Cut> cuts,
   }
   if (cursor < text.size()) rest.append(text.substr(cursor));
   for (std::string_view token : drop) {
-    if (rest.find(token) == std::string::npos) continue;
+    if (find_literal(rest, token) == std::string::npos) continue;
     std::string kept;
     size_t pos = 0;
     for (size_t hit; (hit = rest.find(token, pos)) != std::string::npos; pos = hit + token.size()) {
@@ -220,6 +220,7 @@ std::string text_outside(std::string_view text, std::span<const Cut> cuts,
     rest = std::move(kept);
   }
   const std::string_view kept = trim(rest);
+  if (kept.size() == rest.size()) return rest;  // nothing to trim
   const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
   rest.erase(begin + kept.size());
   rest.erase(0, begin);
