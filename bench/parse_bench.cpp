@@ -5,9 +5,10 @@
 // Prints MB/s over the mixed protocol corpus (every family's inputs, parsed with format auto; the
 // best of three runs of ~20 MB each), and the time to parse 10 KB, 100 KB and 1 MB inputs of three
 // shapes (long prose with one call at the end; many calls; one call with a huge argument), with the
-// growth ratio per 10x of input: ~10 means linear. Times are the thread's CPU time. --by-file also prints the throughput of each
-// corpus file (one family each). --rounds N parses the mixed corpus exactly N times and stops there:
-// a short, fixed workload for instruction counting (valgrind --tool=callgrind).
+// growth ratio per 10x of input: ~10 means linear. Times are the thread's CPU time. --by-file also
+// prints the throughput of each corpus file (one family each). --rounds N parses the mixed corpus
+// exactly N times, once, and stops there: a short, fixed workload for instruction counting
+// (valgrind --tool=callgrind).
 // Target (issue 3): >= 100 MB/s on the mixed corpus, no quadratic path.
 #include <algorithm>
 #include <chrono>
