@@ -76,6 +76,26 @@ std::string printable(std::string&& s) {
   return out;
 }
 
+// Whether nlohmann's account of the pass's output would be "syntax error while parsing value -
+// invalid literal" at the word the pass stopped at, without running it (it builds a string per
+// token and an exception): its lexer reads any word that does not begin with a JSON literal as an
+// invalid literal, and the text before the word is one it accepts when that text, with null in
+// place of the word and its containers closed, is strictly valid JSON (the strict scan accepts
+// exactly what nlohmann accepts).
+bool word_is_invalid_literal(const json_repair::PassResult& pass) {
+  if (!pass.token_error || pass.word_size == 0) return false;
+  const std::string_view word = std::string_view(pass.text).substr(pass.text.size() - pass.word_size);
+  for (std::string_view literal : {"true", "false", "null"}) {
+    if (word.starts_with(literal)) return false;
+  }
+  std::string probe;
+  probe.reserve(pass.text.size() - pass.word_size + 4 + pass.closers_at_word.size());
+  probe.append(pass.text, 0, pass.text.size() - pass.word_size);
+  probe += "null";
+  probe += pass.closers_at_word;
+  return scan_strict_json(probe).ok;
+}
+
 // nlohmann's parse_error text without its "[json.exception...] parse error at line L, column C: "
 // prefix and "; last read: '...'" suffix: both describe the repaired text, not the caller's.
 std::string parse_reason(std::string_view what) {
@@ -255,6 +275,11 @@ LenientText parse_json_lenient_text(std::string_view text, bool known_invalid) {
       out.begin = repaired.begin;
       out.end = repaired.end;
       out.repairs = pass.log.messages();
+      return out;
+    }
+    if (word_is_invalid_literal(pass)) {
+      out.error = concat({"invalid JSON at offset ", Decimal(pass.token_offset),
+                          ": syntax error while parsing value - invalid literal"});
       return out;
     }
     const InvalidJson e = describe_invalid(pass.text);

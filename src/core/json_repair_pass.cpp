@@ -422,6 +422,8 @@ class Pass {
         return cut_off({"inside the literal \"", w, "\" starting at offset ", Decimal(start)});
       }
       out() += w;
+      r_.word_size = w.size();
+      for (size_t k = stack_.size(); k > 0; --k) r_.closers_at_word += stack_[k - 1].close;
       return token_error(start);
     }
     const auto index = static_cast<size_t>(lit - std::begin(kLiterals));

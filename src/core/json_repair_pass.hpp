@@ -49,6 +49,10 @@ struct PassResult {
   std::string error;             // set when the input is cut off, too deep or structurally wrong
   bool token_error = false;      // `text` ends with a bad token: strict-parse it for nlohmann's message
   std::size_t token_offset = 0;  // where that token (or bad escape) starts in the input
+  // When the bad token is a word where a value belongs (an unquoted string, say): its size, and the
+  // brackets that close the containers open around it; 0 for any other bad token.
+  std::size_t word_size = 0;
+  std::string closers_at_word;
   // (output index, input index) at each point where the two stop moving in step.
   std::vector<std::pair<std::size_t, std::size_t>> offsets;
 
