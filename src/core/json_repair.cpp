@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 
 #include "core/json_repair_pass.hpp"
 #include "core/json_repair_text.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -55,9 +57,9 @@ InvalidJson describe_invalid(std::string_view text) {
 }
 
 // `s` made safe to show and to put in JSON: ill-formed UTF-8 and control bytes become '?'.
-std::string printable(std::string_view s) {
+std::string printable(std::string&& s) {
   const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
-  if (plain) return std::string(s);
+  if (plain) return std::move(s);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
@@ -72,6 +74,26 @@ std::string printable(std::string_view s) {
     }
   }
   return out;
+}
+
+// Whether nlohmann's account of the pass's output would be "syntax error while parsing value -
+// invalid literal" at the word the pass stopped at, without running it (it builds a string per
+// token and an exception): its lexer reads any word that does not begin with a JSON literal as an
+// invalid literal, and the text before the word is one it accepts when that text, with null in
+// place of the word and its containers closed, is strictly valid JSON (the strict scan accepts
+// exactly what nlohmann accepts).
+bool word_is_invalid_literal(const json_repair::PassResult& pass) {
+  if (!pass.token_error || pass.word_size == 0) return false;
+  const std::string_view word = std::string_view(pass.text).substr(pass.text.size() - pass.word_size);
+  for (std::string_view literal : {"true", "false", "null"}) {
+    if (word.starts_with(literal)) return false;
+  }
+  std::string probe;
+  probe.reserve(pass.text.size() - pass.word_size + 4 + pass.closers_at_word.size());
+  probe.append(pass.text, 0, pass.text.size() - pass.word_size);
+  probe += "null";
+  probe += pass.closers_at_word;
+  return scan_strict_json(probe).ok;
 }
 
 // nlohmann's parse_error text without its "[json.exception...] parse error at line L, column C: "
@@ -108,18 +130,20 @@ size_t PassResult::input_offset(size_t out_index, size_t input_size) const {
 }  // namespace json_repair
 
 std::vector<std::string> json_repair::RepairLog::messages() const {
-  // Each line is appended piece by piece into its own string: one allocation per line.
+  // Each line is appended piece by piece into its own string, with room for the usual line made
+  // first: one allocation per line.
   std::vector<std::string> out;
   out.reserve(order.size());
   for (Fix kind : order) {
     if (kind == Fix::kCount) continue;
     const size_t n = counts[static_cast<size_t>(kind)];
     std::string& line = out.emplace_back();
+    line.reserve(96);
     auto counted_into = [&line](size_t k, std::string_view one, std::string_view many) {
       if (k == 1) {
         line += one;
       } else {
-        line += std::to_string(k);
+        line += Decimal(k);
         line += ' ';
         line += many;
       }
@@ -162,7 +186,7 @@ std::vector<std::string> json_repair::RepairLog::messages() const {
           break;
         }
         line += "quoted ";
-        line += std::to_string(n);
+        line += Decimal(n);
         line += " unquoted keys (";
         for (size_t k = 0; k < keys.size(); ++k) {
           line += k == 0 ? "'" : ", '";
@@ -180,7 +204,7 @@ std::vector<std::string> json_repair::RepairLog::messages() const {
           break;
         }
         line += "escaped ";
-        line += std::to_string(n);
+        line += Decimal(n);
         line += " raw control characters inside strings (";
         bool first = true;
         auto part = [&](size_t k, std::string_view one, std::string_view many) {
@@ -225,11 +249,11 @@ std::vector<std::string> json_repair::RepairLog::messages() const {
   return out;
 }
 
-LenientText parse_json_lenient_text(std::string_view text) {
+LenientText parse_json_lenient_text(std::string_view text, bool known_invalid) {
   LenientText out;
   try {
     out.input = text;
-    const StrictJson strict = scan_strict_json(text, &out.index);
+    const StrictJson strict = known_invalid ? StrictJson{} : scan_strict_json(text, &out.index);
     if (strict.ok) {
       out.in_input = true;
       out.begin = strict.begin;
@@ -238,7 +262,7 @@ LenientText parse_json_lenient_text(std::string_view text) {
     }
     json_repair::PassResult pass = json_repair::run_repair_pass(text);
     if (!pass.error.empty()) {
-      out.error = printable(pass.error);
+      out.error = printable(std::move(pass.error));
       return out;
     }
     const StrictJson repaired = scan_strict_json(pass.text, &out.index);
@@ -253,6 +277,11 @@ LenientText parse_json_lenient_text(std::string_view text) {
       out.repairs = pass.log.messages();
       return out;
     }
+    if (word_is_invalid_literal(pass)) {
+      out.error = concat({"invalid JSON at offset ", Decimal(pass.token_offset),
+                          ": syntax error while parsing value - invalid literal"});
+      return out;
+    }
     const InvalidJson e = describe_invalid(pass.text);
     if (!e.parse_error) {  // a number too large for a double
       out.error = printable("could not parse JSON: " + e.what);
@@ -262,7 +291,7 @@ LenientText parse_json_lenient_text(std::string_view text) {
     // a lone surrogate escape) by the byte nlohmann stopped at, mapped back to the input.
     const size_t at =
         pass.token_error ? pass.token_offset : pass.input_offset(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    out.error = printable("invalid JSON at offset " + std::to_string(at) + ": " + parse_reason(e.what));
+    out.error = printable(concat({"invalid JSON at offset ", Decimal(at), ": ", parse_reason(e.what)}));
   } catch (const std::exception& e) {  // allocation failure
     out = LenientText{};
     out.error = printable(std::string("could not parse JSON: ") + e.what());
@@ -307,7 +336,8 @@ ArgumentsText unwrap_string_arguments_text(JsonView value) {
   } else {
     v.append_compact(out.text);
     out.repairs.push_back("arguments were given as an escaped JSON string");
-    out.repairs.insert(out.repairs.end(), inner.repairs.begin(), inner.repairs.end());
+    out.repairs.insert(out.repairs.end(), std::make_move_iterator(inner.repairs.begin()),
+                       std::make_move_iterator(inner.repairs.end()));
   }
   return out;
 }
@@ -331,7 +361,8 @@ LenientJson unwrap_string_arguments(const json& value) {
   } else {
     out.value = std::move(inner.value);
     out.repairs.push_back("arguments were given as an escaped JSON string");
-    out.repairs.insert(out.repairs.end(), inner.repairs.begin(), inner.repairs.end());
+    out.repairs.insert(out.repairs.end(), std::make_move_iterator(inner.repairs.begin()),
+                       std::make_move_iterator(inner.repairs.end()));
   }
   return out;
 }

@@ -59,13 +59,30 @@ struct LenientText {
   std::vector<std::string> repairs;  // as LenientJson::repairs
   std::string error;                 // as LenientJson::error
   JsonIndex index;                   // the value's index, when it was recorded (see JsonIndex::usable())
+  // Read instead of `index` when set: the caller's index of the value, which must outlive this.
+  const JsonIndex* borrowed = nullptr;
   bool ok() const { return error.empty(); }
-  // The value; it reads through `index`, so this LenientText must outlive the view and not move.
+  // Back to a default-made LenientText, keeping the strings' room.
+  void reset() {
+    repaired.clear();
+    input = {};
+    in_input = false;
+    begin = end = 0;
+    repairs.clear();
+    error.clear();
+    index.reset();
+    borrowed = nullptr;
+  }
+  // The value; it reads through the index, so this LenientText (and a borrowed index) must outlive
+  // the view and not move.
   JsonView view() const {
-    return JsonView((in_input ? input : std::string_view(repaired)).substr(begin, end - begin), &index);
+    return JsonView((in_input ? input : std::string_view(repaired)).substr(begin, end - begin),
+                    borrowed != nullptr ? borrowed : &index);
   }
 };
-LenientText parse_json_lenient_text(std::string_view text);
+// `known_invalid`: the caller's own strict scan already refused `text`, which then goes straight to
+// the repair pass.
+LenientText parse_json_lenient_text(std::string_view text, bool known_invalid = false);
 
 // unwrap_string_arguments() for a JsonView: the arguments object as compact JSON text.
 struct ArgumentsText {

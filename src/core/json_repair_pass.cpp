@@ -6,10 +6,17 @@
 #include "core/json_repair_pass.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/json_repair.hpp"
 #include "core/json_repair_text.hpp"
 #include "core/small_vector.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail::json_repair {
 namespace {
@@ -29,18 +36,89 @@ struct Frame {
 
 constexpr std::string_view kLiterals[] = {"true", "false", "null", "True", "False", "None"};
 
+// The pass's output: a string written through a cursor, grown by doubling. Appending a byte is a
+// compare and a store (std::string's push_back is a call per byte).
+class Out {
+ public:
+  explicit Out(size_t room) : text_(room, '\0'), at_(text_.data()), end_(at_ + text_.size()) {}
+  size_t size() const { return static_cast<size_t>(at_ - text_.data()); }
+  char& operator[](size_t i) { return text_[i]; }
+  std::string_view view() const { return {text_.data(), size()}; }
+  [[gnu::always_inline]] Out& operator+=(char c) {
+    if (at_ == end_) grow(1);
+    *at_++ = c;
+    return *this;
+  }
+  [[gnu::always_inline]] Out& operator+=(std::string_view s) {
+    if (static_cast<size_t>(end_ - at_) < s.size()) grow(s.size());
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+    return *this;
+  }
+  [[gnu::always_inline]] Out& append(std::string_view s) { return *this += s; }
+  // The text written; the Out is spent.
+  std::string take() {
+    text_.resize(size());
+    return std::move(text_);
+  }
+
+ private:
+  [[gnu::noinline]] void grow(size_t more) {
+    const size_t used = size();
+    text_.resize(std::max(text_.size() * 2, used + more));
+    at_ = text_.data() + used;
+    end_ = text_.data() + text_.size();
+  }
+  std::string text_;
+  char* at_;
+  char* end_;
+};
+
+// Length of the run of bytes at in[i] that a string opened with `quote_single` (a single or smart
+// quote) copies without a look: no backslash, control byte or '"', nor (single) '\'' or the lead
+// byte 0xE2 of a smart quote. Bytes from 0x80 on are copied as they are (the strict scan of the
+// output checks their UTF-8).
+size_t plain_run(std::string_view in, size_t i, bool quote_single) {
+  const char* p = in.data() + i;
+  const char* end = in.data() + in.size();
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i slash = _mm_set1_epi8('\\');
+  const __m128i below = _mm_set1_epi8(0x1F);
+  const __m128i apostrophe = _mm_set1_epi8('\'');
+  const __m128i smart = _mm_set1_epi8(static_cast<char>(0xE2));
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash));
+    special = _mm_or_si128(special, _mm_cmpeq_epi8(_mm_max_epu8(v, below), below));  // v <= 0x1F
+    if (quote_single) {
+      special = _mm_or_si128(special, _mm_or_si128(_mm_cmpeq_epi8(v, apostrophe), _mm_cmpeq_epi8(v, smart)));
+    }
+    const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (bits != 0) return static_cast<size_t>(p - in.data()) + static_cast<size_t>(std::countr_zero(bits)) - i;
+    p += 16;
+  }
+#endif
+  for (; p != end; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c < 0x20 || c == '\\' || c == '"' || (quote_single && (c == '\'' || c == 0xE2))) break;
+  }
+  return static_cast<size_t>(p - in.data()) - i;
+}
+
 class Pass {
  public:
-  explicit Pass(std::string_view in) : in_(in) { r_.text.reserve(in.size() + in.size() / 16 + 16); }
+  explicit Pass(std::string_view in) : in_(in), out_(in.size() + in.size() / 16 + 16) {}
 
   PassResult run() {
     while (i_ < in_.size() && !stopped_) step();
     if (!stopped_) finish();
+    r_.text = out_.take();
     return std::move(r_);
   }
 
  private:
-  std::string& out() { return r_.text; }
+  Out& out() { return out_; }
   Expect& cur() { return stack_.empty() ? top_ : stack_.back().state; }
   bool in_object() const { return !stack_.empty() && stack_.back().close == '}'; }
   static bool wants_value(Expect e) { return e == Expect::kValue || e == Expect::kValueOrClose; }
@@ -51,22 +129,25 @@ class Pass {
 
   // Records an (output, input) pair when the two indexes stopped moving in step since the last one
   // (their difference, kept in `shift_`, changed).
-  void mark() {
+  [[gnu::always_inline]] void mark() {
     const size_t o = out().size();
-    if (o - i_ == shift_) return;
+    if (o - i_ != shift_) remark(o);
+  }
+  [[gnu::noinline]] void remark(size_t o) {
     r_.offsets.emplace_back(o, i_);
     shift_ = o - i_;
   }
 
-  // One token (or one whitespace byte) at i_.
-  void step() {
+  // One token (or one run of whitespace) at i_. Inline in run()'s loop; the tokens that take more
+  // than a few bytes are read out of line.
+  [[gnu::always_inline]] void step() {
     mark();
     const unsigned char c = static_cast<unsigned char>(in_[i_]);
     if (is_space(c)) {  // a run of whitespace is copied as it is
-      size_t end = i_ + 1;
-      while (end < in_.size() && is_space(static_cast<unsigned char>(in_[end]))) ++end;
-      out().append(in_.substr(i_, end - i_));
-      i_ = end;
+      do {
+        out() += static_cast<char>(in_[i_]);
+        ++i_;
+      } while (i_ < in_.size() && is_space(static_cast<unsigned char>(in_[i_])));
       return;
     }
     if (c >= 0x80) return non_ascii();
@@ -81,26 +162,31 @@ class Pass {
     unexpected(what, i_);
   }
 
-  std::string key_text() const {
-    return clip((key_in_out_ ? std::string_view(r_.text) : in_).substr(key_begin_, key_size_));
-  }
+  std::string key_text() const { return clip((key_in_out_ ? out_.view() : in_).substr(key_begin_, key_size_)); }
 
   // What the grammar wanted where it met something else, for messages.
   std::string expected() {
     static constexpr std::string_view kText[] = {
         "a value", "a value or ']'", "a key", "a key or '}'", "", "", "nothing after the complete value"};
     const Expect e = cur();
-    if (e == Expect::kColon) return "':' after key \"" + key_text() + "\"";
+    if (e == Expect::kColon) return concat({"':' after key \"", key_text(), "\""});
     if (e == Expect::kCommaOrClose) return in_object() ? "',' or '}'" : "',' or ']'";
     return std::string(kText[static_cast<size_t>(e)]);
   }
 
-  void unexpected(const std::string& what, size_t offset) {
-    r_.error = "unexpected " + what + " at offset " + std::to_string(offset) + "; expected " + expected();
+  [[gnu::noinline]] void unexpected(const std::string& what, size_t offset) {
+    r_.error = concat({"unexpected ", what, " at offset ", Decimal(offset), "; expected ", expected()});
     stopped_ = true;
   }
-  void cut_off(const std::string& where) {
-    r_.error = "output was cut off " + where;
+  // `where` in pieces, as concat() takes them.
+  [[gnu::noinline]] void cut_off(std::initializer_list<std::string_view> where) {
+    constexpr std::string_view kLead = "output was cut off ";
+    std::string& e = r_.error;
+    size_t size = kLead.size();
+    for (std::string_view p : where) size += p.size();
+    e.reserve(size);
+    e = kLead;
+    for (std::string_view p : where) e.append(p);
     stopped_ = true;
   }
   void token_error(size_t offset) {
@@ -109,7 +195,7 @@ class Pass {
     stopped_ = true;
   }
 
-  void open(char c) {
+  [[gnu::always_inline]] void open(char c) {
     if (!wants_value(cur())) return unexpected(std::string("'") + c + "'", i_);
     value_done();  // the container is its parent's value
     if (stack_.size() >= kLenientJsonMaxDepth) {
@@ -124,7 +210,7 @@ class Pass {
     ++i_;
   }
 
-  void close(char c) {
+  [[gnu::always_inline]] void close(char c) {
     auto what = [c] { return std::string("'") + c + "'"; };
     if (stack_.empty() || stack_.back().close != c) return unexpected(what(), i_);
     const Expect e = stack_.back().state;
@@ -144,7 +230,7 @@ class Pass {
     r_.log.add(Fix::kTrailingComma);
   }
 
-  void comma() {
+  [[gnu::always_inline]] void comma() {
     if (cur() != Expect::kCommaOrClose) return unexpected("','", i_);
     cur() = in_object() ? Expect::kKey : Expect::kValue;
     comma_out_ = out().size();
@@ -152,7 +238,7 @@ class Pass {
     ++i_;
   }
 
-  void colon() {
+  [[gnu::always_inline]] void colon() {
     if (cur() != Expect::kColon) return unexpected("':'", i_);
     cur() = Expect::kValue;
     colon_offset_ = i_;
@@ -162,7 +248,7 @@ class Pass {
 
   // Outside strings: smart quotes open strings; any other non-ASCII character is dropped
   // (a space stands in so that the tokens on either side stay apart).
-  void non_ascii() {
+  [[gnu::noinline]] void non_ascii() {
     const char q = smart_quote(in_, i_);
     if (q == 'd') return string_token(Quote::kSmart, 3);
     if (q == 's') return string_token(Quote::kSingle, 3);
@@ -188,17 +274,11 @@ class Pass {
     return len != 0 && ends_single_quoted(i_ + len) ? len : 0;
   }
 
-  static bool plain_in_string(unsigned char c, Quote q) {
-    if (c < 0x20 || c == '\\' || c == '"') return false;
-    return q == Quote::kDouble || (c != '\'' && c != 0xE2);
+  [[gnu::noinline]] void string_cut_off() {
+    cut_off({str_key_ ? "inside a key" : "inside a string value", " starting at offset ", Decimal(str_start_)});
   }
 
-  void string_cut_off() {
-    cut_off(std::string(str_key_ ? "inside a key" : "inside a string value") + " starting at offset " +
-            std::to_string(str_start_));
-  }
-
-  void string_token(Quote q, size_t open_len) {
+  [[gnu::noinline]] void string_token(Quote q, size_t open_len) {
     const bool key = wants_key(cur());
     if (!key && !wants_value(cur())) return unexpected("string", i_);
     str_start_ = i_;
@@ -211,11 +291,9 @@ class Pass {
     const size_t content = out().size();
     for (;;) {
       // Bytes that need no look (no escape, control, quote or smart-quote lead) are copied as a run.
-      size_t run = i_;
-      while (run < in_.size() && plain_in_string(static_cast<unsigned char>(in_[run]), q)) ++run;
-      if (run > i_) {
-        out().append(in_.substr(i_, run - i_));
-        i_ = run;
+      if (const size_t run = plain_run(in_, i_, q != Quote::kDouble); run != 0) {
+        out().append(in_.substr(i_, run));
+        i_ += run;
       }
       if (i_ >= in_.size()) return string_cut_off();
       const unsigned char c = static_cast<unsigned char>(in_[i_]);
@@ -302,7 +380,7 @@ class Pass {
     mark();
   }
 
-  void number() {
+  [[gnu::noinline]] void number() {
     const size_t start = i_;
     while (i_ < in_.size() && is_number_char(static_cast<unsigned char>(in_[i_]))) ++i_;
     const std::string_view tok = in_.substr(start, i_ - start);
@@ -310,21 +388,21 @@ class Pass {
     const bool ok = valid_number(tok);
     // Digits that run to the very end may be the start of a longer number: never guess.
     if (i_ == in_.size() && (!stack_.empty() || !ok)) {
-      return cut_off("inside a number starting at offset " + std::to_string(start) + " (\"" + clip(tok) +
-                     "\" may be incomplete)");
+      return cut_off(
+          {"inside a number starting at offset ", Decimal(start), " (\"", clip(tok), "\" may be incomplete)"});
     }
     out() += tok;
     if (!ok) return token_error(start);
     value_done();
   }
 
-  void word() {
+  [[gnu::noinline]] void word() {
     const size_t start = i_;
     while (i_ < in_.size() && is_ident_char(static_cast<unsigned char>(in_[i_]))) ++i_;
     const std::string_view w = in_.substr(start, i_ - start);
     const bool at_end = i_ == in_.size();
     if (wants_key(cur())) {  // an unquoted key
-      if (at_end) return cut_off("inside a key starting at offset " + std::to_string(start));
+      if (at_end) return cut_off({"inside a key starting at offset ", Decimal(start)});
       (out() += '"').append(w) += '"';
       r_.log.add(Fix::kUnquotedKey);
       if (r_.log.keys.size() < 5) r_.log.keys.push_back(clip(w));
@@ -341,9 +419,11 @@ class Pass {
       const bool prefix = std::any_of(std::begin(kLiterals), std::end(kLiterals),
                                       [&](std::string_view l) { return l.substr(0, w.size()) == w; });
       if (at_end && prefix) {
-        return cut_off("inside the literal \"" + std::string(w) + "\" starting at offset " + std::to_string(start));
+        return cut_off({"inside the literal \"", w, "\" starting at offset ", Decimal(start)});
       }
       out() += w;
+      r_.word_size = w.size();
+      for (size_t k = stack_.size(); k > 0; --k) r_.closers_at_word += stack_[k - 1].close;
       return token_error(start);
     }
     const auto index = static_cast<size_t>(lit - std::begin(kLiterals));
@@ -357,7 +437,7 @@ class Pass {
 
   // The text ended between tokens: fine at the top level after a value; inside containers only
   // after a complete value or a ',' (then dropped), when the missing closers are appended.
-  void finish() {
+  [[gnu::noinline]] void finish() {
     if (stack_.empty()) {
       if (top_ == Expect::kEnd) return;
       const bool stray = r_.log.counts[static_cast<size_t>(Fix::kStrayNonAscii)] > 0;
@@ -370,16 +450,15 @@ class Pass {
     switch (f.state) {
       case Expect::kKeyOrClose:
       case Expect::kValueOrClose:
-        return cut_off(std::string("right after the '") + (obj ? '{' : '[') + "' at offset " +
-                       std::to_string(f.open_offset) +
-                       (obj ? ", before its first member" : ", before its first element"));
+        return cut_off({"right after the '", obj ? "{" : "[", "' at offset ", Decimal(f.open_offset),
+                        obj ? ", before its first member" : ", before its first element"});
       case Expect::kColon:
-        return cut_off("after key \"" + key_text() + "\" at offset " + std::to_string(key_offset_) +
-                       ", before its ':' and value");
+        return cut_off(
+            {"after key \"", key_text(), "\" at offset ", Decimal(key_offset_), ", before its ':' and value"});
       case Expect::kValue:
         if (obj) {
-          return cut_off("after key \"" + key_text() + "\" before its value (the text ends after its ':' at offset " +
-                         std::to_string(colon_offset_) + ")");
+          return cut_off({"after key \"", key_text(), "\" before its value (the text ends after its ':' at offset ",
+                          Decimal(colon_offset_), ")"});
         }
         drop_comma();
         break;
@@ -398,6 +477,7 @@ class Pass {
   std::string_view in_;
   size_t i_ = 0;
   PassResult r_;
+  Out out_;
   SmallVector<Frame, 16> stack_;
   Expect top_ = Expect::kValue;
   bool stopped_ = false;

@@ -27,7 +27,7 @@ inline constexpr std::size_t kLenientJsonMaxDepth = 512;
 //   JsonView view(text.substr(v.begin, v.end - v.begin), &index);
 class JsonIndex {
  public:
-  static constexpr std::size_t kCapacity = 32;
+  static constexpr std::size_t kCapacity = 128;
   static constexpr std::uint16_t kEscaped = 1;  // Node::flags: a string holding a backslash escape
 
   struct Node {
@@ -48,6 +48,11 @@ class JsonIndex {
 
   // Whether the last scan that filled this index succeeded with every value recorded.
   bool usable() const { return usable_; }
+  // Empties the index (unusable until a scan fills it).
+  void reset() {
+    size_ = 0;
+    usable_ = false;
+  }
   const Node& operator[](std::size_t i) const { return nodes_[i]; }
 
  private:

@@ -81,13 +81,35 @@ std::string decode_string(std::string_view raw) {
   return out;
 }
 
-// a == b for the short strings of keys: a byte loop beats a call to memcmp.
+template <class T>
+inline T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// a == b for the short strings of keys: word compares beat a call to memcmp.
 inline bool same_bytes(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i]) return false;
+  return a.size() == b.size() && same_span(a.data(), b.data(), a.size());
+}
+
+// memcpy for the short values of tool calls: (possibly overlapping) word moves, no call.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) {
+  if (n > 16) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 8) {
+    const auto head = load<std::uint64_t>(src);
+    const auto tail = load<std::uint64_t>(src + n - 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n >= 4) {
+    const auto head = load<std::uint32_t>(src);
+    const auto tail = load<std::uint32_t>(src + n - 4);
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
   }
-  return true;
 }
 
 // Whether the key literal `raw` decodes to `want`.
@@ -116,33 +138,78 @@ std::string JsonView::str() const {
   return decode_string(raw_);
 }
 
-void JsonView::append_compact(std::string& out) const {
-  if (index_ == nullptr || (raw_[0] != '{' && raw_[0] != '[')) return append_compact_json(out, raw_);
+namespace {
+
+// Values up to this size are compacted on the stack and appended at once: one allocation of the
+// right size, no zero fill of room that is then cut.
+constexpr std::size_t kSmallValue = 512;
+
+// The indexed value `node` (its offsets count from `base`) without the whitespace outside its
+// strings, written at dst; returns the end of what was written (never more than the value's size).
+char* compact_indexed(const JsonIndex& x, std::size_t node, const char* base, char* dst) {
   // Between the strings, numbers and literals inside the value lie only brackets, ':', ',' and
-  // whitespace: copy the values whole and the rest without its whitespace. The output is never
-  // longer than the value: write into room made for all of it, then cut to what was written.
-  const JsonIndex& x = *index_;
-  const char* base = raw_.data() - x[node_].begin;
-  const std::size_t old_size = out.size();
-  out.resize(old_size + raw_.size());
-  char* dst = out.data() + old_size;
-  std::size_t cursor = x[node_].begin;
+  // whitespace: copy the values whole and the rest without its whitespace.
+  std::size_t cursor = x[node].begin;
   auto punctuation_until = [&](std::size_t to) {
     for (; cursor < to; ++cursor) {
       *dst = base[cursor];
       dst += is_space(base[cursor]) ? 0 : 1;
     }
   };
-  for (std::size_t i = node_ + 1; i < x[node_].next; ++i) {
+  for (std::size_t i = node + 1; i < x[node].next; ++i) {
     const JsonIndex::Node& n = x[i];
     if (base[n.begin] == '{' || base[n.begin] == '[') continue;  // its brackets are punctuation
     punctuation_until(n.begin);
-    std::memcpy(dst, base + n.begin, n.end - n.begin);
+    copy_bytes(dst, base + n.begin, n.end - n.begin);
     dst += n.end - n.begin;
     cursor = n.end;
   }
-  punctuation_until(x[node_].end);
-  out.resize(static_cast<std::size_t>(dst - out.data()));
+  punctuation_until(x[node].end);
+  return dst;
+}
+
+// As compact_indexed() for validated JSON text read without an index.
+char* compact_scanned(std::string_view raw, char* dst) {
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    const char c = raw[i];
+    if (c == '"') {
+      const std::size_t end = json_string_end(raw, i);
+      copy_bytes(dst, raw.data() + i, end - i);
+      dst += end - i;
+      i = end;
+    } else {
+      *dst = c;
+      dst += is_space(c) ? 0 : 1;
+      ++i;
+    }
+  }
+  return dst;
+}
+
+// Appends what `compact(dst)` writes (at most `size` bytes) to `out`.
+template <class Compact>
+void append_compacted(std::string& out, std::size_t size, Compact&& compact) {
+  if (size <= kSmallValue) {
+    char buf[kSmallValue];
+    out.append(buf, static_cast<std::size_t>(compact(buf) - buf));
+    return;
+  }
+  // Room for all of it, then cut to what was written.
+  const std::size_t old_size = out.size();
+  out.resize(old_size + size);
+  char* end = compact(out.data() + old_size);
+  out.resize(static_cast<std::size_t>(end - out.data()));
+}
+
+}  // namespace
+
+void JsonView::append_compact(std::string& out) const {
+  if (index_ == nullptr || (raw_[0] != '{' && raw_[0] != '[')) return append_compact_json(out, raw_);
+  const JsonIndex& x = *index_;
+  const char* base = raw_.data() - x[node_].begin;
+  const std::size_t node = node_;
+  append_compacted(out, raw_.size(), [&](char* dst) { return compact_indexed(x, node, base, dst); });
 }
 
 bool JsonView::str_equals(std::string_view s) const {
@@ -302,28 +369,35 @@ std::size_t json_string_end(std::string_view t, std::size_t i) {
 }
 
 void append_compact_json(std::string& out, std::string_view raw) {
-  // As JsonView::append_compact(): room for all of it, cut to what was written.
-  const std::size_t old_size = out.size();
-  out.resize(old_size + raw.size());
-  char* dst = out.data() + old_size;
-  std::size_t i = 0;
-  while (i < raw.size()) {
-    const char c = raw[i];
-    if (c == '"') {
-      const std::size_t end = json_string_end(raw, i);
-      std::memcpy(dst, raw.data() + i, end - i);
-      dst += end - i;
-      i = end;
-    } else {
-      *dst = c;
-      dst += is_space(c) ? 0 : 1;
-      ++i;
-    }
-  }
-  out.resize(static_cast<std::size_t>(dst - out.data()));
+  append_compacted(out, raw.size(), [&](char* dst) { return compact_scanned(raw, dst); });
 }
 
+namespace {
+
+// Writes `before`, `s` quoted, then `after` with one append when `s` is short and needs no escape
+// (plain ASCII, the usual key or value); false, with nothing written, otherwise.
+bool append_plain_quoted(std::string& out, std::string_view before, std::string_view s, std::string_view after) {
+  constexpr std::size_t kRoom = 80;
+  if (before.size() + s.size() + after.size() + 2 > kRoom) return false;
+  char buf[kRoom];
+  char* at = buf;
+  for (char c : before) *at++ = c;
+  *at++ = '"';
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || u == '"' || u == '\\') return false;
+    *at++ = c;
+  }
+  *at++ = '"';
+  for (char c : after) *at++ = c;
+  out.append(buf, static_cast<std::size_t>(at - buf));
+  return true;
+}
+
+}  // namespace
+
 bool append_quoted_json(std::string& out, std::string_view s) {
+  if (append_plain_quoted(out, {}, s, {})) return true;
   static constexpr char kHex[] = "0123456789abcdef";
   bool valid = true;
   out += '"';
@@ -375,8 +449,10 @@ bool append_quoted_json(std::string& out, std::string_view s) {
 }
 
 void JsonObjectWriter::key(std::string_view k) {
-  if (!first_) text_ += ',';
+  const bool first = first_;
   first_ = false;
+  if (append_plain_quoted(text_, first ? std::string_view() : std::string_view(","), k, ":")) return;
+  if (!first) text_ += ',';
   if (!append_quoted_json(text_, k)) valid_ = false;
   text_ += ':';
 }

@@ -8,6 +8,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if KEEL_MARKER_WIDE
+#include <immintrin.h>
+#endif
 
 namespace keel::detail {
 namespace {
@@ -60,6 +63,7 @@ void MarkerSet::build() {
                                           : 256u;
   };
   key_.fill(0);
+  base_.fill(0);
   key_owners_.clear();
   key_bytes_.clear();
   too_many_keys_ = false;
@@ -73,30 +77,42 @@ void MarkerSet::build() {
       key_bytes_.push_back(key(e));
       key_owners_.push_back(0);
       key_[key(e)] = static_cast<unsigned char>(key_owners_.size());
+      base_[key(e)] = static_cast<std::uint16_t>((key_owners_.size() - 1) * kPairs);
     }
     key_owners_[key_[key(e)] - 1u] |= e.owner;
   }
   for (std::size_t k = 0; k < key_bytes_.size(); ++k) wanted_[k].fill(key_bytes_[k]);
   // List (k, f) holds the entries keyed by key k that continue with byte f, and those that end at
   // their key (which match whatever follows); list (k, 256) only the latter (the key ends the text).
+  std::vector<std::vector<std::uint16_t>> by_key(key_bytes_.size());
+  for (std::size_t e = 0; e < entries_.size(); ++e)
+    by_key[key_[key(entries_[e])] - 1u].push_back(static_cast<std::uint16_t>(e));
   const std::size_t lists = key_owners_.size() * kPairs;
   lists_.assign(lists + 1, 0);
   list_owners_.assign(lists, 0);
+  list_sure_.assign(lists, 0);
   order_.clear();
   for (std::size_t l = 0; l < lists; ++l) {
     lists_[l] = static_cast<std::uint16_t>(order_.size());
-    const std::size_t k = l / kPairs;
     const unsigned f = static_cast<unsigned>(l % kPairs);
-    for (std::size_t e = 0; e < entries_.size(); ++e) {
+    for (std::uint16_t e : by_key[l / kPairs]) {
       const Entry& m = entries_[e];
-      if (key_[key(m)] - 1u != k || (follow(m) != f && follow(m) != 256u)) continue;
-      order_.push_back(static_cast<std::uint16_t>(e));
+      if (follow(m) != f && follow(m) != 256u) continue;
       list_owners_[l] |= m.owner;
+      if (m.marker.size() == 1) {  // the key byte itself: found wherever the key is
+        list_sure_[l] |= m.owner;
+      } else {
+        order_.push_back(e);
+      }
     }
   }
   lists_.back() = static_cast<std::uint16_t>(order_.size());
   all_owners_ = 0;
   for (std::uint64_t o : key_owners_) all_owners_ |= o;
+#if KEEL_MARKER_WIDE
+  wide_ = __builtin_cpu_supports("avx2") != 0;
+  for (std::size_t k = 0; k < key_bytes_.size() && k < kUnrolled; ++k) wanted_wide_[k].fill(key_bytes_[k]);
+#endif
 }
 
 inline bool MarkerSet::matches(const Entry& m, const unsigned char* s, std::size_t n, std::size_t i) {
@@ -114,25 +130,25 @@ inline bool MarkerSet::matches(const Entry& m, const unsigned char* s, std::size
   return true;
 }
 
-// Out of line, so that the inlined first test of hit() stays small.
-[[gnu::noinline]] bool MarkerSet::check(const unsigned char* s, std::size_t n, std::size_t j, std::size_t list,
-                                        std::uint64_t& found) const {
-  for (std::size_t e = lists_[list]; e < lists_[list + 1]; ++e) {
-    const Entry& m = entries_[order_[e]];
-    if ((found & m.owner) != m.owner && matches(m, s, n, j)) found |= m.owner;
-  }
-  return found == all_owners_;
-}
-
-// Most hits end at the first test: no marker of an owner still missing is keyed by s[j] and ends
-// there or continues with s[j + 1] (a key whose owners are all found fails it at once). `inner`:
-// s[j + 1] exists.
+// Most key bytes end at the first test: no marker of an owner still missing is keyed by the byte
+// and ends there or continues with the byte after it (a key whose owners are all found fails at once).
+// `inner`: every flagged byte has a byte after it.
 template <bool inner>
-[[gnu::always_inline]] inline bool MarkerSet::hit(const unsigned char* s, std::size_t n, std::size_t j,
-                                                  std::uint64_t& found) const {
-  const std::size_t list = (key_[s[j]] - 1u) * kPairs + (inner || j + 1 < n ? s[j + 1] : 256u);
-  if ((list_owners_[list] & ~found) == 0) return false;
-  return check(s, n, j, list, found);
+[[gnu::always_inline]] inline std::uint64_t MarkerSet::hits(const unsigned char* s, std::size_t n, std::size_t at,
+                                                            unsigned bits, std::uint64_t found) const {
+  const std::uint16_t* base = base_.data();
+  const std::uint64_t* owners = list_owners_.data();
+  for (; bits != 0; bits &= bits - 1) {
+    const std::size_t j = at + static_cast<std::size_t>(std::countr_zero(bits));
+    const std::size_t list = base[s[j]] + (inner || j + 1 < n ? s[j + 1] : 256u);
+    if ((owners[list] & ~found) == 0) continue;
+    found |= list_sure_[list];
+    for (std::size_t e = lists_[list]; e < lists_[list + 1]; ++e) {
+      const Entry& m = entries_[order_[e]];
+      if ((found & m.owner) != m.owner && matches(m, s, n, j)) found |= m.owner;
+    }
+  }
+  return found;
 }
 
 #if defined(__SSE2__)
@@ -167,29 +183,91 @@ std::uint64_t MarkerSet::scan_blocks(const unsigned char* s, std::size_t n) cons
       return key_bits(p, want, key_bytes_.size());
     }
   };
+  // Two phases per run of blocks: the compares note the blocks that hold key bytes, then those
+  // blocks are looked at, so that the compare loop keeps its key vectors in registers.
+  constexpr std::size_t kRun = 32;
   std::uint64_t found = 0;
   std::size_t i = 0;
-  for (; i + 16 < n; i += 16) {  // not the last byte: each key byte has a following byte
-    for (unsigned bits = bits_at(s + i); bits != 0; bits &= bits - 1) {
-      if (hit<true>(s, n, i + static_cast<std::size_t>(std::countr_zero(bits)), found)) return found;
+  while (i + 16 < n) {  // whole blocks, not the last byte: each key byte has a following byte
+    std::uint32_t at[kRun];
+    unsigned bits[kRun];
+    std::size_t noted = 0;
+    for (std::size_t b = 0; b < kRun && i + 16 < n; ++b, i += 16) {
+      at[noted] = static_cast<std::uint32_t>(i);
+      bits[noted] = bits_at(s + i);
+      noted += bits[noted] != 0 ? 1 : 0;
     }
+    for (std::size_t b = 0; b < noted; ++b) found = hits<true>(s, n, at[b], bits[b], found);
+    if (found == all_owners_) return found;
   }
   // The last partial block: the sixteen bytes that end the text, less those already seen; a text
   // shorter than a block is copied into one.
   std::size_t base = 0;
-  unsigned bits;
+  unsigned last;
   if (n >= 16) {
     base = n - 16;
-    bits = bits_at(s + base) & (0xFFFFu << (i - base));
+    last = bits_at(s + base) & (0xFFFFu << (i - base));
   } else {
     unsigned char pad[16] = {};
     std::memcpy(pad, s, n);
-    bits = bits_at(pad) & ((1u << n) - 1u);
+    last = bits_at(pad) & ((1u << n) - 1u);
   }
-  for (; bits != 0; bits &= bits - 1) {
-    if (hit<false>(s, n, base + static_cast<std::size_t>(std::countr_zero(bits)), found)) break;
+  return hits<false>(s, n, base, last, found);
+}
+#endif
+
+#if KEEL_MARKER_WIDE
+namespace {
+
+// The key bytes among the thirty-two at p, one bit each (AVX2); `want` holds a key byte in each
+// of its bytes, I indexing the keys.
+template <std::size_t... I>
+[[gnu::always_inline]] inline __attribute__((target("avx2"))) unsigned wide_key_bits(const unsigned char* p,
+                                                                                     const __m256i* want,
+                                                                                     std::index_sequence<I...>) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  __m256i eq = _mm256_setzero_si256();
+  ((eq = _mm256_or_si256(eq, _mm256_cmpeq_epi8(v, want[I]))), ...);
+  return static_cast<unsigned>(_mm256_movemask_epi8(eq));
+}
+
+}  // namespace
+
+// scan_blocks() thirty-two bytes at a time, for CPUs with AVX2 (chosen in build()).
+template <std::size_t K>
+__attribute__((target("avx2"))) std::uint64_t MarkerSet::scan_wide(const unsigned char* s, std::size_t n) const {
+  const auto* want = reinterpret_cast<const __m256i*>(wanted_wide_.data());
+  auto bits_at = [&](const unsigned char* p) __attribute__((always_inline, target("avx2"))) {
+    return wide_key_bits(p, want, std::make_index_sequence<K>{});
+  };
+  constexpr std::size_t kRun = 32;
+  std::uint64_t found = 0;
+  std::size_t i = 0;
+  while (i + 32 < n) {  // whole blocks, not the last byte: each key byte has a following byte
+    std::uint32_t at[kRun];
+    unsigned bits[kRun];
+    std::size_t noted = 0;
+    for (std::size_t b = 0; b < kRun && i + 32 < n; ++b, i += 32) {
+      at[noted] = static_cast<std::uint32_t>(i);
+      bits[noted] = bits_at(s + i);
+      noted += bits[noted] != 0 ? 1 : 0;
+    }
+    for (std::size_t b = 0; b < noted; ++b) found = hits<true>(s, n, at[b], bits[b], found);
+    if (found == all_owners_) return found;
   }
-  return found;
+  // The last partial block: the thirty-two bytes that end the text, less those already seen; a
+  // text shorter than a block is copied into one.
+  std::size_t base = 0;
+  unsigned last;
+  if (n >= 32) {
+    base = n - 32;
+    last = bits_at(s + base) & static_cast<unsigned>(0xFFFFFFFFull << (i - base));
+  } else {
+    unsigned char pad[32] = {};
+    std::memcpy(pad, s, n);
+    last = bits_at(pad) & static_cast<unsigned>((1ull << n) - 1u);
+  }
+  return hits<false>(s, n, base, last, found);
 }
 #endif
 
@@ -206,17 +284,26 @@ std::uint64_t MarkerSet::scan(std::string_view text) const {
   if (key_bytes_.empty() || n == 0) return found;
 #if defined(__SSE2__)
   using Blocks = std::uint64_t (MarkerSet::*)(const unsigned char*, std::size_t) const;
+  const std::size_t keys = key_bytes_.size();
+#if KEEL_MARKER_WIDE
+  static constexpr auto kWide = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<Blocks, sizeof...(K)>{&MarkerSet::scan_wide<K + 1>...};
+  }
+  (std::make_index_sequence<kUnrolled>{});
+  if (wide_ && keys <= kUnrolled) return (this->*kWide[keys - 1])(s, n);
+#endif
   static constexpr auto kBlocks = []<std::size_t... K>(std::index_sequence<K...>) {
     return std::array<Blocks, sizeof...(K)>{&MarkerSet::scan_blocks<K>...};
   }
   (std::make_index_sequence<kUnrolled + 1>{});
-  const std::size_t keys = key_bytes_.size();
   return (this->*kBlocks[keys <= kUnrolled ? keys : 0])(s, n);
 #else
   for (std::size_t i = 0; i < n; ++i) {
     while (i + 4 <= n && (key_[s[i]] | key_[s[i + 1]] | key_[s[i + 2]] | key_[s[i + 3]]) == 0) i += 4;
     while (i < n && key_[s[i]] == 0) ++i;
-    if (i == n || hit<false>(s, n, i, found)) break;
+    if (i == n) break;
+    found = hits<false>(s, n, i, 1u, found);
+    if (found == all_owners_) break;
   }
   return found;
 #endif

@@ -34,21 +34,21 @@ class SmallVector {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  T* data() { return heap_ ? heap_.get() : std::launder(reinterpret_cast<T*>(inline_)); }
-  const T* data() const { return heap_ ? heap_.get() : std::launder(reinterpret_cast<const T*>(inline_)); }
-  T* begin() { return data(); }
-  T* end() { return data() + size_; }
-  const T* begin() const { return data(); }
-  const T* end() const { return data() + size_; }
-  T& operator[](std::size_t i) { return data()[i]; }
-  const T& operator[](std::size_t i) const { return data()[i]; }
-  T& back() { return data()[size_ - 1]; }
-  const T& back() const { return data()[size_ - 1]; }
-  operator std::span<const T>() const { return {data(), size_}; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
+  operator std::span<const T>() const { return {data_, size_}; }
 
   void push_back(const T& v) {
     if (size_ == capacity_) grow();
-    ::new (static_cast<void*>(data() + size_)) T(v);
+    ::new (static_cast<void*>(data_ + size_)) T(v);
     ++size_;
   }
   void pop_back() { --size_; }
@@ -61,18 +61,22 @@ class SmallVector {
  private:
   void append(const T* p, std::size_t n) {
     while (capacity_ < size_ + n) grow();
-    if (n != 0) std::memcpy(static_cast<void*>(data() + size_), static_cast<const void*>(p), n * sizeof(T));
+    if (n != 0) std::memcpy(static_cast<void*>(data_ + size_), static_cast<const void*>(p), n * sizeof(T));
     size_ += n;
   }
   void grow() {
     std::unique_ptr<T[]> bigger(new T[capacity_ * 2]);
-    std::memcpy(static_cast<void*>(bigger.get()), static_cast<const void*>(data()), size_ * sizeof(T));
+    std::memcpy(static_cast<void*>(bigger.get()), static_cast<const void*>(data_), size_ * sizeof(T));
     heap_ = std::move(bigger);
+    data_ = heap_.get();
     capacity_ *= 2;
   }
 
   alignas(T) unsigned char inline_[N * sizeof(T)];  // raw: elements are created as they are added
   std::unique_ptr<T[]> heap_;                       // set once the elements outgrow inline_
+  // The elements: inline_ or heap_ (a member, so that reading one needs no test). A copy sets its
+  // own, so the pointer never refers to another vector's room.
+  T* data_ = std::launder(reinterpret_cast<T*>(inline_));
   std::size_t size_ = 0;
   std::size_t capacity_ = N;
 };

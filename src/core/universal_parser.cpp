@@ -23,21 +23,21 @@ std::pair<std::string, std::string> split_reasoning(std::string_view text) {
   size_t pos = 0;
   // Templates that open <think> in the prompt make the reply start inside it: reasoning up to the
   // first </think> when no <think> precedes it.
-  size_t first_close = text.find(kClose);
-  size_t first_open = text.find(kOpen);
+  size_t first_close = detail::find_literal(text, kClose);
+  size_t first_open = detail::find_literal(text, kOpen);
   if (first_close != std::string_view::npos && (first_open == std::string_view::npos || first_open > first_close)) {
     add_reasoning(text.substr(0, first_close));
     pos = first_close + kClose.size();
   }
   while (pos < text.size()) {
-    size_t open = text.find(kOpen, pos);
+    size_t open = detail::find_literal(text, kOpen, pos);
     if (open == std::string_view::npos) {
       content.append(text.substr(pos));
       break;
     }
     content.append(text.substr(pos, open - pos));
     size_t body = open + kOpen.size();
-    size_t close = text.find(kClose, body);
+    size_t close = detail::find_literal(text, kClose, body);
     if (close == std::string_view::npos) {  // cut off while thinking: all of it is reasoning
       add_reasoning(text.substr(body));
       break;
@@ -94,38 +94,46 @@ Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create
   return Status::InvalidArgument("unknown tool-call format '" + std::string(format) + "'; known: auto, " + names);
 }
 
+namespace {
+
+// The outcome decided by `format`'s result `r`, after the reasoning split off before the formats
+// ran. Built member by member in place (the callers return it as it is made).
+ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& reasoning) {
+  if (!r.reasoning.empty()) {
+    if (reasoning.empty()) {
+      reasoning = std::move(r.reasoning);
+    } else {
+      reasoning += '\n';
+      reasoning += r.reasoning;
+    }
+  }
+  // Empty strings are left default-made: moving a short string copies its bytes through a call.
+  ParseOutcome out{std::string(format), {}, {}, std::move(r.calls), std::move(r.repairs), std::move(r.error)};
+  if (!r.content.empty()) out.content = std::move(r.content);
+  if (!reasoning.empty()) out.reasoning = std::move(reasoning);
+  return out;
+}
+
+}  // namespace
+
 ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::span<const ToolSpec> tools) const {
-  ParseOutcome out;
   // One scan finds every marker; reasoning is split off only when <think> or </think> is there.
   std::uint64_t found = markers_->scan(text);
   std::string visible;
+  std::string reasoning;
   std::string_view content = text;
   if ((found & kThinkBits) != 0) {
-    auto [c, reasoning] = split_reasoning(text);
+    auto [c, r] = split_reasoning(text);
     visible = std::move(c);
-    out.reasoning = std::move(reasoning);
+    reasoning = std::move(r);
     content = visible;
     if (auto_detect_) found = markers_->scan(content);
   }
-  auto take = [&](const ToolCallFormat& f, FormatResult& r) {
-    out.format.assign(f.name());
-    out.content = std::move(r.content);
-    if (!r.reasoning.empty()) {
-      if (out.reasoning.empty()) {
-        out.reasoning = std::move(r.reasoning);
-      } else {
-        out.reasoning += '\n';
-        out.reasoning += r.reasoning;
-      }
-    }
-    out.calls = std::move(r.calls);
-    out.repairs = std::move(r.repairs);
-    out.error = std::move(r.error);
-  };
   // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
   // its own framing but found no call is kept as the answer's format unless a later format finds calls.
+  // (Kept on the heap: only a few replies need it, and an empty optional of it is zeroed per reply.)
   const ToolCallFormat* framing = nullptr;
-  std::optional<FormatResult> framed;
+  std::unique_ptr<FormatResult> framed;
   // Auto-detection asks only the formats whose markers occur, and those that may be recognised
   // without them; the others cannot match.
   const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
@@ -141,21 +149,14 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
       if (!detected) continue;
     }
     FormatResult r = f.parse(content, tools);
-    if (!r.calls.empty() || r.error) {
-      take(f, r);
-      return out;
-    }
+    if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r), std::move(reasoning));
     if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
       framing = &f;
-      framed.emplace(std::move(r));
+      framed = std::make_unique<FormatResult>(std::move(r));
     }
   }
-  if (framing != nullptr) {
-    take(*framing, *framed);
-  } else {
-    out.content = std::string(detail::trim(content));
-  }
-  return out;
+  if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));
+  return ParseOutcome{"none", std::string(detail::trim(content)), std::move(reasoning), {}, {}, {}};
 }
 
 ParsedReply UniversalToolCallParser::parse(std::string_view text, std::span<const ToolSpec> tools) const {

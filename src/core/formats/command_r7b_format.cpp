@@ -32,12 +32,13 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<|END_RESPONSE|>", Tok::kResponseEnd},
     {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
 }};
+constexpr auto kTable = special_tokens("<|", kTokens);
 
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
 TokenPieces<Tok> tokenize(std::string_view s) {
-  return split_special_tokens(s, "<|", kTokens);
+  return split_special_tokens(s, kTable);
 }
 
 // A tool_call_id as text: a string's value, any other JSON value as nlohmann writes it.
@@ -113,12 +114,13 @@ class CommandR7bFormat final : public ToolCallFormat {
       }
       // A block: text up to its end token, another block's start, or the end of the reply.
       Tok end = t == Tok::kThink ? Tok::kThinkEnd : t == Tok::kAction ? Tok::kActionEnd : Tok::kResponseEnd;
-      std::string body;
+      Gathered gathered;  // a view of the reply unless the block's text comes in several pieces
       for (++i; i < pieces.size() && pieces[i].tok != end; ++i) {
         Tok b = pieces[i].tok;
         if (b == Tok::kThink || b == Tok::kAction || b == Tok::kResponse) break;
-        if (b == Tok::kText) body.append(pieces[i].text);
+        if (b == Tok::kText) gathered.add(pieces[i].text);
       }
+      const std::string_view body = gathered.view();
       bool terminated = i < pieces.size() && pieces[i].tok == end;
       if (terminated) ++i;
       if (t == Tok::kThink) {
@@ -126,7 +128,7 @@ class CommandR7bFormat final : public ToolCallFormat {
       } else if (t == Tok::kResponse) {
         append_line(out.content, body);
       } else if (!actions(body, terminated, out)) {  // prose between the tokens: keep it as written
-        append_line(out.content, "<|START_ACTION|>" + body + (terminated ? "<|END_ACTION|>" : ""));
+        append_line(out.content, concat({"<|START_ACTION|>", body, terminated ? "<|END_ACTION|>" : ""}));
       }
     }
     return out;

@@ -32,12 +32,13 @@ constexpr std::array<std::pair<std::string_view, Tok>, 6> kTokens = {{
     {"<｜end▁of▁sentence｜>", Tok::kEos},
 }};
 constexpr std::string_view kPrefix = "<｜";
+constexpr auto kTable = special_tokens(kPrefix, kTokens);
 
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
 TokenPieces<Tok> tokenize(std::string_view s) {
-  return split_special_tokens(s, kPrefix, kTokens);
+  return split_special_tokens(s, kTable);
 }
 
 std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,

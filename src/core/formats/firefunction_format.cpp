@@ -69,7 +69,7 @@ class FirefunctionFormat final : public ToolCallFormat {
     FormatResult out;
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
-    while (!out.error && (pos = text.find(kMarker, pos)) != npos) {
+    while (!out.error && (pos = find_literal(text, kMarker, pos)) != npos) {
       if (!is_marker(text, pos)) {
         pos += kMarker.size();
         continue;

@@ -93,7 +93,7 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
   args.string_value(raw);  // the schema check reports a mismatch to the model
 }
 
-void add_call(FormatResult& out, std::string name, std::string arguments, std::string id) {
+void add_call(FormatResult& out, std::string&& name, std::string&& arguments, std::string&& id) {
   if (out.calls.empty()) out.calls.reserve(4);  // parallel calls come in small groups: one allocation
   ToolCall& call = out.calls.emplace_back();
   call.id = std::move(id);
@@ -101,9 +101,15 @@ void add_call(FormatResult& out, std::string name, std::string arguments, std::s
   call.arguments = std::move(arguments);
 }
 
-bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id) {
+bool add_view_call(FormatResult& out, std::string name, std::optional<JsonView> args, std::string id) {
   if (!args || args->is_null()) {
-    add_call(out, name, "{}", std::move(id));
+    add_call(out, std::move(name), "{}", std::move(id));
+    return true;
+  }
+  if (args->is_object()) {  // the usual case: the object as it is, compact
+    std::string text;
+    args->append_compact(text);
+    add_call(out, std::move(name), std::move(text), std::move(id));
     return true;
   }
   ArgumentsText a = unwrap_string_arguments_text(*args);
@@ -112,12 +118,12 @@ bool add_view_call(FormatResult& out, const std::string& name, std::optional<Jso
     return false;
   }
   for (auto& r : a.repairs) out.repairs.push_back("the call to '" + name + "': " + r);
-  add_call(out, name, std::move(a.text), std::move(id));
+  add_call(out, std::move(name), std::move(a.text), std::move(id));
   return true;
 }
 
 size_t valid_json_at(std::string_view text, size_t pos, LenientText& parsed) {
-  parsed = LenientText{};
+  parsed.reset();
   const size_t valid_end = scan_json_value(text, pos, &parsed.index);
   if (valid_end != std::string_view::npos) {  // where json_extent() would end, and no repair to look for
     parsed.input = text.substr(pos, valid_end - pos);
@@ -133,7 +139,7 @@ size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, b
   size_t end = json_extent(text, pos);
   open = end == std::string_view::npos;
   if (open) end = text.size();
-  parsed = parse_json_lenient_text(text.substr(pos, end - pos));
+  parsed = parse_json_lenient_text(text.substr(pos, end - pos), /*known_invalid=*/true);
   return end;
 }
 
@@ -143,7 +149,7 @@ bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out
     out.error = std::string(where) + ": " + parsed.error;
     return false;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where, r));
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where, std::move(r)));
   return true;
 }
 

@@ -45,8 +45,8 @@ class ParameterTypes {
 // parameter, JSON-looking values are taken as JSON and anything else is a string.
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
 
-// Appends a call whose `arguments` are JSON object text.
-void add_call(FormatResult& out, std::string name, std::string arguments, std::string id = {});
+// Appends a call whose `arguments` are JSON object text (the strings are moved into it).
+void add_call(FormatResult& out, std::string&& name, std::string&& arguments, std::string&& id = std::string());
 
 // Calls add(element) for `value` when it is an object, or for each element of it when it is an
 // array, until add returns false (a list of calls stops at the first unusable one).
@@ -65,7 +65,7 @@ void for_each_call_object(JsonView value, AddCall&& add) {
 // Appends a call whose arguments are the JSON value `args`: an object, null or absent ({}), or a
 // string holding an object (unwrapped, listed as a repair of "the call to 'NAME'"). Anything else
 // sets out.error; returns false when out.error is set.
-bool add_view_call(FormatResult& out, const std::string& name, std::optional<JsonView> args, std::string id = {});
+bool add_view_call(FormatResult& out, std::string name, std::optional<JsonView> args, std::string id = {});
 
 // The strictly valid JSON value at text[pos] ('{' or '['), taken into `parsed` (indexed); returns
 // its end, or npos when none starts there.

@@ -7,6 +7,7 @@
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -27,7 +28,8 @@ class FunctionaryV31Format final : public ToolCallFormat {
   // A <function=NAME> tag followed by '{': the only shape parse() reads (Qwen3-Coder's
   // <function=NAME><parameter=...> is not).
   bool detect_marked(std::string_view text) const override {
-    for (size_t open = text.find(kOpen); open != kNpos; open = text.find(kOpen, open + kOpen.size())) {
+    for (size_t open = find_literal(text, kOpen); open != kNpos;
+         open = find_literal(text, kOpen, open + kOpen.size())) {
       const size_t name_b = open + kOpen.size();
       const size_t name_e = name_end(text, name_b);
       if (name_e == name_b || name_e == text.size() || text[name_e] != '>') continue;
@@ -62,7 +64,7 @@ class FunctionaryV31Format final : public ToolCallFormat {
       d.name = std::string(text.substr(name_b, name_e - name_b));
       std::string why;
       const std::string_view payload = text.substr(body, seg.payload_end - body);
-      const LenientText args = lenient_payload(payload, where, d.repairs, seg.valid, &index);
+      const LenientText args = lenient_payload(payload, where, d.repairs, seg.scanned(), &index);
       if (!args.ok()) {
         fail(out, where + (seg.cut_off ? ": the arguments were cut off before </function> (" : ": invalid JSON (") +
                       args.error + ")");

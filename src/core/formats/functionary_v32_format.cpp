@@ -11,6 +11,7 @@
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/json_scan.hpp"
 #include "core/text_util.hpp"
 
 namespace keel::detail {
@@ -116,13 +117,18 @@ class FunctionaryV32Format final : public ToolCallFormat {
     d.name = std::string(h.name);
     if (body < text.size() && text[body] == '{') {
       // The JSON ends where it balances, or (unbalanced) at the next ">>>" outside strings; text
-      // after it up to the next header is content.
-      JsonExtent ex = json_extent_until(text, body, kMark);
+      // after it up to the next header is content. Strictly valid JSON, the usual case, ends where
+      // its scan ends (">>>" cannot stand outside its strings); no payload from there is valid else.
+      JsonIndex index;
+      const size_t valid_end = scan_json_value(text, body, &index);
+      const bool valid = valid_end != kNpos;
+      JsonExtent ex = valid ? JsonExtent{valid_end, true} : json_extent_until(text, body, kMark);
       size_t end = ex.end;
       bool cut_off = !ex.closed && end == text.size();
       std::string why;
       const std::string_view payload = text.substr(body, end - body);
-      const LenientText args = lenient_payload(payload, where, d.repairs);
+      const LenientText args =
+          lenient_payload(payload, where, d.repairs, valid ? Scanned::kValid : Scanned::kInvalid, &index);
       if (!args.ok()) {
         fail(out, where + (cut_off ? ": the arguments were cut off (" : ": invalid JSON (") + args.error + ")");
       } else if (!take_arguments(args.view(), d, where, why)) {

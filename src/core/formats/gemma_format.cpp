@@ -93,7 +93,7 @@ class GemmaFormat final : public ToolCallFormat {
         return fail(out, where + prefix + r.error + ")");
       }
       for (auto& c : r.calls) calls.push_back(std::move(c));
-      for (auto& fix : r.repairs) repairs.push_back(prefixed(where, fix));
+      for (auto& fix : r.repairs) repairs.push_back(prefixed(where, std::move(fix)));
       p = r.end;
     }
     if (calls.empty()) return fail(out, where + ": the block holds no function call");

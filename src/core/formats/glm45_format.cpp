@@ -45,7 +45,7 @@ class Glm45Format final : public ToolCallFormat {
   }
   // A <tool_call> whose body is GLM-shaped.
   bool detect_marked(std::string_view text) const override {
-    for (size_t pos = text.find(kOpen); pos != kNpos; pos = text.find(kOpen, pos + kOpen.size())) {
+    for (size_t pos = find_literal(text, kOpen); pos != kNpos; pos = find_literal(text, kOpen, pos + kOpen.size())) {
       if (glm_name_end(text, skip_space(text, pos + kOpen.size())) != kNpos) return true;
     }
     return false;

@@ -74,7 +74,7 @@ class GraniteFormat final : public ToolCallFormat {
     FormatResult out;
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
-    while (!out.error && (pos = text.find(kMarker, pos)) != npos) {
+    while (!out.error && (pos = find_literal(text, kMarker, pos)) != npos) {
       if (pos > 0 && text[pos - 1] == '`' && (pos == 1 || text[pos - 2] != '`')) {  // quoted in prose
         pos += kMarker.size();
         continue;

@@ -31,12 +31,13 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<|call|>", Tok::kCall},
     {"<|return|>", Tok::kReturn},
 }};
+constexpr auto kTable = special_tokens("<|", kTokens);
 
 using Piece = TokenPiece<Tok>;  // text: the text itself, or the token's spelling
 
 // Splits the reply into text and special tokens in one pass.
 TokenPieces<Tok> tokenize(std::string_view s) {
-  return split_special_tokens(s, "<|", kTokens);
+  return split_special_tokens(s, kTable);
 }
 
 // The value of the first whitespace-separated word of `header` that starts with `prefix`, or

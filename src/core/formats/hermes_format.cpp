@@ -8,9 +8,12 @@
 // Bodies of the other <tool_call> families (<function=...> of Qwen3-Coder, NAME<arg_key> of
 // GLM-4.5) are left to their formats; tags inside markdown code are examples, not calls, and a
 // tag followed by something other than JSON is a broken call only where it starts a line.
+#include <iterator>
+
 #include "core/formats/format_util.hpp"
 #include "core/formats/formats.hpp"
 #include "core/formats/text_scan.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -40,7 +43,7 @@ class HermesFormat final : public ToolCallFormat {
   }
   // A <tool_call> whose body is not another family's.
   bool detect_marked(std::string_view text) const override {
-    for (size_t pos = text.find(kOpen); pos != kNpos; pos = text.find(kOpen, pos + kOpen.size())) {
+    for (size_t pos = find_literal(text, kOpen); pos != kNpos; pos = find_literal(text, kOpen, pos + kOpen.size())) {
       if (!other_family(text, skip_space(text, pos + kOpen.size()))) return true;
     }
     return false;
@@ -83,7 +86,7 @@ class HermesFormat final : public ToolCallFormat {
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
-      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.valid, index, where, out);
+      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.scanned(), index, where, out);
       if (seg.cut_off) break;
     }
     out.content = text_outside(text, cuts, {"<|im_end|>"});
@@ -92,11 +95,11 @@ class HermesFormat final : public ToolCallFormat {
 
  private:
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
-  static void take(std::string_view payload, bool cut_off, bool valid, const JsonIndex& index, const Label& where,
+  static void take(std::string_view payload, bool cut_off, Scanned scanned, const JsonIndex& index, const Label& where,
                    FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
-    const LenientText parsed = lenient_payload(payload, where, repairs, valid, &index);
+    const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);
     if (!parsed.ok()) {
       fail(out, where + (cut_off ? ": the call was cut off before </tool_call> (" : ": invalid JSON (") + parsed.error +
                     ")");
@@ -106,7 +109,8 @@ class HermesFormat final : public ToolCallFormat {
     if (!value.is_array() || value.empty()) {  // the usual single call
       CallDraft d;
       if (!call_from_object(value, d, where, why)) return fail(out, where + ": " + why);
-      d.repairs.insert(d.repairs.begin(), repairs.begin(), repairs.end());
+      d.repairs.insert(d.repairs.begin(), std::make_move_iterator(repairs.begin()),
+                       std::make_move_iterator(repairs.end()));
       return commit(out, std::move(d), where);
     }
     std::vector<CallDraft> drafts;
@@ -116,7 +120,8 @@ class HermesFormat final : public ToolCallFormat {
       drafts.emplace_back();
       if (!call_from_object(element, drafts.back(), where, why)) return fail(out, where + ": " + why);
     }
-    drafts.front().repairs.insert(drafts.front().repairs.begin(), repairs.begin(), repairs.end());
+    drafts.front().repairs.insert(drafts.front().repairs.begin(), std::make_move_iterator(repairs.begin()),
+                                  std::make_move_iterator(repairs.end()));
     for (auto& d : drafts) commit(out, std::move(d), where);
   }
 };

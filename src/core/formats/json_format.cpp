@@ -131,6 +131,19 @@ class JsonFormat final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {"{", "["};
     return kMarkers;
   }
+  // Calls stand only in code fences or where a line starts with '{' or '[' (as parse() reads
+  // them): a brace inside prose is no call.
+  bool detect_marked(std::string_view text) const override {
+    if (find_literal(text, "```") != std::string_view::npos) return true;
+    for (size_t pos = 0;;) {
+      const size_t start = skip_blanks(text, pos);
+      if (start == text.size()) return false;
+      if (text[start] == '{' || text[start] == '[') return true;
+      const size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) return false;
+      pos = nl + 1;
+    }
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
@@ -179,6 +192,11 @@ class JsonFormat final : public ToolCallFormat {
     return true;
   }
   static bool take(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
+    // Only an object or a list of objects holds calls; an ASCII start other than '{' or '[' (a
+    // non-ASCII one may be a stray character the repair pass drops) cannot be one.
+    if (candidate.empty()) return false;
+    const unsigned char first = static_cast<unsigned char>(candidate[0]);
+    if ((first < 0x80 && first != '{' && first != '[') || !may_hold_calls(candidate)) return false;
     return take(candidate, parse_json_lenient_text(candidate), tools, out);
   }
 
@@ -246,7 +264,7 @@ class JsonFormat final : public ToolCallFormat {
         if (open) end = text.size();
         const std::string_view candidate = text.substr(start, end - start);
         if (open) {
-          parsed = parse_json_lenient_text(candidate);
+          parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
           if (parsed.ok()) {
             if (take(candidate, parsed, tools, out)) segments.push_back({start, text.size()});
@@ -257,7 +275,7 @@ class JsonFormat final : public ToolCallFormat {
           return;
         }
         if (may_hold_calls(candidate)) {
-          if (!valid) parsed = parse_json_lenient_text(candidate);
+          if (!valid) parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           if (take(candidate, parsed, tools, out)) segments.push_back({start, end});
         }
         pos = end;

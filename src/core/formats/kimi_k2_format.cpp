@@ -32,12 +32,13 @@ constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
     {"<|tool_call_end|>", Tok::kCallEnd},
     {"<|im_end|>", Tok::kOther},
 }};
+constexpr auto kTable = special_tokens("<|", kTokens);
 
 using Piece = TokenPiece<Tok>;
 
 // Splits the reply into text and special tokens in one pass.
 TokenPieces<Tok> tokenize(std::string_view s) {
-  return split_special_tokens(s, "<|", kTokens);
+  return split_special_tokens(s, kTable);
 }
 
 std::optional<std::string> call_arguments(std::string_view body, bool terminated, std::string_view name,

@@ -117,7 +117,7 @@ class Llama3Format final : public ToolCallFormat {
           d.name = c.name.ends_with(".call") ? c.name.substr(0, c.name.size() - 5) : c.name;
           d.arguments = std::move(c.arguments);
           d.valid_utf8 = c.valid_utf8;
-          for (const auto& fix : r.repairs) d.repairs.push_back(prefixed(where, fix));
+          for (auto& fix : r.repairs) d.repairs.push_back(prefixed(where, std::move(fix)));
           r.repairs.clear();
           commit(out, std::move(d), where);
         }
@@ -152,7 +152,7 @@ class Llama3Format final : public ToolCallFormat {
       LenientText v;
       bool cut_off = false;
       end = lenient_json_at(seg, pos, v, cut_off);
-      for (const auto& r : v.repairs) d.repairs.push_back(prefixed(where, r));
+      for (auto& r : v.repairs) d.repairs.push_back(prefixed(where, std::move(r)));
       if (!v.ok()) {
         fail(out, where + (cut_off ? ": the call was cut off (" : ": invalid JSON (") + v.error + ")");
         return seg.size();
@@ -191,7 +191,7 @@ class Llama3Format final : public ToolCallFormat {
       std::string_view candidate = text.substr(start, end - start);
       std::string why;
       CallDraft d;
-      for (const auto& r : v.repairs) d.repairs.push_back(prefixed(where, r));
+      for (auto& r : v.repairs) d.repairs.push_back(prefixed(where, std::move(r)));
       bool taken = true;
       if (v.ok() && bare_call_shape(v.view(), tools)) {
         if (call_from_object(v.view(), d, where, why)) {

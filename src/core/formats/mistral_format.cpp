@@ -32,17 +32,18 @@ void append_content(std::string& to, std::string_view piece) {
 }
 
 // Splits [THINK]...[/THINK] off; a reply that starts inside the block (only [/THINK]) or ends
-// inside it (no [/THINK]) is handled like <think>. Returns the visible text.
-std::string split_think(std::string_view text, std::string& reasoning) {
+// inside it (no [/THINK]) is handled like <think>. Returns the visible text: `text` itself when it
+// holds no block, else a view of `visible`.
+std::string_view split_think(std::string_view text, std::string& reasoning, std::string& visible) {
   constexpr std::string_view kOpen = "[THINK]";
   constexpr std::string_view kClose = "[/THINK]";
+  if (find_literal(text, "THINK]") == npos) return text;
   auto add = [&](std::string_view r) {
     r = trim(r);
     if (r.empty()) return;
     if (!reasoning.empty()) reasoning += "\n";
     reasoning.append(r);
   };
-  std::string visible;
   size_t pos = 0;
   size_t first_close = text.find(kClose);
   if (first_close != npos && text.substr(0, first_close).find(kOpen) == npos) {
@@ -78,7 +79,7 @@ size_t read_json(std::string_view text, size_t pos, What&& what, FormatResult& o
     out.error = what() + (open ? " was cut off: " : " is not valid JSON: ") + parsed.error;
     return end;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(what(), r));
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(what(), std::move(r)));
   return end;
 }
 
@@ -163,7 +164,7 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
   }
   LenientText value;
   size_t end = read_json(text, p, where, out, value);
-  if (value.ok()) add_view_call(out, name, value.view(), id);
+  if (value.ok()) add_view_call(out, std::move(name), value.view(), std::move(id));
   return end;
 }
 
@@ -181,11 +182,11 @@ class MistralFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view reply, std::span<const ToolSpec>) const override {
     FormatResult out;
-    std::string visible = split_think(reply, out.reasoning);
-    std::string_view text = visible;
+    std::string visible;
+    const std::string_view text = split_think(reply, out.reasoning, visible);
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
-    while (!out.error && (pos = text.find(kCalls, pos)) != npos) {
+    while (!out.error && (pos = find_literal(text, kCalls, pos)) != npos) {
       if (pos > 0 && text[pos - 1] == '`' && (pos == 1 || text[pos - 2] != '`')) {  // quoted in prose
         pos += kCalls.size();
         continue;

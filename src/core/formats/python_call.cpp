@@ -94,6 +94,7 @@ class Reader {
     ws();
     size_t open = i_;
     if (!eat('[')) return expected("'['");
+    out_.calls.reserve(4);  // parallel calls come in small groups: one allocation
     bool ok = items(']', "the list of calls", {}, [&] {
       PyCallText c;
       if (!call(c)) return false;
@@ -207,6 +208,15 @@ class Reader {
     char q = s_[i_];
     bool triple = i_ + 2 < s_.size() && s_[i_ + 1] == q && s_[i_ + 2] == q;
     i_ += triple ? 3 : 1;
+    if (!triple) {  // the usual one-line string without escapes: quoted straight from the text
+      size_t run = i_;
+      while (run < s_.size() && s_[run] != q && s_[run] != '\\' && s_[run] != '\n') ++run;
+      if (run < s_.size() && s_[run] == q) {
+        if (!append_quoted_json(v, s_.substr(i_, run - i_))) valid_utf8_ = false;
+        i_ = run + 1;
+        return true;
+      }
+    }
     std::string& out = scratch_;  // the decoded value, reused from string to string
     out.clear();
     auto cut = [&] {

@@ -34,11 +34,11 @@ std::string_view strip_end_tokens(std::string_view text) {
 }
 
 // Copies the calls of `r` into `out`, the repairs going with the first.
-void emit(PyCallsText& r, std::string_view where, FormatResult& out) {
+void emit(PyCallsText& r, const Label& where, FormatResult& out) {
   for (size_t i = 0; i < r.calls.size(); ++i) {
     CallDraft d{std::move(r.calls[i].name), std::move(r.calls[i].arguments), {}, r.calls[i].valid_utf8};
     if (i == 0) {
-      for (auto& fix : r.repairs) d.repairs.push_back(prefixed(where, fix));
+      for (auto& fix : r.repairs) d.repairs.push_back(prefixed(where, std::move(fix)));
     }
     commit(out, std::move(d), where);
   }
@@ -68,21 +68,23 @@ class PythonicFormat final : public ToolCallFormat {
     std::string_view whole = strip_end_tokens(text);
     size_t open = skip_space(whole, 0);
     if (open >= whole.size() || whole[open] != '[') return out;
+    // Intended when the list starts by calling a registered tool: "[get_weather(" ... Any other
+    // list is prose: read or not, its first call (if it has one) names no registered tool.
+    size_t name_b = skip_space(whole, open + 1);
+    size_t name_e = name_end(whole, name_b);
+    const bool intended = find_tool(tools, whole.substr(name_b, name_e - name_b)) != nullptr &&
+                          starts_at(whole, skip_space(whole, name_e), "(");
+    if (!intended) return out;
     PyCallsText r = read_python_call_list_text(whole, open);
     if (!r.error.empty()) {
-      // Intended when the list starts by calling a registered tool: "[get_weather(" ...
-      size_t name_b = skip_space(whole, open + 1);
-      size_t name_e = name_end(whole, name_b);
-      bool intended = find_tool(tools, whole.substr(name_b, name_e - name_b)) != nullptr &&
-                      starts_at(whole, skip_space(whole, name_e), "(");
-      if (intended) fail(out, "pythonic call list at offset " + std::to_string(open) + ": " + r.error);
+      fail(out, "pythonic call list at offset " + std::to_string(open) + ": " + r.error);
       return out;
     }
     if (skip_space(whole, r.end) != whole.size()) return out;  // the list is part of prose
     for (const auto& c : r.calls) {
       if (find_tool(tools, c.name) == nullptr) return out;
     }
-    emit(r, "pythonic call list", out);
+    emit(r, Label("pythonic call list"), out);
     out.content = "";
     return out;
   }

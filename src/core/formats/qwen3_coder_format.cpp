@@ -41,6 +41,15 @@ std::string_view strip_one_newline(std::string_view v) {
   return v;
 }
 
+// Whether a tag that starts a line (<parameter= or </function>, as the template prints them)
+// begins at a line break in text[from, to).
+bool line_tag_before(std::string_view text, size_t from, size_t to) {
+  for (size_t nl = text.find('\n', from); nl < to; nl = text.find('\n', nl + 1)) {
+    if (starts_at(text, nl + 1, kParam) || starts_at(text, nl + 1, kFunctionClose)) return true;
+  }
+  return false;
+}
+
 // The searches shared by every call of one reply (positions only move forward).
 struct Scan {
   explicit Scan(std::string_view t)
@@ -175,12 +184,13 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       // The value ends at </parameter>; a tag starting a line before it means the model forgot
       // that close tag (a repair); without either, any later tag ends it.
       size_t pc = s.param_close.next(value_b);
-      size_t line_tag = std::min(s.line_param.next(value_b), s.line_function.next(value_b));
       size_t value_e;
-      if (pc != kNpos && pc < line_tag) {
+      if (pc != kNpos && !line_tag_before(text, value_b, pc)) {  // the usual case: no need to look past pc
         value_e = pc;
         p = pc + kParamClose.size();
-      } else if (size_t fc = s.function_close.next(value_b); line_tag != kNpos || fc != kNpos) {
+      } else if (size_t fc = s.function_close.next(value_b),
+                 line_tag = std::min(s.line_param.next(value_b), s.line_function.next(value_b));
+                 line_tag != kNpos || fc != kNpos) {
         size_t next = s.param_open.next(value_b);
         value_e = line_tag != kNpos ? line_tag + 1 : std::min(next, fc);
         p = value_e;

@@ -25,8 +25,10 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.repairs.push_back(where() + ": empty arguments taken as {}");
     return std::string("{}");
   }
-  const bool unclosed = !terminated && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == std::string_view::npos;
-  const LenientText parsed = parse_json_lenient_text(b);
+  LenientText parsed = parse_json_lenient_text(b);
+  // Strictly valid JSON is closed; only text that needed the repair pass is measured.
+  const bool unclosed =
+      !terminated && !parsed.in_input && (b[0] == '{' || b[0] == '[') && json_extent(b, 0) == std::string_view::npos;
   if (unclosed) {
     out.error = where() + " was cut off before " + std::string(end_token) + ": its arguments are " +
                 (parsed.ok() ? std::string("not closed") : "incomplete (" + parsed.error + ")");
@@ -36,9 +38,14 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.error = where() + ": " + parsed.error;
     return std::nullopt;
   }
-  for (const auto& r : parsed.repairs) out.repairs.push_back(prefixed(where(), r));
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed(where(), std::move(r)));
   const JsonView v = parsed.view();
-  if (!v.is_object() && !v.is_string()) {
+  if (v.is_object()) {  // the usual case: the object as it is, compact
+    std::string text;
+    v.append_compact(text);
+    return text;
+  }
+  if (!v.is_string()) {
     out.error = where() + ": the arguments must be a JSON object, got " + std::string(v.type_name());
     return std::nullopt;
   }
@@ -47,7 +54,7 @@ std::optional<std::string> special_call_arguments(std::string_view body, bool te
     out.error = where() + ": " + args.error;
     return std::nullopt;
   }
-  for (auto& r : args.repairs) out.repairs.push_back(prefixed(where(), r));
+  for (auto& r : args.repairs) out.repairs.push_back(prefixed(where(), std::move(r)));
   return std::move(args.text);
 }
 

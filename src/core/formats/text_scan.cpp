@@ -81,7 +81,7 @@ void MarkdownCode::consumed(size_t end) {
 
 size_t find_outside_code(std::string_view text, std::string_view marker, size_t from, MarkdownCode& code) {
   while (from < text.size()) {
-    size_t p = text.find(marker, from);
+    size_t p = find_literal(text, marker, from);
     if (p == kNpos) return kNpos;
     size_t s = code.skip(p);
     if (s == p) return p;
@@ -92,7 +92,7 @@ size_t find_outside_code(std::string_view text, std::string_view marker, size_t 
 
 size_t Finder::next(size_t from) {
   if (!known_ || (hit_ != kNpos && hit_ < from)) {
-    hit_ = from > text_.size() ? kNpos : text_.find(marker_, from);
+    hit_ = find_literal(text_, marker_, from);
     known_ = true;
   }
   return hit_;
@@ -121,20 +121,21 @@ TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view
   // otherwise strings are skipped, so a close tag quoted inside a value is data.
   const size_t valid_end = scan_json_value(text, pos, index);
   const bool valid = valid_end != kNpos;
+  const bool refused = !valid;  // then no payload starting at pos is valid JSON either
   JsonExtent ex = valid ? JsonExtent{valid_end, true} : json_extent_until(text, pos, close_tag);
   if (!ex.closed) {
-    if (ex.end == text.size()) return {text.size(), text.size(), true};  // unbalanced to the end
-    return {ex.end, ex.end + close_tag.size(), false};                   // the tag closed an unbalanced payload
+    if (ex.end == text.size()) return {text.size(), text.size(), true, false, refused};  // unbalanced to the end
+    return {ex.end, ex.end + close_tag.size(), false, false, refused};  // the tag closed an unbalanced payload
   }
   size_t end = ex.end;
   size_t after = skip_space(text, end);
-  if (starts_at(text, after, close_tag)) return {end, after + close_tag.size(), false, valid};
+  if (starts_at(text, after, close_tag)) return {end, after + close_tag.size(), false, valid, refused};
   if (after == text.size() || starts_at(text, after, open_tag) || starts_at(text, after, "<|"))
-    return {end, end, false, valid};
+    return {end, end, false, valid, refused};
   // Something else before the close tag (an extra brace, say): the payload runs to the tag.
   size_t close = closes.next(end);
-  if (close != kNpos) return {close, close + close_tag.size(), false};
-  return {end, end, false};
+  if (close != kNpos) return {close, close + close_tag.size(), false, false, refused};
+  return {end, end, false, false, refused};
 }
 
 size_t skip_space(std::string_view text, size_t pos) {
@@ -209,7 +210,7 @@ std::string text_outside(std::string_view text, std::span<const Cut> cuts,
   }
   if (cursor < text.size()) rest.append(text.substr(cursor));
   for (std::string_view token : drop) {
-    if (rest.find(token) == std::string::npos) continue;
+    if (find_literal(rest, token) == std::string::npos) continue;
     std::string kept;
     size_t pos = 0;
     for (size_t hit; (hit = rest.find(token, pos)) != std::string::npos; pos = hit + token.size()) {
@@ -219,59 +220,68 @@ std::string text_outside(std::string_view text, std::span<const Cut> cuts,
     rest = std::move(kept);
   }
   const std::string_view kept = trim(rest);
+  if (kept.size() == rest.size()) return rest;  // nothing to trim
   const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
   rest.erase(begin + kept.size());
   rest.erase(0, begin);
   return rest;
 }
 
-Label::Label(std::initializer_list<std::string_view> parts, size_t offset) {
+Label::Label(std::initializer_list<std::string_view> parts, size_t offset) : offset_(offset) {
+  for (std::string_view p : parts) {
+    if (count_ < parts_.size()) parts_[count_++] = p;
+  }
+}
+
+void Label::make() const {
   constexpr std::string_view kAt = " at offset ";
   char digits[24];
-  const auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), offset);
+  const auto [end, ec] = std::to_chars(std::begin(digits), std::end(digits), offset_);
   const std::string_view number(digits, static_cast<size_t>(end - digits));
   size_t size = kAt.size() + number.size();
-  for (std::string_view p : parts) size += p.size();
+  for (size_t i = 0; i < count_; ++i) size += parts_[i].size();
   char* out = buf_;
   if (size > sizeof(buf_)) {
     long_.resize(size);
     out = long_.data();
   }
   text_ = std::string_view(out, size);
-  for (std::string_view p : parts) {
-    std::memcpy(out, p.data(), p.size());
-    out += p.size();
+  for (size_t i = 0; i < count_; ++i) {
+    std::memcpy(out, parts_[i].data(), parts_[i].size());
+    out += parts_[i].size();
   }
   std::memcpy(out, kAt.data(), kAt.size());
   std::memcpy(out + kAt.size(), number.data(), number.size());
+  made_ = true;
 }
 
 void fail(FormatResult& out, std::string message) {
   if (!out.error) out.error = std::move(message);
 }
 
-void commit(FormatResult& out, CallDraft&& draft, std::string_view where) {
+void commit(FormatResult& out, CallDraft&& draft, const Label& where) {
   if (!draft.valid_utf8) return fail(out, std::string(where) + ": the arguments are not valid UTF-8");
   add_call(out, std::move(draft.name), std::move(draft.arguments));
   for (auto& r : draft.repairs) out.repairs.push_back(std::move(r));
 }
 
-LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid, const JsonIndex* index) {
-  if (valid) {
+LenientText lenient_payload(std::string_view payload, const Label& where, std::vector<std::string>& repairs,
+                            Scanned scanned, const JsonIndex* index) {
+  if (scanned == Scanned::kValid) {
     LenientText taken;
     taken.input = payload;
     taken.in_input = true;
     taken.end = payload.size();
-    if (index != nullptr) taken.index = *index;
+    taken.borrowed = index;
     return taken;
   }
-  LenientText parsed = parse_json_lenient_text(payload);
-  for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, r));
+  LenientText parsed = parse_json_lenient_text(payload, scanned == Scanned::kInvalid);
+  for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, std::move(r)));
+  parsed.repairs.clear();
   return parsed;
 }
 
-bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_view where, std::string& why) {
+bool take_arguments(std::optional<JsonView> args, CallDraft& draft, const Label& where, std::string& why) {
   if (!args || args->is_null()) {
     draft.arguments = "{}";
     return true;
@@ -290,12 +300,12 @@ bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_
     why = "the arguments of '" + draft.name + "' are a string that is not a JSON object: " + inner.error;
     return false;
   }
-  for (auto& r : inner.repairs) draft.repairs.push_back(prefixed(where, r));
+  for (auto& r : inner.repairs) draft.repairs.push_back(prefixed(where, std::move(r)));
   draft.arguments = std::move(inner.text);
   return true;
 }
 
-bool call_from_object(JsonView obj, CallDraft& draft, std::string_view where, std::string& why) {
+bool call_from_object(JsonView obj, CallDraft& draft, const Label& where, std::string& why) {
   if (!obj.is_object()) {
     why = "expected a JSON object with \"name\" and \"arguments\", got " + std::string(obj.type_name());
     return false;

@@ -21,6 +21,9 @@ namespace keel::detail {
 
 inline constexpr size_t kNpos = std::string_view::npos;
 
+// What the caller's own strict scan said of a JSON payload (see lenient_payload()).
+enum class Scanned { kNo, kValid, kInvalid };
+
 // Markdown code (``` fenced blocks and `inline` spans) met while scanning a reply forward. Call
 // syntax inside code is an example shown to the user, never a call. Positions passed to skip()
 // must not decrease; all the work together is linear in the text.
@@ -90,6 +93,9 @@ struct TaggedPayload {
   size_t segment_end = 0;  // end of the call's text (past the close tag when there is one)
   bool cut_off = false;    // the text ended before the payload or the tag closed
   bool valid = false;      // the payload is exactly one strictly valid JSON value (no repair needed)
+  bool refused = false;    // no strictly valid JSON value starts at the payload (nor is the payload one)
+  // What the scan says of the payload, for lenient_payload().
+  Scanned scanned() const { return valid ? Scanned::kValid : refused ? Scanned::kInvalid : Scanned::kNo; }
 };
 // `index`, when given, records a valid payload (as scan_json_value()).
 TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view close_tag, std::string_view open_tag,
@@ -149,29 +155,41 @@ using Cuts = SmallVector<Cut, 8>;
 std::string text_outside(std::string_view text, std::span<const Cut> cuts,
                          std::initializer_list<std::string_view> drop = {});
 
-// A call's place in the reply for messages, such as "<tool_call> at offset 12": written into an
-// inline buffer when it is made (no allocation for the usual short names) and read as a view.
-// Not copyable (the view points into it).
+// A call's place in the reply for messages, such as "<tool_call> at offset 12". Most calls need
+// no message: the text is written (into an inline buffer, no allocation for the usual short names)
+// the first time it is read. Not copyable (the view points into it); not thread-safe.
 class Label {
  public:
-  // `parts` in order, then " at offset " and `offset`.
+  // `parts` (at most three, views that outlive the label) in order, then " at offset " and `offset`.
   Label(std::initializer_list<std::string_view> parts, size_t offset);
+  // A label whose text is `text` (which outlives it).
+  explicit Label(std::string_view text) : text_(text), made_(true) {}
   Label(const Label&) = delete;
   Label& operator=(const Label&) = delete;
-  operator std::string_view() const { return text_; }
+  operator std::string_view() const {
+    if (!made_) make();
+    return text_;
+  }
   // The label followed by `s`, for a message.
   friend std::string operator+(const Label& l, std::string_view s) {
+    const std::string_view text = l;
     std::string out;
-    out.reserve(l.text_.size() + s.size());
-    out.append(l.text_);
+    out.reserve(text.size() + s.size());
+    out.append(text);
     out.append(s);
     return out;
   }
 
  private:
-  char buf_[64];
-  std::string long_;  // the text when it does not fit buf_
-  std::string_view text_;
+  void make() const;
+
+  std::array<std::string_view, 3> parts_;
+  size_t count_ = 0;
+  size_t offset_ = 0;
+  mutable char buf_[64];
+  mutable std::string long_;  // the text when it does not fit buf_
+  mutable std::string_view text_;
+  mutable bool made_ = false;
 };
 
 // Sets the result's error unless an earlier one is there: the first failure is the one to report.
@@ -187,21 +205,21 @@ struct CallDraft {
 
 // Appends the draft as a call and its repairs to `out`; arguments holding ill-formed UTF-8
 // become an error naming `where`.
-void commit(FormatResult& out, CallDraft&& draft, std::string_view where);
+void commit(FormatResult& out, CallDraft&& draft, const Label& where);
 
 // Parses a JSON payload leniently (json_repair.hpp); on success its fixes go to `repairs` as
-// "<where>: <fix>". Check ok() and read the value with view(). `valid`: the caller knows the
-// payload is one strictly valid value, which is then taken as it is (with `index`, its scan's
-// index, when there is one).
-LenientText lenient_payload(std::string_view payload, std::string_view where, std::vector<std::string>& repairs,
-                            bool valid = false, const JsonIndex* index = nullptr);
+// "<where>: <fix>". Check ok() and read the value with view(). `scanned` kValid: the payload is
+// one strictly valid value, which is then taken as it is (with `index`, its scan's index, when
+// there is one; it must outlive the result); kInvalid: it goes straight to the repair pass.
+LenientText lenient_payload(std::string_view payload, const Label& where, std::vector<std::string>& repairs,
+                            Scanned scanned = Scanned::kNo, const JsonIndex* index = nullptr);
 
 // Normalises a call's arguments into draft.arguments: an object as it is, a string holding a JSON
 // object unwrapped (a repair), null or absent as {}. False with `why` for anything else.
-bool take_arguments(std::optional<JsonView> args, CallDraft& draft, std::string_view where, std::string& why);
+bool take_arguments(std::optional<JsonView> args, CallDraft& draft, const Label& where, std::string& why);
 
 // Reads {"name": N, "arguments"|"parameters": A} (optionally wrapped as {"function": {...}})
 // into `draft`. False with `why` when the object is not shaped like a call.
-bool call_from_object(JsonView obj, CallDraft& draft, std::string_view where, std::string& why);
+bool call_from_object(JsonView obj, CallDraft& draft, const Label& where, std::string& why);
 
 }  // namespace keel::detail
