@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text_util.hpp"
 #include "keel/result.hpp"
 #include "mcp/stdio_transport.hpp"
 
@@ -40,11 +41,7 @@ std::vector<std::string> child_environment(const std::map<std::string, std::stri
 Result<ChildProcess> spawn_child(const StdioServerSpec& spec);
 
 // The parts joined (messages are built by appending: GCC 12 warns falsely on chained operator+).
-inline std::string concat(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (std::string_view p : parts) out.append(p);
-  return out;
-}
+using keel::detail::concat;
 
 // How a reaped child ended, in words: "exited with code 3", "was killed by signal 9 (Killed)".
 std::string describe_wait_status(int status);

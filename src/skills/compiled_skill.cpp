@@ -1,6 +1,6 @@
 #include "skills/compiled_skill.hpp"
 
-#include "skills/skill_text.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 

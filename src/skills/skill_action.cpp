@@ -5,7 +5,7 @@
 
 #include "core/call_signature.hpp"
 #include "runtime/approval_policy.hpp"
-#include "skills/skill_text.hpp"
+#include "core/text_util.hpp"
 
 namespace keel::detail {
 namespace {

@@ -21,7 +21,7 @@
 #include "skills/skill_action.hpp"
 #include "skills/skill_call.hpp"
 #include "skills/skill_prompt.hpp"
-#include "skills/skill_text.hpp"
+#include "core/text_util.hpp"
 #include "skills/skill_trace.hpp"
 #include "tools/thread_pool.hpp"
 
