@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text_util.hpp"
+#include "keel/core/postcondition.hpp"
 
 namespace keel {
 namespace {
@@ -174,6 +175,9 @@ Result<ToolSpec> tool_spec_from_json(const json& j) {
   KEEL_ASSIGN_OR_RETURN(s.risk, risk_from(j.value("risk", std::string("low"))));
   s.timeout_ms = j.value("timeout_ms", s.timeout_ms);
   s.cacheable = j.value("cacheable", false);
+  if (j.contains("postconditions")) {
+    KEEL_ASSIGN_OR_RETURN(s.postconditions, postconditions_from_json(j["postconditions"]));
+  }
   return s;
 }
 

@@ -12,7 +12,6 @@
 
 #include "keel/core/agent_machine.hpp"
 #include "keel/core/json_codec.hpp"
-#include "keel/core/postcondition.hpp"
 
 extern const char* const kKeelCoreVectors;
 
@@ -70,14 +69,6 @@ bool run_vector(const json& v, std::string& why) {
     if (!spec.ok()) {
       why = spec.status().message();
       return false;
-    }
-    if (t.contains("postconditions")) {
-      auto postconditions = keel::postconditions_from_json(t["postconditions"]);
-      if (!postconditions.ok()) {
-        why = postconditions.status().message();
-        return false;
-      }
-      spec->postconditions = std::move(postconditions).value();
     }
     tools.push_back(*spec);
   }

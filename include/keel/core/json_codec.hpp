@@ -30,7 +30,8 @@ nlohmann::json decision_to_json(const Decision& decision);
 // InvalidArgument naming the missing or mistyped field.
 Result<Event> event_from_json(const nlohmann::json& json);
 
-// {"name", "description", "parameters" (object), "read_only", "concurrency_safe", "risk", "timeout_ms", "cacheable"}.
+// {"name", "description", "parameters" (object), "read_only", "concurrency_safe", "risk", "timeout_ms", "cacheable",
+// "postconditions" (keel/core/postcondition.hpp's JSON form)}.
 Result<ToolSpec> tool_spec_from_json(const nlohmann::json& json);
 
 // Known keys: max_rounds, max_empty_replies, repeated_failure_limit, near_duplicate_threshold,
