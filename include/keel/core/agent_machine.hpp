@@ -89,6 +89,9 @@ class AgentMachine {
   // Compacts the context before the next model call even if it fits (e.g. a user's /compact):
   // as if the window were half of what the history takes now.
   void request_compaction() { force_compaction_ = true; }
+  // Guidance the user sent while the run works (steering): it is committed as a user message
+  // right before the next model call, after any tool results of the round in flight.
+  void add_guidance(std::string text) { pending_guidance_.push_back(std::move(text)); }
   // Standing denial constraints recorded so far.
   const std::vector<std::string>& denials() const { return denials_; }
 
@@ -190,6 +193,7 @@ class AgentMachine {
   ContextManager context_;
   std::optional<ContextManager> forced_context_;  // the manager of a requested compaction in progress
   bool force_compaction_ = false;
+  std::vector<std::string> pending_guidance_;
   std::optional<SummaryRequest> pending_summary_;
   CompactionReport compaction_so_far_;            // stages applied before the pending summary
   std::optional<CompactionReport> compaction_;    // reported with the next Decision

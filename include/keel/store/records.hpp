@@ -80,6 +80,7 @@ bool run_state_is_terminal(RunState state);
 
 // What create_run() needs. A new run is kRunning.
 struct RunInfo {
+  std::string id;          // empty: a new random id; else "r_" and 16 hex digits, not yet used
   std::string session_id;
   std::string task;        // the user's request that started the run
   int64_t started_ms = 0;  // 0: now
