@@ -82,6 +82,15 @@ struct AgentOptions {
   std::function<bool()> suspend_on_stop = {};
 };
 
+// How a stored run is taken up again.
+struct ResumeOptions {
+  // The host knows that the last round's calls without a result never started (it suspended the
+  // run before them, e.g. while it waited for an approval): they go through the approval policy
+  // again and run. Otherwise (a crash) only read-only ones are run again and the others are
+  // reported to the model as interrupted.
+  bool calls_not_started = false;
+};
+
 // Per-run choices a host makes before the run starts.
 struct RunStartOptions {
   // The id the new run is stored under ("r_" and 16 hex digits, unused); empty: a new random one.
@@ -129,7 +138,7 @@ class Agent {
   void request_compaction();
   // Finishes a run that was interrupted (crash, kill, Ctrl-C) from its last committed message.
   // FailedPrecondition when the run has already ended or a later run exists in its session.
-  Result<RunOutcome> resume(std::string_view run_id, std::stop_token stop = {});
+  Result<RunOutcome> resume(std::string_view run_id, std::stop_token stop = {}, ResumeOptions options = {});
 
  private:
   class Impl;

@@ -31,7 +31,7 @@ bool admit(const server::HttpRequest& request, server::HttpResponder& responder,
 // Access-Control-Allow-Origin (and Vary) for an allowed Origin; empty otherwise.
 server::HttpHeaders cors_headers(const server::HttpRequest& request, const ApiAccess& access);
 
-// Answers CORS preflights (OPTIONS) under `prefix` ("/api/*"): 204 with the allowed methods and
+// Answers CORS preflights (OPTIONS) on `prefix` (a route pattern: "/api/*", "/api/sessions"): 204 with the allowed methods and
 // headers for an allowed origin, 403 otherwise.
 void mount_preflight(server::HttpServer& server, const std::string& prefix, const ApiAccess& access);
 

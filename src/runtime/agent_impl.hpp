@@ -45,6 +45,7 @@ class Agent::Impl {
     std::string id;               // the session (kContinue) or run (kResume)
     std::vector<Message> earlier;  // kNew: a conversation the caller supplied
     std::string run_id;           // kContinue: the id the new run gets (empty: a new one)
+    bool calls_not_started = false;  // kResume: ResumeOptions::calls_not_started
   };
   // Agent::steer(): queues guidance for the run in progress; false when none is.
   bool steer(std::string text);
