@@ -8,6 +8,7 @@
 
 #include "api/api_server.hpp"
 #include "api/event_log.hpp"
+#include "api/openai_endpoint.hpp"
 #include "api/pending_input.hpp"
 #include "api/run_service.hpp"
 #include "cli/commands.hpp"
@@ -16,6 +17,7 @@
 #include "cli/serve_agent_factory.hpp"
 #include "cli/store_access.hpp"
 #include "server/http_server.hpp"
+#include "tools/thread_pool.hpp"
 
 #ifndef KEEL_WEB_DIR
 #define KEEL_WEB_DIR ""
@@ -67,6 +69,12 @@ int serve_command(const ServeArgs& args) {
   run_options.workspace = (*factory)->workspace();
   api::RunService runs(**store, **factory, events, pending, asker, run_options);
 
+  // /v1 runs are not parked (no one answers approvals there): they get their own workers.
+  detail::ThreadPool::Options v1_pool;
+  v1_pool.threads = args.workers;
+  v1_pool.max_threads = args.workers;
+  detail::ThreadPool v1_workers(v1_pool);
+
   server::HttpServerOptions http_options;
   http_options.host = args.host;
   http_options.port = args.port;
@@ -81,6 +89,9 @@ int serve_command(const ServeArgs& args) {
   api_options.web_dir = web_dir;
   api_options.version = KEEL_VERSION;
   std::shared_ptr<api::ApiContext> ctx = api::mount_api(http, **store, **factory, runs, events, pending, api_options);
+  if (Status mounted = api::mount_openai_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
+    return fail(mounted.message());
+  }
 
   Result<size_t> resumed = runs.recover();
   if (!resumed.ok()) return fail("cannot take up the runs of the last start: " + resumed.status().message());
