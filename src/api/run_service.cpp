@@ -9,19 +9,6 @@
 #include "keel/message.hpp"
 
 namespace keel::api {
-namespace {
-
-std::string new_run_id() {
-  std::random_device device;
-  uint64_t bits = (static_cast<uint64_t>(device()) << 32) ^ device();
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id = "r_";
-  for (int shift = 60; shift >= 0; shift -= 4) id.push_back(kHex[(bits >> shift) & 0xf]);
-  return id;
-}
-
-}  // namespace
-
 std::string_view run_phase_name(RunPhase phase) {
   switch (phase) {
     case RunPhase::kQueued: return "queued";
@@ -169,7 +156,6 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
                                              const RunSettings& settings, std::string* busy_run) {
   KEEL_TRY(validate(settings));
   auto run = std::make_shared<ActiveRun>();
-  run->id = new_run_id();
   run->session_id = session_id;
   run->task = content;
   run->settings = settings;
@@ -182,22 +168,23 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
       return Status::FailedPrecondition("session '" + session_id + "' already has an active run (" + busy->second +
                                         "); wait for it to end, steer it or abort it");
     }
-    impl_->session_runs[session_id] = run->id;  // reserved while the run is written
+    impl_->session_runs[session_id] = "";  // reserved while the run is written
   }
   auto release = [&] {
     std::lock_guard lock(impl_->mu);
     impl_->session_runs.erase(session_id);
   };
   RunInfo info;
-  info.id = run->id;
   info.session_id = session_id;
   info.task = content;
-  Status written = impl_->store.accept_server_run(info, Message::user(content), settings_json(settings).dump()).status();
+  Result<std::string> written = impl_->store.accept_server_run(info, Message::user(content), settings_json(settings).dump());
   if (!written.ok()) {
     release();
-    return written;
+    return written.status();
   }
+  run->id = *written;
   std::lock_guard lock(impl_->mu);
+  impl_->session_runs[session_id] = run->id;
   impl_->runs[run->id] = run;
   impl_->publish(*run, "run_queued", {{"task", content}});
   impl_->publish(*run, "user_message", {{"content", content}});
@@ -252,7 +239,7 @@ std::optional<RunPhase> RunService::phase(const std::string& run_id) const {
 std::optional<std::string> RunService::active_run(const std::string& session_id) const {
   std::lock_guard lock(impl_->mu);
   auto it = impl_->session_runs.find(session_id);
-  if (it == impl_->session_runs.end()) return std::nullopt;
+  if (it == impl_->session_runs.end() || it->second.empty()) return std::nullopt;  // empty: being accepted
   return it->second;
 }
 

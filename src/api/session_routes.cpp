@@ -135,9 +135,10 @@ void post_message(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, co
   std::string busy;
   Result<std::string> run = ctx->runs.post_message(id, *content, settings, &busy);
   if (!run.ok()) {
-    if (!busy.empty()) {
+    if (run.status().code() == ErrorCode::kFailedPrecondition) {
       server::HttpHeaders headers = cors_headers(req, ctx->access);
-      nlohmann::json err = {{"error", {{"code", "session_busy"}, {"message", run.status().message()}, {"run_id", busy}}}};
+      nlohmann::json err = {{"error", {{"code", "session_busy"}, {"message", run.status().message()}}}};
+      err["error"]["run_id"] = busy.empty() ? nlohmann::json(nullptr) : nlohmann::json(busy);
       server::respond_json(out, 409, err.dump(), std::move(headers));
       return;
     }

@@ -8,13 +8,13 @@
 #include "cli/agent_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/mcp_http_serve.hpp"
+#include "cli/mcp_setup.hpp"
 #include "cli/store_access.hpp"
 #include "cli/store_output.hpp"
 #include "cli/tool_setup.hpp"
 #include "keel/config.hpp"
 #include "mcp/keel_mcp_handler.hpp"
 #include "mcp/stdio_server.hpp"
-#include "runtime/approval_policy.hpp"
 
 namespace keel::cli {
 namespace {
@@ -62,26 +62,15 @@ int serve_command(const ServeArgs& args) {
   if (Status s = register_cli_tools(tools, *config, workspace, store.get(), false); !s.ok()) {
     return report_usage_error(s.message());
   }
-  std::vector<ApprovalRule> saved;
-  if (store) {
-    if (Result<std::vector<ApprovalRule>> rules = store->list_approval_rules(workspace); rules.ok()) saved = *rules;
-  }
-  Result<std::shared_ptr<detail::ApprovalPolicyGate>> gate =
-      detail::ApprovalPolicyGate::create(config->approvals, Risk::kHigh, saved);
-  if (!gate.ok()) return report_usage_error(gate.status().message());
-
-  mcp::KeelMcpServerOptions options;
-  options.tools = &tools;
-  options.gate = *gate;
-  options.workspace_root = workspace;
-  options.instructions = "keel's tools for the workspace " + workspace +
-                         ". Calls follow keel's approval policy; what it would ask a person about is refused.";
+  Result<mcp::KeelMcpServerOptions> built = keel_mcp_server_options(
+      *config, workspace, store.get(), tools, [](const std::string& line) { std::fprintf(stderr, "keel mcp: %s\n", line.c_str()); });
+  if (!built.ok()) return report_usage_error(built.status().message());
+  mcp::KeelMcpServerOptions options = std::move(*built);
   if (!args.no_agent) {
     options.run_agent = [args, workspace](const std::string& task, std::optional<int> rounds, std::stop_token stop) {
       return run_agent(args, workspace, task, rounds, stop);
     };
   }
-  options.on_log = [](const std::string& line) { std::fprintf(stderr, "keel mcp: %s\n", line.c_str()); };
   mcp::KeelMcpServer server(std::move(options));
 
   if (args.http) return serve_mcp_http(server, *args.http, args.token.value_or(""));

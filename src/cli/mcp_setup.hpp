@@ -11,6 +11,7 @@
 #include "keel/mcp.hpp"
 #include "keel/store/store.hpp"
 #include "keel/tool_registry.hpp"
+#include "mcp/keel_mcp_handler.hpp"
 
 namespace keel::cli {
 
@@ -28,6 +29,14 @@ bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::
 Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, const std::string& workspace, Store* store,
                                                   ToolRegistry& tools,
                                                   const std::function<void(const std::string&)>& warn);
+
+// What keel serves over MCP (`keel mcp serve`, `/mcp` on `keel serve`): `tools` under the
+// workspace's approval policy (its saved rules included; what it would ask a person about is
+// refused), and log lines through `log`. InvalidArgument for a policy that does not load. The
+// caller adds run_agent.
+Result<mcp::KeelMcpServerOptions> keel_mcp_server_options(const KeelConfig& config, const std::string& workspace,
+                                                          Store* store, const ToolRegistry& tools,
+                                                          std::function<void(const std::string&)> log);
 
 // A hub for the configured servers with the store's trust (not connected yet).
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store);

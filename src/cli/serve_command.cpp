@@ -13,12 +13,12 @@
 #include "api/run_service.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/mcp_setup.hpp"
 #include "cli/mcp_http_serve.hpp"
 #include "cli/serve_agent_factory.hpp"
 #include "cli/store_access.hpp"
 #include "mcp/keel_mcp_handler.hpp"
 #include "mcp/mcp_http_endpoint.hpp"
-#include "runtime/approval_policy.hpp"
 #include "server/http_server.hpp"
 #include "tools/thread_pool.hpp"
 
@@ -42,16 +42,11 @@ struct ServeArgs {
 // keel's tools (and run_agent) over MCP's Streamable HTTP transport at /mcp, under the default
 // profile's approval policy: what it would ask a person about is refused.
 Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(ServeAgentFactory& factory, Store& store) {
-  std::vector<ApprovalRule> saved;
-  if (Result<std::vector<ApprovalRule>> rules = store.list_approval_rules(factory.workspace()); rules.ok()) saved = *rules;
-  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<detail::ApprovalPolicyGate> gate,
-                        detail::ApprovalPolicyGate::create(factory.config().approvals, Risk::kHigh, saved));
-  mcp::KeelMcpServerOptions options;
-  options.tools = &factory.tools();
-  options.gate = gate;
-  options.workspace_root = factory.workspace();
-  options.instructions = "keel's tools for the workspace " + factory.workspace() +
-                         ". Calls follow keel's approval policy; what it would ask a person about is refused.";
+  KEEL_ASSIGN_OR_RETURN(mcp::KeelMcpServerOptions options,
+                        keel_mcp_server_options(factory.config(), factory.workspace(), &store, factory.tools(),
+                                                [](const std::string& line) {
+                                                  std::fprintf(stderr, "keel serve: mcp: %s\n", line.c_str());
+                                                }));
   options.run_agent = [&factory](const std::string& task, std::optional<int> rounds,
                                  std::stop_token stop) -> Result<std::string> {
     api::RunSettings settings;
@@ -61,7 +56,6 @@ Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(ServeAgentFactory& f
     if (!outcome.ok) return Status::Aborted(outcome.error);
     return outcome.answer;
   };
-  options.on_log = [](const std::string& line) { std::fprintf(stderr, "keel serve: mcp: %s\n", line.c_str()); };
   return std::make_unique<mcp::KeelMcpServer>(std::move(options));
 }
 
