@@ -32,6 +32,7 @@ const CASES = [
   ['data: link in markdown', 'md', '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)', `<p><a ${LINK}>x</a></p>`],
   ['markdown javascript link', 'md', '[x](javascript:alert(1))', `<p><a ${LINK}>x</a></p>`],
   ['markdown javascript link, entity', 'md', '[x](&#106;avascript:alert(1))', `<p><a ${LINK}>x</a></p>`],
+  ['markdown java&#x09;script link', 'md', '[x](java&#x09;script:alert(1)) [y](<JAVASCRIPT:alert(1)>)', `<p><a ${LINK}>x</a> <a ${LINK}>y</a></p>`],
   ['markdown autolink javascript', 'md', '<javascript:alert(1)>', '<p>&lt;javascript:alert(1)&gt;</p>'],
   ['svg onload', 'html', `<svg onload="${P}"><circle r="1"></circle></svg>after`, 'after'],
   ['svg script', 'html', `<svg><script>${P}</script></svg>x`, 'x'],
