@@ -44,6 +44,27 @@ async function main() {
     const profiles = await waitFor(() => byId('setting-profile').locator('option').allTextContents(), (v) => v.length === 2);
     t.equal(profiles, ['default — openai/mock', 'careful — openai/mock'], 'profiles come from GET /api/models');
 
+    // The SSE parser, fed whole and one character at a time.
+    const parsed = await page.evaluate(async () => {
+      const {SseParser} = await import('/ui/sse.js');
+      const feed = (chunks) => {
+        const events = [];
+        const retries = [];
+        const parser = new SseParser((e) => events.push(e), (ms) => retries.push(ms));
+        for (const c of chunks) parser.push(c);
+        return {events, retries, lastEventId: parser.lastEventId};
+      };
+      const text = 'id: 5\r\nevent: tool_call\r\ndata: a\r\ndata: b\r\n\r\n: ping\n\ndata:no-space\n\nretry: 3000\ndata: c\r\rid\nevent\ndata\n\n';
+      return {whole: feed([text]), bytes: feed(text.split(''))};
+    });
+    const expectedEvents = {
+      events: [{id: '5', event: 'tool_call', data: 'a\nb'}, {id: '5', event: 'message', data: 'no-space'},
+        {id: '5', event: 'message', data: 'c'}, {id: '', event: 'message', data: ''}],
+      retries: [3000], lastEventId: '',
+    };
+    t.equal(parsed.whole, expectedEvents, 'the SSE parser reads ids, types, multi-line data, comments, retry, CR and CRLF');
+    t.equal(parsed.bytes, expectedEvents, 'the SSE parser gives the same events fed one character at a time');
+
     // Enter sends; the session is created on the first message.
     const input = byId('composer-input');
     await input.fill('hello there');
@@ -170,6 +191,7 @@ async function main() {
     await page.goto('about:blank');
     await page.goto(`${server.url}/#session=${lastRun.session_id}`);
     await waitFor(() => byId('msg-user').count(), (n) => n >= 6);
+    await waitFor(() => api.lastEventIds.includes('3'), (v) => v, 5000);
     await waitFor(() => byId('conn-status').getAttribute('data-state'), (v) => v === 'open', 5000);
     t.ok(api.lastEventIds.includes('3'), `a replay cut after 3 events resumes with Last-Event-ID: 3 (${api.lastEventIds.join(',')})`);
     t.equal(await byId('msg-user').count(), 7, 'the reloaded session shows every user message once');
