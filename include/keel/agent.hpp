@@ -15,6 +15,7 @@
 // Thread-safety: one run at a time per Agent; use one Agent per concurrent run.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -74,6 +75,27 @@ struct AgentOptions {
   // only mentions load_skill when the agent has it. Empty: no section.
   std::vector<KnowledgeSkill> knowledge_skills = {};
   SkillDisclosureOptions skill_disclosure = {};
+  // Asked when a run ends because its stop token was requested. True: the run is suspended, not
+  // aborted: its stored state stays resumable (Agent::resume) and RunOutcome::suspended is set. A
+  // host that checkpoints runs answers true (a server parking a run that waits for a person, or
+  // shutting down); nullptr: every stop aborts.
+  std::function<bool()> suspend_on_stop = {};
+};
+
+// How a stored run is taken up again.
+struct ResumeOptions {
+  // The host knows that the last round's calls without a result never started (it suspended the
+  // run before them, e.g. while it waited for an approval): they go through the approval policy
+  // again and run. Otherwise (a crash) only read-only ones are run again and the others are
+  // reported to the model as interrupted.
+  bool calls_not_started = false;
+};
+
+// Per-run choices a host makes before the run starts.
+struct RunStartOptions {
+  // The id the new run is stored under ("r_" and 16 hex digits, unused); empty: a new random one.
+  // A host that answers before the run begins (the server's 202) picks it.
+  std::string run_id;
 };
 
 class Agent {
@@ -102,12 +124,21 @@ class Agent {
   // that cannot be written); every run failure is a RunOutcome with ok=false.
   Result<RunOutcome> run(std::string_view task, std::stop_token stop = {});
   // Runs `task` as the next turn of a stored session (needs a store; NotFound for an unknown id).
-  Result<RunOutcome> continue_session(std::string_view session_id, std::string_view task, std::stop_token stop = {});
+  Result<RunOutcome> continue_session(std::string_view session_id, std::string_view task, std::stop_token stop = {},
+                                      RunStartOptions start = {});
+  // Runs `task` after a conversation the caller supplies (an OpenAI-style request's messages:
+  // user, assistant with tool calls, tool results; a system message in it is ignored, keel builds
+  // its own), in a new session when there is a store.
+  Result<RunOutcome> run_after(std::vector<Message> earlier, std::string_view task, std::stop_token stop = {});
+  // Queues guidance for the run in progress (seed 000's steering buffer): it becomes a user
+  // message before the next model call, or, when the model has just answered, a further round.
+  // Thread-safe. False when no run is in progress (the text is dropped).
+  bool steer(std::string text);
   // The next run starts by compacting its context, even if it fits (a user's /compact).
   void request_compaction();
   // Finishes a run that was interrupted (crash, kill, Ctrl-C) from its last committed message.
   // FailedPrecondition when the run has already ended or a later run exists in its session.
-  Result<RunOutcome> resume(std::string_view run_id, std::stop_token stop = {});
+  Result<RunOutcome> resume(std::string_view run_id, std::stop_token stop = {}, ResumeOptions options = {});
 
  private:
   class Impl;

@@ -32,6 +32,11 @@ struct UserQuestion {
   std::string question;
   std::vector<std::string> options;  // choices to offer, in order; may be empty
   bool allow_free_text = true;       // false: the answer must be one of the options
+  // Who asks, set by the tool: a host serving several runs (keel serve) routes the question by
+  // them, and a run resumed after the answer asks again with the same ids.
+  std::string run_id;
+  std::string session_id;
+  std::string call_id;
 };
 
 struct UserAnswer {

@@ -138,6 +138,18 @@ struct FsRootConfig {
   bool read_only = false;  // nothing in it can be changed
 };
 
+// A named agent setup from `profiles:` in keel.yaml. keel serve offers each one (the API's
+// `profile`, the OpenAI-compatible endpoint's `model`); unset fields take the top level's values.
+struct AgentProfileConfig {
+  std::string name;                          // [A-Za-z0-9._-]+, at most 64 characters
+  std::string description;
+  std::optional<std::string> model;          // as --model takes it
+  std::optional<std::string> base_url;
+  std::optional<int> max_rounds;             // 1..1000
+  std::optional<std::string> approve_mode;   // auto | confirm | deny, as --approve-mode
+  std::vector<std::string> tools;            // the tools it may call; empty: every tool
+};
+
 struct KeelConfig {
   ModelSettings model;
   int max_rounds = 20;                     // model calls per run, 1..1000
@@ -172,6 +184,8 @@ struct KeelConfig {
   // hides one of the same name in a later one. Folders that do not exist are listed too.
   std::vector<std::string> skill_dirs = {};
   SkillsSettings skills = {};             // `skills:` of the files (the workspace file's values win)
+  // `profiles:` of the files, in file order; a workspace profile replaces a user one of its name.
+  std::vector<AgentProfileConfig> profiles = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

@@ -60,6 +60,7 @@ struct RunOutcome {
   int64_t duration_ms = 0;                      // wall time of the run
   std::string session_id;                       // the stored session (empty without a store)
   std::string run_id;                           // the stored run (empty without a store)
+  bool suspended = false;                       // stopped and kept resumable (AgentOptions::suspend_on_stop)
 };
 
 // Per-run state shared with every hook.

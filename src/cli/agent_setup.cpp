@@ -25,6 +25,8 @@ constexpr const char* kRulesNotice =
     "keel: no model configured; using the built-in rules model (deterministic: it lists, reads and searches files, "
     "counts lines and tells the date and time). Set --model or KEEL_MODEL to use a real model.";
 
+}  // namespace
+
 // An editable prompt: <workspace>/.keel/prompts/NAME, else the user's
 // $XDG_CONFIG_HOME/keel/prompts/NAME (~/.config/...); empty (keel's default) when neither exists.
 std::string load_prompt(const std::string& name, const std::string& workspace,
@@ -46,8 +48,6 @@ std::string load_prompt(const std::string& name, const std::string& workspace,
   }
   return {};
 }
-
-}  // namespace
 
 Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
   if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();

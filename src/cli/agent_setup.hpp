@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,11 @@ class CliAgent {
   std::unique_ptr<JsonEventsPlugin> json_out_;
   std::unique_ptr<Agent> agent_;
 };
+
+// An editable prompt: <workspace>/.keel/prompts/NAME, else the user's
+// $XDG_CONFIG_HOME/keel/prompts/NAME (~/.config/...); empty (keel's default) when neither exists.
+std::string load_prompt(const std::string& name, const std::string& workspace,
+                        const std::map<std::string, std::string>& env);
 
 // The backend `config` names: the rules model or an OpenAI-compatible client. InvalidArgument for
 // unusable client options.

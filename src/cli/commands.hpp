@@ -76,6 +76,8 @@ void add_knowledge_skill_commands(CLI::App& skills, CommandAction& action);
 void add_executable_skill_commands(CLI::App& skills, CommandAction& action);
 // `keel mcp serve` (registered by add_mcp_commands on the `mcp` command).
 void add_mcp_serve_command(CLI::App& mcp, CommandAction& action);
+// `keel serve` (serve_command.cpp).
+void add_serve_command(CLI::App& app, CommandAction& action);
 
 struct ToolsListArgs {
   std::optional<std::string> workspace;

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   add_approvals_commands(app, action);
   add_mcp_commands(app, action);
   add_skills_commands(app, action);
+  add_serve_command(app, action);
 
   try {
     app.parse(argc, argv);

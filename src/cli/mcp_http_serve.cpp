@@ -14,10 +14,6 @@ namespace keel::cli {
 
 namespace {
 
-bool is_loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "::1" || host == "localhost" || host.rfind("127.", 0) == 0;
-}
-
 // "HOST:PORT", "[V6]:PORT" or ":PORT" (loopback) into host and port; false when malformed.
 bool split_host_port(const std::string& text, std::string& host, uint16_t& port) {
   size_t colon = text.rfind(':');
@@ -34,6 +30,10 @@ bool split_host_port(const std::string& text, std::string& host, uint16_t& port)
 }
 
 }  // namespace
+
+bool is_loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "::1" || host == "localhost" || host.rfind("127.", 0) == 0;
+}
 
 int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const std::string& token) {
   std::string host;

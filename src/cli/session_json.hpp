@@ -9,15 +9,14 @@
 #include <vector>
 
 #include "keel/store/records.hpp"
+#include "store/record_json.hpp"
 
 namespace keel::cli {
 
-nlohmann::ordered_json session_to_json(const SessionRecord& session);
-// "ended_ms" and "checkpoint" are null when unset.
-nlohmann::ordered_json run_to_json(const RunRecord& run);
-nlohmann::ordered_json tool_run_to_json(const ToolRunRecord& tool_run);
-// tool_calls keep their arguments as the model wrote them (a string, possibly not valid JSON).
-nlohmann::ordered_json message_to_json(const StoredMessage& message);
+using detail::message_to_json;
+using detail::run_to_json;
+using detail::session_to_json;
+using detail::tool_run_to_json;
 
 // One run and the tool executions recorded under it.
 struct RunWithTools {

@@ -13,7 +13,7 @@
 namespace keel::cli {
 
 Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
-                          bool interactive) {
+                          bool interactive, std::shared_ptr<UserAsker> asker) {
   BuiltinToolOptions builtin;
   builtin.workspace_root = workspace;
   builtin.enable_shell = config.shell_enabled;
@@ -35,7 +35,8 @@ Status register_cli_tools(ToolRegistry& tools, const KeelConfig& config, const s
     web.timeout_ms = config.web_timeout_ms;
     KEEL_TRY(register_web_tools(tools, web));
   }
-  KEEL_TRY(register_ask_user_tool(tools, interactive ? make_tty_asker() : nullptr));
+  if (!asker && interactive) asker = make_tty_asker();
+  KEEL_TRY(register_ask_user_tool(tools, std::move(asker)));
   if (store != nullptr) {
     KEEL_TRY(register_memory_tools(tools, *store, workspace));
     KEEL_TRY(register_todo_tools(tools, *store, workspace));

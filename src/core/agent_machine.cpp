@@ -54,8 +54,9 @@ AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std:
 
 AgentMachine AgentMachine::resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
                                     std::vector<Message> conversation, size_t run_start,
-                                    std::shared_ptr<const ToolCallParser> parser) {
+                                    std::shared_ptr<const ToolCallParser> parser, bool calls_not_started) {
   AgentMachine m(config, std::move(tools), std::move(parser));
+  m.resume_calls_not_started_ = calls_not_started;
   size_t dropped = !conversation.empty() && conversation.front().role == Role::kSystem ? 1 : 0;
   m.adopt(std::move(system_prompt), std::move(conversation));
   m.run_start_ = std::min(m.history_.size(), std::max<size_t>(1, run_start + 1 - dropped));
@@ -188,7 +189,10 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   commit(std::move(m));
 
   for (size_t i = 0; i < round_calls_.size(); ++i) classify_call(i);
+  return ask_or_dispatch();
+}
 
+Decision AgentMachine::ask_or_dispatch() {
   AskApproval ask;
   for (const auto& pc : round_calls_) {
     if (pc.state != PendingCall::State::kApprove) continue;

@@ -8,6 +8,8 @@
 namespace keel {
 
 Decision AgentMachine::next_model_call() {
+  for (std::string& text : pending_guidance_) commit(Message::user(std::move(text)));
+  pending_guidance_.clear();
   if (force_compaction_) {
     force_compaction_ = false;
     ContextPolicy forced = config_.context;

@@ -42,6 +42,17 @@ Decision AgentMachine::resume_from_tail() {
     if (history_[i].role == Role::kTool) answered.insert(history_[i].tool_call_id);
   }
   round_calls_.clear();
+  if (resume_calls_not_started_) {  // nothing of them ran: decide on them as if they had just been asked for
+    for (const ToolCall& call : asked.tool_calls) {
+      if (answered.count(call.id) != 0) continue;
+      PendingCall pc;
+      pc.call = call;
+      round_calls_.push_back(std::move(pc));
+    }
+    if (round_calls_.empty()) return next_model_call();
+    for (size_t i = 0; i < round_calls_.size(); ++i) classify_call(i);
+    return ask_or_dispatch();
+  }
   for (const ToolCall& call : asked.tool_calls) {
     if (answered.count(call.id) != 0) continue;
     PendingCall pc;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "core/text_util.hpp"
 #include "keel/core/prompt_builder.hpp"
@@ -278,9 +279,10 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   if (options_.store != nullptr) {
     recorder.emplace(*options_.store, *counter_, options_.workspace);
     if (start.kind == Start::Kind::kNew) {
-      KEEL_TRY(recorder->start_new_session(task, ctx.model, options_.parent_session_id));
+      KEEL_TRY(recorder->start_new_session(task, ctx.model, options_.parent_session_id, start.earlier));
+      earlier = start.earlier;
     } else if (start.kind == Start::Kind::kContinue) {
-      KEEL_ASSIGN_OR_RETURN(earlier, recorder->start_in_session(start.id, task));
+      KEEL_ASSIGN_OR_RETURN(earlier, recorder->start_in_session(start.id, task, start.run_id));
     } else {
       KEEL_ASSIGN_OR_RETURN(earlier, recorder->attach_to_run(start.id, run_start, task));
     }
@@ -288,6 +290,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
     ctx.session_id = recorder->session_id();
   } else {
     ctx.run_id = new_run_id();
+    earlier = start.earlier;
   }
   ctx.task = task;
   emit([&](Hooks& h) { h.on_run_started(ctx); });
@@ -305,8 +308,9 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   std::string system_prompt = build_system_prompt(parts);
   AgentMachine machine =
       start.kind == Start::Kind::kResume
-          ? AgentMachine::resuming(config, specs, std::move(system_prompt), std::move(earlier), run_start, options_.parser)
-      : start.kind == Start::Kind::kContinue
+          ? AgentMachine::resuming(config, specs, std::move(system_prompt), std::move(earlier), run_start, options_.parser,
+                                   start.calls_not_started)
+      : start.kind == Start::Kind::kContinue || !earlier.empty()
           ? AgentMachine(config, specs, std::move(system_prompt), std::move(earlier), task, options_.parser)
           : AgentMachine(config, specs, std::move(system_prompt), task, options_.parser);
   ctx.machine = &machine;
@@ -315,7 +319,9 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
     emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[machine.run_start()]); });
   }
   set_gate(gate);
+  set_running(true);
   drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome);
+  set_running(false);
   set_gate(nullptr);
   outcome.rounds = machine.rounds_used();
   outcome.duration_ms = elapsed_ms(started);
@@ -329,6 +335,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
       outcome.error = recorder->error().message();
     }
   }
+  if (outcome.suspended) return outcome;  // neither finished nor failed: the host resumes it later
   set_status(ctx, outcome.ok ? RunStatus::kFinished : RunStatus::kFailed);
   if (outcome.ok) {
     emit([&](Hooks& h) { h.on_run_finished(ctx, outcome); });
@@ -342,6 +349,26 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
                         std::stop_token stop, RunOutcome& outcome) {
   Decision decision = machine.start();
   for (;;) {
+    // A stop the host turns into a suspension keeps the stored conversation as it was: the
+    // messages that close an aborted round (cancelled results) are not saved, so a resume takes
+    // the round up again.
+    if (const Fail* f = std::get_if<Fail>(&decision.action);
+        f != nullptr && f->kind == FailureKind::kAborted && stop.stop_requested() && options_.suspend_on_stop &&
+        options_.suspend_on_stop()) {
+      outcome.ok = false;
+      outcome.failure = FailureKind::kAborted;
+      outcome.error = f->reason;
+      outcome.suspended = true;
+      if (recorder != nullptr) {  // results of calls that did finish are kept; cancelled ones will run again
+        std::vector<Message> finished;
+        for (const Message& m : decision.committed) {
+          auto status = m.metadata.find("status");
+          if (m.role == Role::kTool && (status == m.metadata.end() || status->second != "cancelled")) finished.push_back(m);
+        }
+        recorder->commit(finished);
+      }
+      return;
+    }
     // Committed before acting on the decision: a crash from here on loses nothing said so far.
     if (recorder != nullptr) {
       recorder->commit(decision.committed);
@@ -370,6 +397,14 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
     if (auto* finish = std::get_if<Finish>(&decision.action)) {
       ResponseActions actions;
       emit([&](Hooks& h) { h.on_response_complete(ctx, finish->answer, actions); });
+      if (!actions.another_round) {  // guidance that came while the model answered: one more round
+        std::vector<std::string> late = take_steering();
+        for (size_t i = 0; i < late.size(); ++i) {
+          if (i > 0) actions.message += "\n\n";
+          actions.message += late[i];
+        }
+        actions.another_round = !late.empty();
+      }
       if (actions.another_round) {
         emit([&](Hooks& h) { h.on_user_message(ctx, Message::user(actions.message)); });
         decision = machine.step(ContinueRequested{actions.message});
@@ -397,8 +432,34 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
             [&](auto&) -> Event { return Aborted{"unreachable"}; },
         },
         decision.action);
+    // Guidance joins the conversation after a round's tool results, before the next model call;
+    // what arrives with an answer gets its own round (the Finish branch above).
+    if (std::holds_alternative<ToolsFinished>(event)) {
+      for (std::string& text : take_steering()) {
+        emit([&](Hooks& h) { h.on_user_message(ctx, Message::user(text)); });
+        machine.add_guidance(std::move(text));
+      }
+    }
     decision = machine.step(event);
   }
+}
+
+std::vector<std::string> Agent::Impl::take_steering() {
+  std::lock_guard<std::mutex> lock(steer_mutex_);
+  return std::exchange(steering_, {});
+}
+
+void Agent::Impl::set_running(bool running) {
+  std::lock_guard<std::mutex> lock(steer_mutex_);
+  running_ = running;
+  steering_.clear();
+}
+
+bool Agent::Impl::steer(std::string text) {
+  std::lock_guard<std::mutex> lock(steer_mutex_);
+  if (!running_) return false;
+  steering_.push_back(std::move(text));
+  return true;
 }
 
 Agent::Agent(LlmClient& llm, const ToolRegistry& tools, AgentOptions options)
@@ -407,14 +468,21 @@ Agent::~Agent() = default;
 void Agent::add_hooks(std::shared_ptr<Hooks> hooks) { impl_->hooks.push_back(std::move(hooks)); }
 void Agent::set_approver(std::shared_ptr<Approver> approver) { impl_->approver = std::move(approver); }
 Result<RunOutcome> Agent::run(std::string_view task, std::stop_token stop) {
-  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}}, stop);
+  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}, {}, {}, false}, stop);
 }
-Result<RunOutcome> Agent::continue_session(std::string_view session_id, std::string_view task, std::stop_token stop) {
-  return impl_->run({Impl::Start::Kind::kContinue, std::string(task), std::string(session_id)}, stop);
+Result<RunOutcome> Agent::continue_session(std::string_view session_id, std::string_view task, std::stop_token stop,
+                                           RunStartOptions options) {
+  Impl::Start start{Impl::Start::Kind::kContinue, std::string(task), std::string(session_id), {}, std::move(options.run_id), false};
+  return impl_->run(start, stop);
 }
+Result<RunOutcome> Agent::run_after(std::vector<Message> earlier, std::string_view task, std::stop_token stop) {
+  std::erase_if(earlier, [](const Message& m) { return m.role == Role::kSystem; });
+  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}, std::move(earlier), {}, false}, stop);
+}
+bool Agent::steer(std::string text) { return impl_->steer(std::move(text)); }
 void Agent::request_compaction() { impl_->force_compaction_ = true; }
-Result<RunOutcome> Agent::resume(std::string_view run_id, std::stop_token stop) {
-  return impl_->run({Impl::Start::Kind::kResume, {}, std::string(run_id)}, stop);
+Result<RunOutcome> Agent::resume(std::string_view run_id, std::stop_token stop, ResumeOptions options) {
+  return impl_->run({Impl::Start::Kind::kResume, {}, std::string(run_id), {}, {}, options.calls_not_started}, stop);
 }
 
 }  // namespace keel

@@ -42,8 +42,13 @@ class Agent::Impl {
   struct Start {
     enum class Kind { kNew, kContinue, kResume } kind = Kind::kNew;
     std::string task;
-    std::string id;  // the session (kContinue) or run (kResume)
+    std::string id;               // the session (kContinue) or run (kResume)
+    std::vector<Message> earlier;  // kNew: a conversation the caller supplied
+    std::string run_id;           // kContinue: the id the new run gets (empty: a new one)
+    bool calls_not_started = false;  // kResume: ResumeOptions::calls_not_started
   };
+  // Agent::steer(): queues guidance for the run in progress; false when none is.
+  bool steer(std::string text);
   Result<RunOutcome> run(const Start& start, std::stop_token stop);
 
  private:
@@ -86,6 +91,11 @@ class Agent::Impl {
   std::mutex hook_mutex_;
   std::mutex gate_mutex_;
   std::shared_ptr<detail::ApprovalPolicyGate> gate_;  // the policy of the run in progress, if any
+  std::mutex steer_mutex_;
+  bool running_ = false;                // a run is in progress (steering is accepted)
+  std::vector<std::string> steering_;   // guidance not yet handed to the machine
+  std::vector<std::string> take_steering();
+  void set_running(bool running);
 
  public:
   std::atomic<bool> force_compaction_{false};

@@ -94,6 +94,10 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   cfg.intents.insert(cfg.intents.end(), layer.intents.begin(), layer.intents.end());
   merge_approvals(layer.approvals, cfg.approvals);
   detail::apply_skills_layer(layer, cfg);
+  for (const AgentProfileConfig& p : layer.profiles) {
+    std::erase_if(cfg.profiles, [&](const AgentProfileConfig& q) { return q.name == p.name; });
+    cfg.profiles.push_back(p);
+  }
 }
 
 Result<int> parse_max_rounds(const std::string& text, const std::string& what) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <yaml-cpp/yaml.h>
 
 #include "keel/config.hpp"
 #include "keel/result.hpp"
@@ -46,8 +47,12 @@ struct ConfigLayer {
   ApprovalPolicy approvals = {};  // the file's approvals section; sources are set to `path`
   std::optional<bool> skills_enabled;            // skills.enabled
   std::optional<int> skills_disclosure_percent;  // skills.disclosure_percent
+  std::vector<AgentProfileConfig> profiles;      // profiles
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
+
+// Reads `profiles:` (a mapping of name to settings) of the file `path` into `out`.
+Status parse_profiles(const YAML::Node& node, const std::string& path, std::vector<AgentProfileConfig>& out);
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument
 // naming the file (and key) when it cannot be read, is not valid YAML, has an unknown key, a value

@@ -40,8 +40,9 @@ void SessionRecorder::note(const Status& s) {
   if (!s.ok() && error_.ok()) error_ = s;
 }
 
-Status SessionRecorder::begin_run(std::string_view task) {
+Status SessionRecorder::begin_run(std::string_view task, std::string_view run_id) {
   RunInfo info;
+  info.id = std::string(run_id);
   info.session_id = session_id_;
   info.task = std::string(task);
   KEEL_ASSIGN_OR_RETURN(run_id_, store_.create_run(info));
@@ -65,7 +66,8 @@ Status SessionRecorder::record_root(std::string status, std::string attributes) 
   return store_.record_span(root);
 }
 
-Status SessionRecorder::start_new_session(std::string_view task, std::string_view model, std::string_view parent_id) {
+Status SessionRecorder::start_new_session(std::string_view task, std::string_view model, std::string_view parent_id,
+                                          std::span<const Message> earlier) {
   SessionInfo info;
   info.title = title_of(task);
   info.workspace = workspace_;
@@ -73,14 +75,21 @@ Status SessionRecorder::start_new_session(std::string_view task, std::string_vie
   info.parent_id = std::string(parent_id);
   info.hidden = !parent_id.empty();
   KEEL_ASSIGN_OR_RETURN(session_id_, store_.create_session(info));
+  if (!earlier.empty()) {
+    std::vector<NewMessage> batch;
+    batch.reserve(earlier.size());
+    for (const Message& m : earlier) batch.push_back({"", m, static_cast<int64_t>(counter_.count_message(m)), 0});
+    KEEL_TRY(store_.append_messages(session_id_, batch).status());
+  }
   return begin_run(task);
 }
 
-Result<std::vector<Message>> SessionRecorder::start_in_session(std::string_view session_id, std::string_view task) {
+Result<std::vector<Message>> SessionRecorder::start_in_session(std::string_view session_id, std::string_view task,
+                                                               std::string_view run_id) {
   KEEL_ASSIGN_OR_RETURN(SessionRecord session, store_.get_session(session_id));
   KEEL_ASSIGN_OR_RETURN(std::vector<StoredMessage> stored, store_.load_messages(session.id));
   session_id_ = session.id;
-  KEEL_TRY(begin_run(task));
+  KEEL_TRY(begin_run(task, run_id));
   std::vector<Message> out;
   out.reserve(stored.size());
   for (auto& m : stored) out.push_back(std::move(m.message));
@@ -192,6 +201,10 @@ void SessionRecorder::set_state(RunState state) { note(store_.update_run(run_id_
 
 void SessionRecorder::finish(const RunOutcome& outcome) {
   if (run_id_.empty()) return;
+  if (outcome.suspended) {  // the run stays resumable: its state is what it was waiting in
+    note(record_root("suspended", nlohmann::json{{"model_calls", outcome.model_calls}}.dump()));
+    return;
+  }
   RunUpdate u;
   u.state = outcome.ok ? RunState::kFinished
                        : (outcome.failure == FailureKind::kAborted ? RunState::kAborted : RunState::kFailed);

@@ -30,9 +30,13 @@ class SessionRecorder {
 
   // A new session titled after the task, and a run in it. With `parent_id` (a sub-agent's run)
   // the session belongs to that session and is hidden from normal lists.
-  Status start_new_session(std::string_view task, std::string_view model, std::string_view parent_id = {});
+  // `earlier` (a conversation the caller supplied) is saved first, outside the run.
+  Status start_new_session(std::string_view task, std::string_view model, std::string_view parent_id = {},
+                           std::span<const Message> earlier = {});
   // A new run in an existing session; returns its earlier messages (NotFound for a missing session).
-  Result<std::vector<Message>> start_in_session(std::string_view session_id, std::string_view task);
+  // `run_id`: the id the run gets (empty: a new one).
+  Result<std::vector<Message>> start_in_session(std::string_view session_id, std::string_view task,
+                                                std::string_view run_id = {});
   // Takes over an interrupted run; returns the session's messages and sets `run_start` to the index
   // of the run's first message. FailedPrecondition when the run already ended or is not the
   // session's latest.
@@ -46,7 +50,8 @@ class SessionRecorder {
   std::string span(std::string_view kind, std::string_view name, int64_t start_us, int64_t end_us,
                    std::string_view status, std::string attributes = {});
   void set_state(RunState state);
-  // Final state, counters and answer or error; closes the run's root span.
+  // Final state, counters and answer or error; closes the run's root span. A suspended run keeps
+  // its resumable state.
   void finish(const RunOutcome& outcome);
 
   const std::string& session_id() const { return session_id_; }
@@ -56,7 +61,7 @@ class SessionRecorder {
 
  private:
   void note(const Status& s);
-  Status begin_run(std::string_view task);
+  Status begin_run(std::string_view task, std::string_view run_id = {});
   // Records (or re-records, replacing it) the run's root span, from the start until now.
   Status record_root(std::string status, std::string attributes);
 

@@ -200,11 +200,34 @@ CREATE TABLE skill_proposals (
 CREATE INDEX skill_proposals_by_workspace ON skill_proposals(workspace, status, id);
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// Version 5: keel serve's event log per session (for resumable event streams) and the runs it
+// must take up again after a restart.
+constexpr std::string_view kServer = R"sql(
+CREATE TABLE server_events (
+  session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq         INTEGER NOT NULL,
+  run_id      TEXT NOT NULL DEFAULT '',
+  type        TEXT NOT NULL,
+  data        TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE server_checkpoints (
+  run_id      TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  settings    TEXT NOT NULL DEFAULT '{}',
+  waiting     TEXT NOT NULL DEFAULT '',
+  updated_ms  INTEGER NOT NULL
+);
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
     {3, kTodos},
     {4, kSkills},
+    {5, kServer},
 }};
 
 Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {

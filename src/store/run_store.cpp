@@ -87,8 +87,13 @@ Result<std::vector<RunRecord>> SqliteStore::query_runs_locked(std::string_view s
 }
 
 Result<std::string> SqliteStore::create_run(const RunInfo& info) {
+  std::string id = info.id.empty() ? random_id("r_") : info.id;
+  bool well_formed = id.size() == 18 && id.rfind("r_", 0) == 0 &&
+                     id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
+  if (!well_formed) {
+    return Status::InvalidArgument("run id '" + id + "' is not 'r_' and 16 lowercase hex digits");
+  }
   std::lock_guard lock(mu_);
-  std::string id = random_id("r_");
   int64_t started = or_now(info.started_ms);
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_TRY(require_session_locked(info.session_id));

@@ -70,6 +70,13 @@ class SqliteStore final : public Store {
   Result<std::vector<SkillProposal>> list_skill_proposals(std::string_view workspace,
                                                           std::optional<ProposalStatus> status) override;
   Status decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) override;
+  Status append_server_events(std::span<const ServerEvent> events) override;
+  Result<std::vector<ServerEvent>> list_server_events(std::string_view session_id, int64_t after_seq,
+                                                      size_t limit) override;
+  Result<int64_t> last_server_event_seq(std::string_view session_id) override;
+  Status put_server_checkpoint(const ServerCheckpoint& checkpoint) override;
+  Status delete_server_checkpoint(std::string_view run_id) override;
+  Result<std::vector<ServerCheckpoint>> list_server_checkpoints() override;
 
   Status record_span(const SpanRecord& span) override;
   Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) override;

@@ -49,10 +49,13 @@ Result<UserQuestion> question_from(const json& args) {
   return q;
 }
 
-Result<std::string> ask(UserAsker* asker, const json& args, const std::stop_token& stop) {
+Result<std::string> ask(UserAsker* asker, const json& args, const ToolContext& ctx) {
   KEEL_ASSIGN_OR_RETURN(UserQuestion q, question_from(args));
   if (asker == nullptr) return Status::FailedPrecondition(kNoOneToAsk);
-  Result<UserAnswer> answer = asker->ask(q, stop);
+  q.run_id = ctx.run_id;
+  q.session_id = ctx.session_id;
+  q.call_id = ctx.call_id;
+  Result<UserAnswer> answer = asker->ask(q, ctx.stop);
   if (!answer.ok()) {
     if (answer.status().code() == ErrorCode::kCancelled) return answer.status();
     return Status(answer.status().code(), "the user did not answer (" + answer.status().message() +
@@ -94,7 +97,7 @@ Status register_ask_user_tool(ToolRegistry& tools, std::shared_ptr<UserAsker> as
   spec.timeout_ms = kTimeoutMs;
   spec.cacheable = false;
   return tools.add(make_tool(std::move(spec), [asker = std::move(asker)](const json& args, const ToolContext& ctx) {
-    return ask(asker.get(), args, ctx.stop);
+    return ask(asker.get(), args, ctx);
   }));
 }
 

@@ -66,10 +66,13 @@ class AgentMachine {
   // message. start() then decides from the tail: a pending round's missing results (read-only
   // calls run again; others are reported to the model as interrupted), the next model call, or
   // Finish when the run had already answered. Counters of the run are rebuilt from its
-  // messages; run-wide guard memory (failure counts, duplicates) starts afresh.
+  // messages; run-wide guard memory (failure counts, duplicates) starts afresh. With
+  // `calls_not_started` the host knows that the pending round's calls without a result never
+  // began (it parked the run before them): they go through the approval gate again and run.
   static AgentMachine resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
                                std::vector<Message> conversation, size_t run_start,
-                               std::shared_ptr<const ToolCallParser> parser = nullptr);
+                               std::shared_ptr<const ToolCallParser> parser = nullptr,
+                               bool calls_not_started = false);
 
   // The first decision: CallModel for round 1 (or, when resuming, whatever the tail needs).
   Decision start();
@@ -89,6 +92,9 @@ class AgentMachine {
   // Compacts the context before the next model call even if it fits (e.g. a user's /compact):
   // as if the window were half of what the history takes now.
   void request_compaction() { force_compaction_ = true; }
+  // Guidance the user sent while the run works (steering): it is committed as a user message
+  // right before the next model call, after any tool results of the round in flight.
+  void add_guidance(std::string text) { pending_guidance_.push_back(std::move(text)); }
   // Standing denial constraints recorded so far.
   const std::vector<std::string>& denials() const { return denials_; }
 
@@ -118,6 +124,8 @@ class AgentMachine {
   Decision malformed_call(const std::string& raw, const std::string& error);
   Decision no_usable_call(const std::string& why);
   Decision dispatch_tools();
+  // After classify_call() on every call of the round: asks about those that need approval, or runs them.
+  Decision ask_or_dispatch();
   Decision close_round();
   // Plans (agent_machine_plan.cpp): a reply that is a whole plan runs step by step, each step a
   // one-call round of its own; the hydrated reply is the answer.
@@ -156,6 +164,7 @@ class AgentMachine {
   std::vector<Message> committed_;  // appended since the last Decision
   size_t run_start_ = 1;
   bool resuming_ = false;
+  bool resume_calls_not_started_ = false;
   AgentPhase phase_ = AgentPhase::kIdle;
   int rounds_used_ = 0;
   int model_calls_ = 0;
@@ -190,6 +199,7 @@ class AgentMachine {
   ContextManager context_;
   std::optional<ContextManager> forced_context_;  // the manager of a requested compaction in progress
   bool force_compaction_ = false;
+  std::vector<std::string> pending_guidance_;
   std::optional<SummaryRequest> pending_summary_;
   CompactionReport compaction_so_far_;            // stages applied before the pending summary
   std::optional<CompactionReport> compaction_;    // reported with the next Decision

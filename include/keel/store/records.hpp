@@ -83,6 +83,7 @@ struct RunInfo {
   std::string session_id;
   std::string task;        // the user's request that started the run
   int64_t started_ms = 0;  // 0: now
+  std::string id = {};     // empty: a new random id; else "r_" and 16 hex digits, not yet used
 };
 
 struct RunRecord {
@@ -241,6 +242,29 @@ struct SkillProposal {
   std::string result;       // what the action returned, or why it failed / was rejected
   int64_t created_ms = 0;   // 0: now
   std::optional<int64_t> decided_ms;
+};
+
+// ---------------------------------------------------------------- keel serve
+
+// One event of a session's runs as keel serve streamed it, kept so a client can resume its stream
+// (Last-Event-ID) even after a restart.
+struct ServerEvent {
+  std::string session_id;
+  int64_t seq = 0;         // 1, 2, ... within the session; the stream's event id
+  std::string run_id;      // empty: not tied to a run
+  std::string type;        // the event's type (docs/events.md, docs/server.md)
+  std::string data;        // the event's JSON object text
+  int64_t created_ms = 0;  // 0: now
+};
+
+// A run keel serve has to take up again after a restart: what it was started with, and what it
+// waits for.
+struct ServerCheckpoint {
+  std::string run_id;
+  std::string session_id;
+  std::string settings = "{}";  // JSON object: the run's profile and options
+  std::string waiting;          // "" (running), "approval", "answer", "shutdown"
+  int64_t updated_ms = 0;       // set by the store
 };
 
 // ---------------------------------------------------------------- tracing

@@ -133,6 +133,22 @@ class Store {
   // when the proposal is not in a state that allows the move (e.g. already rejected).
   virtual Status decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) = 0;
 
+  // ---- keel serve
+  // Appends events in one transaction. Events of a session that no longer exists are dropped (a
+  // session deleted while its events were on their way); a seq already stored is an error.
+  virtual Status append_server_events(std::span<const ServerEvent> events) = 0;
+  // The session's events with seq > after_seq, in order, at most `limit`.
+  virtual Result<std::vector<ServerEvent>> list_server_events(std::string_view session_id, int64_t after_seq,
+                                                              size_t limit) = 0;
+  // The session's highest stored seq; 0 when it has none.
+  virtual Result<int64_t> last_server_event_seq(std::string_view session_id) = 0;
+  // Creates or replaces the checkpoint of checkpoint.run_id. NotFound when the run does not exist.
+  virtual Status put_server_checkpoint(const ServerCheckpoint& checkpoint) = 0;
+  // Removes it; Ok when there was none.
+  virtual Status delete_server_checkpoint(std::string_view run_id) = 0;
+  // Every checkpoint, oldest first.
+  virtual Result<std::vector<ServerCheckpoint>> list_server_checkpoints() = 0;
+
   // ---- tracing
   // InvalidArgument when attributes are not a JSON object.
   virtual Status record_span(const SpanRecord& span) = 0;

@@ -1,0 +1,85 @@
+// api/pending_input.hpp — what parked runs wait for from a person: approvals of tool calls and
+// answers to ask_user questions, with the answers given so far.
+//
+// A run that needs a decision registers what it asks and parks (it holds no thread). The person
+// answers through the API; once every item a run waits for is answered, `on_ready(run_id)` is
+// called so the host resumes the run, which then finds its answers here (consumed once).
+// Approval ids are "RUN_ID:CALL_ID" and question ids "RUN_ID:CALL_ID" too: a run resumed after
+// a restart asks again under the same ids.
+//
+// Thread-safety: every member may be called from any thread; on_ready is called without locks
+// held.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "keel/ask_user.hpp"
+#include "keel/core/decision.hpp"
+#include "keel/core/event.hpp"
+#include "keel/result.hpp"
+
+namespace keel::api {
+
+struct PendingApproval {
+  std::string id;
+  std::string run_id;
+  std::string session_id;
+  ApprovalRequest request;
+};
+
+struct PendingQuestion {
+  std::string id;
+  std::string run_id;
+  std::string session_id;
+  UserQuestion question;
+};
+
+class PendingInput {
+ public:
+  explicit PendingInput(std::function<void(const std::string& run_id)> on_ready = {});
+  void set_on_ready(std::function<void(const std::string& run_id)> on_ready);
+
+  static std::string item_id(const std::string& run_id, const std::string& call_id) { return run_id + ":" + call_id; }
+
+  // The decisions for `requests` when every one has been given (they are consumed); otherwise
+  // the undecided ones are registered as pending and nullopt is returned.
+  std::optional<std::vector<ApprovalDecision>> take_decisions(const std::string& run_id, const std::string& session_id,
+                                                              const std::vector<ApprovalRequest>& requests);
+  // The answer to the question asked by `question.call_id` when given (consumed); otherwise it
+  // is registered as pending and nullopt is returned.
+  std::optional<UserAnswer> take_answer(const UserQuestion& question);
+
+  std::vector<PendingApproval> approvals() const;
+  std::vector<PendingQuestion> questions() const;
+  // Records a decision. NotFound for an id nobody waits for; FailedPrecondition when it was
+  // already decided.
+  Status decide(const std::string& approval_id, ApprovalVerdict verdict, std::string reason);
+  // Records an answer; InvalidArgument for an option index out of range or a free text where only
+  // options are allowed.
+  Status answer(const std::string& question_id, UserAnswer answer);
+  // True when `run_id` has pending items nobody has answered yet.
+  bool waiting(const std::string& run_id) const;
+  // Drops everything of a run (aborted, ended).
+  void forget_run(const std::string& run_id);
+
+ private:
+  bool ready_locked(const std::string& run_id) const;
+  struct Approval {
+    PendingApproval item;
+    std::optional<ApprovalDecision> decision;
+  };
+  struct Question {
+    PendingQuestion item;
+    std::optional<UserAnswer> answer;
+  };
+  mutable std::mutex mu_;
+  std::vector<Approval> approvals_;
+  std::vector<Question> questions_;
+  std::function<void(const std::string&)> on_ready_;
+};
+
+}  // namespace keel::api

@@ -1,0 +1,97 @@
+// api/run_service.hpp — keel serve's runs: accepted messages become stored runs that execute on a
+// fixed worker pool; a run that needs a person parks and gives its thread back; answers, steering
+// and aborts reach it from any thread; on shutdown every run is checkpointed, and recover() takes
+// them up again after a restart.
+//
+// A run is written to the store (run row, user message, checkpoint) before post_message()
+// returns, so an accepted message is never lost; every run, new or resumed, is then driven by
+// Agent::resume() from what is stored. Parking uses AgentOptions::suspend_on_stop: the run is
+// stopped and stays resumable; its pending approvals and questions live in PendingInput.
+//
+// Thread-safety: every member may be called from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "api/agent_factory.hpp"
+#include "api/event_log.hpp"
+#include "api/pending_input.hpp"
+#include "keel/ask_user.hpp"
+#include "keel/result.hpp"
+#include "keel/store/store.hpp"
+
+namespace keel::api {
+
+// Where an active run is.
+enum class RunPhase { kQueued, kRunning, kWaitingApproval, kWaitingAnswer };
+// "queued", "running", "waiting_approval", "waiting_answer".
+std::string_view run_phase_name(RunPhase phase);
+
+struct RunServiceOptions {
+  size_t workers = 4;               // runs executing at once; the rest wait in order
+  std::string workspace;            // recorded on sessions the API creates
+  int64_t shutdown_grace_ms = 10000;  // how long shutdown() waits for running runs to checkpoint
+};
+
+// An ask_user asker for tool registries built before the service exists: it forwards to the
+// service once attached (RunService attaches itself), and fails cleanly before.
+class ForwardingAsker final : public UserAsker {
+ public:
+  using Target = std::function<Result<UserAnswer>(const UserQuestion&, std::stop_token)>;
+  void attach(Target target);
+  Result<UserAnswer> ask(const UserQuestion& question, std::stop_token stop) override;
+
+ private:
+  std::mutex mu_;
+  Target target_;
+};
+
+class RunService {
+ public:
+  // Everything passed must outlive the service. `asker` (may be null) is the one registered as
+  // ask_user's asker in the factory's tools; the service answers it.
+  RunService(Store& store, AgentFactory& factory, EventLog& events, PendingInput& pending,
+             std::shared_ptr<ForwardingAsker> asker, RunServiceOptions options);
+  ~RunService();  // shutdown()
+  RunService(const RunService&) = delete;
+  RunService& operator=(const RunService&) = delete;
+
+  // Checks `settings` against the factory's profiles: InvalidArgument naming the problem.
+  Status validate(const RunSettings& settings) const;
+
+  // Accepts a user message for a session: stores the run, the message and a checkpoint, and
+  // queues the run. Returns its id. Errors: NotFound (no such session), FailedPrecondition
+  // when the session already has an active run (its id goes to *busy_run), InvalidArgument for
+  // bad settings, Unavailable while shutting down, or the store's error (nothing is queued then).
+  Result<std::string> post_message(const std::string& session_id, const std::string& content,
+                                   const RunSettings& settings, std::string* busy_run = nullptr);
+  // Aborts an active run. NotFound for an unknown run; FailedPrecondition for one that has ended.
+  Status abort(const std::string& run_id);
+  // Queues guidance for an active run (Agent::steer; kept until a parked or queued run goes on).
+  Status steer(const std::string& run_id, const std::string& text);
+
+  std::optional<RunPhase> phase(const std::string& run_id) const;
+  std::optional<std::string> active_run(const std::string& session_id) const;
+  size_t active_count() const;
+  size_t queued_count() const;
+  size_t workers() const;
+  const std::string& workspace() const;
+
+  // Takes up every checkpointed run that has not ended (after a restart). Returns how many.
+  Result<size_t> recover();
+  // Stops taking messages, checkpoints running runs (they stop and stay resumable) and waits for
+  // them up to shutdown_grace_ms. Idempotent.
+  void shutdown();
+
+  struct Impl;  // the service's state, for src/api/run_*.cpp only
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace keel::api

@@ -1,0 +1,79 @@
+// Private to api/run_service: the state behind RunService, shared by run_service.cpp (accepting,
+// aborting, steering, recovery, shutdown) and run_worker.cpp (executing a run on a worker).
+//
+// Thread-safety: `mu` guards runs, sessions, every Run's mutable fields and `stopping`.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stop_token>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "api/run_service.hpp"
+#include "tools/thread_pool.hpp"
+
+namespace keel::api {
+
+enum class ParkReason { kNone = 0, kApproval = 1, kAnswer = 2, kShutdown = 3 };
+
+struct ActiveRun {
+  std::string id;
+  std::string session_id;
+  std::string task;
+  RunSettings settings;
+  RunPhase phase = RunPhase::kQueued;
+  std::stop_source stop;
+  std::atomic<int> park{0};             // a ParkReason; read by the agent's suspend_on_stop
+  Agent* agent = nullptr;               // while it executes
+  std::vector<std::string> steering;    // guidance waiting for the agent
+  bool resume_when_parked = false;      // its answers arrived while it was still stopping
+  bool abort_requested = false;
+  std::string resumed_because;          // for the run_resumed event; empty: first start
+  bool calls_not_started = false;       // parked before its pending calls began (ResumeOptions)
+};
+
+struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
+  Impl(Store& s, AgentFactory& f, EventLog& e, PendingInput& p, RunServiceOptions o);
+
+  Store& store;
+  AgentFactory& factory;
+  EventLog& events;
+  PendingInput& pending;
+  RunServiceOptions options;
+
+  mutable std::mutex mu;
+  std::condition_variable idle_cv;  // signalled when a run stops executing
+  std::unordered_map<std::string, std::shared_ptr<ActiveRun>> runs;   // by run id
+  std::unordered_map<std::string, std::string> session_runs;          // session id -> run id
+  size_t executing = 0;
+  bool stopping = false;
+  std::unique_ptr<detail::ThreadPool> pool;
+
+  // Under mu: hands the run to a worker.
+  void enqueue_locked(const std::shared_ptr<ActiveRun>& run);
+  // The worker's body.
+  void execute(const std::shared_ptr<ActiveRun>& run);
+  // Under mu: forgets an ended run (maps, pending items, checkpoint).
+  void retire_locked(const std::shared_ptr<ActiveRun>& run);
+  // Ends a run that is not executing as aborted: store, event, retire. Under mu.
+  void abort_idle_locked(const std::shared_ptr<ActiveRun>& run, const std::string& why);
+  // A run's pending items are all answered.
+  void input_ready(const std::string& run_id);
+  // ask_user, for runs of this service.
+  Result<UserAnswer> ask(const UserQuestion& question, std::stop_token stop);
+  // Stops a run to park it for `reason` (from its own worker thread).
+  void park(const std::shared_ptr<ActiveRun>& run, ParkReason reason);
+  std::shared_ptr<ActiveRun> find(const std::string& run_id) const;
+  // Publishes a server event for a run, with the envelope of docs/events.md.
+  void publish(const ActiveRun& run, std::string_view type, nlohmann::json body);
+};
+
+nlohmann::json settings_json(const RunSettings& settings);
+RunSettings settings_from_json(const std::string& text);
+
+}  // namespace keel::api

@@ -1,0 +1,127 @@
+// `keel serve`: the HTTP API, live events, the OpenAI-compatible endpoint and the web UI, until
+// SIGINT or SIGTERM; running runs are checkpointed on the way out and resumed on the next start.
+#include <CLI/CLI.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+
+#include "api/api_server.hpp"
+#include "api/event_log.hpp"
+#include "api/pending_input.hpp"
+#include "api/run_service.hpp"
+#include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/mcp_http_serve.hpp"
+#include "cli/serve_agent_factory.hpp"
+#include "cli/store_access.hpp"
+#include "server/http_server.hpp"
+
+#ifndef KEEL_WEB_DIR
+#define KEEL_WEB_DIR ""
+#endif
+
+namespace keel::cli {
+namespace {
+
+struct ServeArgs {
+  ServeAgentFlags agent;
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;
+  std::string token;
+  std::vector<std::string> cors_origins;
+  size_t workers = 4;
+  std::optional<std::string> web_dir;
+};
+
+int serve_command(const ServeArgs& args) {
+  std::stop_token interrupted = install_interrupt_handler();
+  auto fail = [](const std::string& message) {
+    std::fprintf(stderr, "keel: %s\n", message.c_str());
+    return kExitUsage;
+  };
+  if (!is_loopback(args.host) && args.token.empty()) {
+    return fail("serving on " + args.host +
+                " is reachable from other machines; give --token (or KEEL_SERVE_TOKEN) so requests must carry it");
+  }
+  if (args.workers < 1 || args.workers > 256) return fail("--workers must be between 1 and 256");
+  std::string web_dir = args.web_dir.value_or(KEEL_WEB_DIR);
+  std::error_code ec;
+  if (!web_dir.empty() && !std::filesystem::is_regular_file(std::filesystem::path(web_dir) / "index.html", ec)) {
+    if (args.web_dir) return fail("--web-dir " + web_dir + " has no index.html");
+    std::fprintf(stderr, "keel serve: warning: the web UI's files are not at %s; serving the API only\n", web_dir.c_str());
+    web_dir.clear();
+  }
+
+  Result<std::unique_ptr<Store>> store = open_cli_store();
+  if (!store.ok()) return fail(store.status().message());
+  auto asker = std::make_shared<api::ForwardingAsker>();
+  auto notice = [](const std::string& line) { std::fprintf(stderr, "keel serve: %s\n", line.c_str()); };
+  Result<std::unique_ptr<ServeAgentFactory>> factory = ServeAgentFactory::create(args.agent, **store, asker, notice);
+  if (!factory.ok()) return fail(factory.status().message());
+
+  api::EventLog events(**store);
+  api::PendingInput pending;
+  api::RunServiceOptions run_options;
+  run_options.workers = args.workers;
+  run_options.workspace = (*factory)->workspace();
+  api::RunService runs(**store, **factory, events, pending, asker, run_options);
+
+  server::HttpServerOptions http_options;
+  http_options.host = args.host;
+  http_options.port = args.port;
+  http_options.io_threads = 2;
+  http_options.max_body_bytes = 1024 * 1024;
+  http_options.max_connections = 4096;
+  server::HttpServer http(http_options);
+  api::ApiServerOptions api_options;
+  api_options.access.token = args.token;
+  api_options.access.cors_origins = args.cors_origins;
+  api_options.skills = (*factory)->skills_access();
+  api_options.web_dir = web_dir;
+  api_options.version = KEEL_VERSION;
+  std::shared_ptr<api::ApiContext> ctx = api::mount_api(http, **store, **factory, runs, events, pending, api_options);
+
+  Result<size_t> resumed = runs.recover();
+  if (!resumed.ok()) return fail("cannot take up the runs of the last start: " + resumed.status().message());
+  if (Status started = http.start(); !started.ok()) return fail(started.message());
+  std::string shown = args.host.find(':') != std::string::npos ? "[" + args.host + "]" : args.host;
+  std::fprintf(stderr, "keel serve: listening on http://%s:%u\n", shown.c_str(), static_cast<unsigned>(http.port()));
+  if (*resumed > 0) std::fprintf(stderr, "keel serve: resuming %zu run(s) from the last start\n", *resumed);
+  std::fflush(stderr);
+
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, interrupted, [] { return false; });
+  lock.unlock();
+  std::fprintf(stderr, "keel serve: stopping (running runs are checkpointed)\n");
+  runs.shutdown();
+  http.stop();
+  events.flush();
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, CommandAction& action) {
+  auto args = std::make_shared<ServeArgs>();
+  if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
+  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, web UI");
+  cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
+  cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
+  cmd->add_option("--token", args->token, "Require 'Authorization: Bearer TOKEN' (default: $KEEL_SERVE_TOKEN)");
+  cmd->add_option("--cors-origin", args->cors_origins, "Allow browser calls from this origin (repeatable; * for any)");
+  cmd->add_option("--workers", args->workers, "Runs executing at once (default 4); more wait in order");
+  cmd->add_option("--web-dir", args->web_dir, "Folder of the web UI's files (default: the one keel was built with)");
+  cmd->add_option("--model,-m", args->agent.model, "Model of the default profile, as for keel run");
+  cmd->add_option("--base-url", args->agent.base_url, "OpenAI-compatible base URL of the default profile");
+  cmd->add_option("--api-key", args->agent.api_key, "API key (default: $OPENAI_API_KEY)");
+  cmd->add_option("--workspace,-w", args->agent.workspace, "Folder the tools are confined to (default: current directory)");
+  cmd->add_option("--max-rounds", args->agent.max_rounds, "Tool rounds of the default profile (default 20)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--approve-mode", args->agent.approve_mode, kApproveModeHelp);
+  cmd->callback([&action, args] { action = [args] { return serve_command(*args); }; });
+}
+
+}  // namespace keel::cli

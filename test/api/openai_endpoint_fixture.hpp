@@ -1,0 +1,166 @@
+// Test fixture for the OpenAI-compatible endpoint: an HttpServer on 127.0.0.1 with
+// mount_openai_endpoint, a TestAgentFactory (profiles "default" and "fast") on a MockLlmServer,
+// an in-memory store, a worker pool, and helpers to post requests and read SSE streams.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/openai_endpoint.hpp"
+#include "keel/store/sqlite_store.hpp"
+#include "server/http_server.hpp"
+#include "server/raw_http_client.hpp"
+#include "support/mock_llm_server.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_agent_factory.hpp"
+#include "tools/thread_pool.hpp"
+
+namespace keel::testing {
+
+inline constexpr int64_t kCreated = 1700000000;  // the endpoint's pinned clock
+
+// One Server-Sent Event of a response body: a comment line or a data payload.
+struct SseEvent {
+  bool comment = false;
+  std::string text;  // the comment (after ": ") or the data (after "data: ")
+};
+
+// Splits an event-stream body into its events.
+inline std::vector<SseEvent> parse_sse(std::string_view body) {
+  std::vector<SseEvent> out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view block = body.substr(pos, end - pos);
+    pos = end + 2;
+    SseEvent e;
+    if (block.rfind(": ", 0) == 0) {
+      e.comment = true;
+      e.text = std::string(block.substr(2));
+    } else if (block.rfind("data: ", 0) == 0) {
+      e.text = std::string(block.substr(6));
+    } else {
+      e.text = "UNEXPECTED ";
+      e.text.append(block);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// A tool call as the mock model sends it.
+inline ToolCall call(std::string id, std::string name, std::string arguments) {
+  ToolCall c;
+  c.id = std::move(id);
+  c.name = std::move(name);
+  c.arguments = std::move(arguments);
+  return c;
+}
+
+inline ModelReply reply(std::string text, std::vector<ToolCall> calls = {}, Usage usage = {10, 5}) {
+  ModelReply r;
+  r.text = std::move(text);
+  r.tool_calls = std::move(calls);
+  r.usage = usage;
+  return r;
+}
+
+class OpenAiEndpointFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.write("notes.txt", "remember the milk\n");
+    StoreOptions options;
+    options.path = ":memory:";
+    auto store = open_sqlite_store(options);
+    ASSERT_TRUE(store.ok()) << store.status().to_string();
+    store_ = std::move(store).value();
+    ASSERT_TRUE(mock_.running());
+  }
+
+  // Starts the endpoint with `access` and the profiles' approval `policy`.
+  void start(api::ApiAccess access = {}, ApprovalPolicy policy = {}) {
+    TestAgentFactoryOptions options;
+    options.base_url = mock_.base_url();
+    options.workspace = dir_.path().string();
+    options.store = store_.get();
+    options.approvals = std::move(policy);
+    api::ProfileInfo first;
+    first.name = "default";
+    first.model = "mock-model";
+    first.description = "the mock model";
+    first.max_rounds = 4;
+    api::ProfileInfo second = first;
+    second.name = "fast";
+    options.profiles = {first, second};
+    factory_ = std::make_unique<TestAgentFactory>(std::move(options));
+    detail::ThreadPool::Options pool;
+    pool.threads = 2;
+    pool.max_threads = 4;
+    workers_ = std::make_unique<detail::ThreadPool>(pool);
+    http_ = std::make_unique<server::HttpServer>();
+    api::OpenAiEndpointOptions endpoint;
+    endpoint.now_s = [] { return kCreated; };
+    ASSERT_TRUE(api::mount_openai_endpoint(*http_, *factory_, *workers_, access, endpoint).ok());
+    ASSERT_TRUE(http_->start().ok());
+  }
+
+  void TearDown() override {
+    http_.reset();  // closes connections: open runs are stopped
+    workers_.reset();
+    factory_.reset();
+  }
+
+  // POST /v1/chat/completions with `body` (sent as is) and `extra` header lines.
+  std::optional<RawHttpResponse> post(std::string_view body, std::string_view extra = "") {
+    std::string headers = "Content-Type: application/json\r\n";
+    headers.append(extra);
+    return raw_http(http_->port(), "POST", "/v1/chat/completions", headers, body, 20000);
+  }
+  std::optional<RawHttpResponse> post(const char* body, std::string_view extra = "") {
+    return post(std::string_view(body), extra);
+  }
+  std::optional<RawHttpResponse> post(const nlohmann::json& body, std::string_view extra = "") {
+    return post(std::string_view(body.dump()), extra);
+  }
+
+  // A request for profile "default" with one user message.
+  static nlohmann::json ask(std::string text, bool stream = false) {
+    nlohmann::json body = {{"model", "default"},
+                           {"messages", nlohmann::json::array({{{"role", "user"}, {"content", std::move(text)}}})}};
+    if (stream) body["stream"] = true;
+    return body;
+  }
+
+  // The messages the mock model got in its `index`-th request.
+  nlohmann::json model_messages(size_t index) {
+    std::vector<std::string> bodies = mock_.request_bodies();
+    if (index >= bodies.size()) return nlohmann::json();
+    return nlohmann::json::parse(bodies[index]).at("messages");
+  }
+
+  // The first tool message of the mock's `index`-th request (null when there is none). The
+  // runtime may append a context note after it.
+  nlohmann::json model_tool_message(size_t index) {
+    for (const nlohmann::json& m : model_messages(index)) {
+      if (m.value("role", "") == "tool") return m;
+    }
+    return nlohmann::json();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  MockLlmServer mock_;
+  std::unique_ptr<TestAgentFactory> factory_;
+  std::unique_ptr<detail::ThreadPool> workers_;
+  std::unique_ptr<server::HttpServer> http_;
+};
+
+}  // namespace keel::testing

@@ -1,0 +1,123 @@
+// keel_openai_test_server: keel's OpenAI-compatible endpoint on a scripted mock model, for tests
+// that drive it with real OpenAI clients (test/api/openai_client_test.sh).
+//
+//   keel_openai_test_server        prints "listening http://127.0.0.1:PORT", serves until stdin ends
+//
+// Profiles "default" and "fast"; every request needs "Authorization: Bearer keel-test-token".
+// The mock model answers from the conversation it is sent, so any request order works:
+//   - a conversation that holds a tool result: "The folder holds notes.txt."
+//   - a task that mentions "folder": the text "Let me look at the folder." and an fs_list call
+//     (a round whose text must never reach the client)
+//   - anything else: "Hello from keel."
+// Each model call reports 7 prompt and 3 completion tokens.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/openai_endpoint.hpp"
+#include "keel/store/sqlite_store.hpp"
+#include "server/http_server.hpp"
+#include "support/mock_llm_server.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_agent_factory.hpp"
+#include "tools/thread_pool.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+keel::testing::MockResponse answer(const std::string& request_body) {
+  json body = json::parse(request_body, nullptr, false);
+  keel::ModelReply reply;
+  reply.usage.prompt_tokens = 7;
+  reply.usage.completion_tokens = 3;
+  bool has_tool_result = false;
+  std::string task;
+  if (body.is_object() && body.contains("messages") && body["messages"].is_array()) {
+    for (const json& m : body["messages"]) {
+      const std::string role = m.value("role", "");
+      if (role == "tool") has_tool_result = true;
+      if (role == "user" && m.contains("content") && m["content"].is_string() && task.empty()) {
+        task = m["content"].get<std::string>();
+      }
+    }
+  }
+  if (has_tool_result) {
+    reply.text = "The folder holds notes.txt.";
+  } else if (task.find("folder") != std::string::npos) {
+    reply.text = "Let me look at the folder.";
+    keel::ToolCall call;
+    call.id = "call_list";
+    call.name = "fs_list";
+    call.arguments = R"({"path":"."})";
+    reply.tool_calls.push_back(call);
+  } else {
+    reply.text = "Hello from keel.";
+  }
+  const bool stream = body.is_object() && body.value("stream", false);
+  return stream ? keel::testing::mock_stream(reply, 3) : keel::testing::mock_completion(reply);
+}
+
+int serve() {
+  keel::testing::TempDir workspace;
+  workspace.write("notes.txt", "remember the milk\n");
+  keel::StoreOptions store_options;
+  store_options.path = ":memory:";
+  auto store = keel::open_sqlite_store(store_options);
+  if (!store.ok()) {
+    std::cerr << "cannot open the store: " << store.status().to_string() << "\n";
+    return 1;
+  }
+  keel::testing::MockLlmServer mock;
+  if (!mock.running()) {
+    std::cerr << "the mock model could not listen on 127.0.0.1\n";
+    return 1;
+  }
+  mock.set_responder(answer);
+
+  keel::testing::TestAgentFactoryOptions factory_options;
+  factory_options.base_url = mock.base_url();
+  factory_options.workspace = workspace.path().string();
+  factory_options.store = store->get();
+  keel::api::ProfileInfo first;
+  first.name = "default";
+  first.model = "mock-model";
+  first.description = "the scripted mock model";
+  first.max_rounds = 4;
+  keel::api::ProfileInfo second = first;
+  second.name = "fast";
+  factory_options.profiles = {first, second};
+  keel::testing::TestAgentFactory factory(std::move(factory_options));
+
+  keel::detail::ThreadPool::Options pool;
+  pool.threads = 2;
+  pool.max_threads = 4;
+  keel::detail::ThreadPool workers(pool);
+  keel::server::HttpServer http;
+  keel::api::ApiAccess access;
+  access.token = "keel-test-token";
+  keel::Status mounted = keel::api::mount_openai_endpoint(http, factory, workers, access);
+  keel::Status started = mounted.ok() ? http.start() : mounted;
+  if (!started.ok()) {
+    std::cerr << "the endpoint could not start: " << started.to_string() << "\n";
+    return 1;
+  }
+  std::cout << "listening http://127.0.0.1:" << http.port() << std::endl;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+  }
+  http.stop();
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return serve();
+  } catch (const std::exception& e) {
+    std::cerr << "keel_openai_test_server: " << e.what() << "\n";
+    return 1;
+  }
+}
