@@ -32,6 +32,18 @@ function messageText(content) {
   return content === undefined || content === null ? '' : JSON.stringify(content);
 }
 
+// The number of steps when `text` is a plan reply ({"plan": [...], ...}), else 0.
+function planSteps(text) {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') || !trimmed.includes('"plan"')) return 0;
+  try {
+    const value = JSON.parse(trimmed);
+    return value && Array.isArray(value.plan) ? value.plan.length : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function callOf(raw) {
   const fn = raw.function || raw;
   let args = fn.arguments;
@@ -73,6 +85,9 @@ class App {
       onAbort: () => this.abort(),
     });
     this.runRounds = new Map();  // run id -> max rounds it was started with
+    // Runs whose end was seen: a quick run can end before its POST answers, and must not then
+    // be taken for the active one.
+    this.endedRuns = new Set();
     this.router = new SessionEvents(this.views, {
       onBusy: (runId) => this.setActiveRun(runId),
       onRunEnded: (runId) => this.runEnded(runId),
@@ -111,11 +126,13 @@ class App {
   }
 
   setActiveRun(runId) {
+    if (runId && this.endedRuns.has(runId)) return;
     this.activeRunId = runId;
     this.composer.setBusy(Boolean(runId));
   }
 
   runEnded(runId) {
+    this.endedRuns.add(runId);
     if (runId === this.activeRunId) this.setActiveRun(null);
     this.sessions.refresh();
   }
@@ -151,9 +168,14 @@ class App {
     let messages = Array.isArray(session.messages) ? session.messages : [];
     const active = runs.find((run) => run.id === session.active_run_id);
     if (active) {
-      // The active run is rebuilt from its events: leave its messages out.
-      const start = messages.map((m) => m.role === 'user' && messageText(m.content) === active.task).lastIndexOf(true);
-      if (start >= 0) messages = messages.slice(0, start);
+      // The active run is rebuilt from its events: leave its messages out (by their run id, or
+      // from its task on when messages carry none).
+      if (messages.some((m) => m.run_id)) {
+        messages = messages.filter((m) => m.run_id !== active.id);
+      } else {
+        const start = messages.map((m) => m.role === 'user' && messageText(m.content) === active.task).lastIndexOf(true);
+        if (start >= 0) messages = messages.slice(0, start);
+      }
     }
     let lastTools = null;
     for (const message of messages) {
@@ -162,17 +184,24 @@ class App {
         this.views.chat.addUser(text, 'history');
         lastTools = null;
       } else if (message.role === 'assistant') {
-        if (text.trim()) this.views.chat.addHistoryAnswer(text);
+        const steps = planSteps(text);
+        if (steps) this.views.chat.addNote(`(a plan with ${steps} step${steps === 1 ? '' : 's'})`, 'history');
+        else if (text.trim()) this.views.chat.addHistoryAnswer(text);
         const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
         if (calls.length) {
           lastTools = this.views.chat.addHistoryTools();
           for (const raw of calls) this.views.tools.start(lastTools, callOf(raw));
         }
       } else if (message.role === 'tool' && message.tool_call_id) {
-        this.views.tools.finish({id: message.tool_call_id, status: 'stored', content: text, cached: false});
+        const status = (message.metadata && message.metadata.status) || 'stored';
+        this.views.tools.finish({id: message.tool_call_id, status, content: text, cached: false});
       }
     }
     if (messages.length) this.views.chat.addNote('— earlier conversation above —', 'history');
+    const last = runs[runs.length - 1];
+    if (last && !active) {
+      this.views.hud.set({state: last.state, round: last.rounds || 0, maxRounds: this.runRounds.get(last.id) || this.settings.effectiveMaxRounds(), tool: ''});
+    }
     return new Set(runs.filter((run) => TERMINAL_STATES.has(run.state) && run.id !== session.active_run_id).map((run) => run.id));
   }
 
@@ -216,6 +245,11 @@ class App {
     } catch {
       return;  // not an event object (docs/server.md sends JSON only)
     }
+    if (event.event === 'error' && data && data.message) {
+      // The server could not read the event log: say so (the stream ends and is retried).
+      this.banner.show(`The event stream failed: ${data.message}`);
+      return;
+    }
     if (data && typeof data === 'object') this.router.handle(data);
   }
 
@@ -239,7 +273,7 @@ class App {
       const accepted = await this.api.postMessage(this.sessionId, payload);
       if (accepted && accepted.run_id) {
         this.runRounds.set(accepted.run_id, this.settings.effectiveMaxRounds());
-        if (!this.activeRunId) this.setActiveRun(accepted.run_id);
+        if (!this.activeRunId && !this.endedRuns.has(accepted.run_id)) this.setActiveRun(accepted.run_id);
       }
       this.banner.hide();
       return true;

@@ -26,19 +26,25 @@ export class SessionEvents {
     this.tasks = new Map();       // run id -> task text shown as its user message
     this.plans = new Set();       // `${run}:${round}` whose reply was a plan
     this.lastStatus = new Map();  // run id -> last status logged
+    this.started = new Set();     // runs whose run_started was seen
+    this.rounds = new Map();      // run id -> latest round an event named
   }
 
   where(event) {
-    return typeof event.round === 'number' ? `round ${event.round}` : '';
+    const round = this.round(event);
+    return round ? `round ${round}` : '';
   }
 
+  // The event's round; events that carry none belong to the run's latest round.
   round(event) {
-    return typeof event.round === 'number' ? event.round : 0;
+    if (typeof event.round === 'number') return event.round;
+    return this.rounds.get(event.run_id) || 0;
   }
 
   hud(event, fields) {
     const base = {maxRounds: this.hooks.maxRoundsFor(event.run_id)};
-    if (typeof event.round === 'number') base.round = event.round;
+    const round = this.round(event);
+    if (round) base.round = round;
     this.views.hud.set({...base, ...fields});
   }
 
@@ -54,6 +60,7 @@ export class SessionEvents {
       if (event.type === 'context') this.views.usage.update(event);
       return;
     }
+    if (event.run_id && typeof event.round === 'number') this.rounds.set(event.run_id, event.round);
     const handler = HANDLERS[event.type];
     if (handler) handler.call(this, event);
   }
@@ -69,9 +76,12 @@ const HANDLERS = {
     this.hooks.onBusy(e.run_id);
   },
   run_started(e) {
+    const again = this.started.has(e.run_id);
+    this.started.add(e.run_id);
     this.showTask(e, e.task);
-    this.hud(e, {state: 'running', round: 0, tool: ''});
-    this.views.log.add('run', '', `started${e.model ? ` with ${e.model}` : ''}`, e.t_ms);
+    // A resumed run starts again: its round stays where it was.
+    this.hud(e, again ? {state: 'running'} : {state: 'running', round: 0, tool: ''});
+    this.views.log.add('run', '', `${again ? 'going on' : 'started'}${e.model ? ` with ${e.model}` : ''}`, e.t_ms);
     this.hooks.onBusy(e.run_id);
   },
   user_message(e) {

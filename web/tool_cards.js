@@ -10,6 +10,9 @@
 // One instance per page; it remembers cards by call id until clear().
 import {el, formatDuration, prettyJson, uniqueId} from './dom.js';
 
+// Statuses that open their card by themselves, so a failure is seen without a click.
+const FAILED = new Set(['error', 'timeout', 'denied', 'blocked', 'cancelled']);
+
 export class ToolCards {
   constructor() {
     this.cards = new Map();  // call id -> {card, status, duration, args, result}
@@ -33,7 +36,13 @@ export class ToolCards {
   // A card for a call that starts (tool_call), or for one that never ran (denied).
   start(slot, call) {
     const existing = this.cards.get(call.id);
-    if (existing) return existing.card;
+    if (existing) {
+      // The same call starting again (a run resumed after a pause): it is running once more.
+      existing.card.dataset.status = 'running';
+      existing.status.textContent = 'running';
+      existing.duration.textContent = '';
+      return existing.card;
+    }
     this.ensureGroup(slot, call.round);
     const bodyId = uniqueId('tool-body');
     const status = el('span', {class: 'tool-status', dataset: {testid: 'tool-status'}}, 'running');
@@ -82,7 +91,7 @@ export class ToolCards {
       entry.note.textContent = notes.join('; ');
       entry.note.hidden = false;
     }
-    if (status !== 'ok') this.setExpanded(entry.card, true);
+    if (FAILED.has(status)) this.setExpanded(entry.card, true);
     return entry.card;
   }
 

@@ -5,7 +5,7 @@
 // delete - all with the page's real Content-Security-Policy (a violation fails the test).
 //
 // Usage: node test/web/components_test.mjs   (see run.sh)
-import {Checks, launchBrowser, screenshot, startStaticServer, watchdog, withTimeout} from './support.mjs';
+import {Checks, launchBrowser, screenshot, startStaticServer, watchPage, watchdog, withTimeout} from './support.mjs';
 import {createFakeApi} from './fake_api.mjs';
 
 const TOKEN = 'fake-token-123';
@@ -27,14 +27,10 @@ async function main() {
   const server = await startStaticServer({handler: api.handle});
   const browser = await launchBrowser();
   watchdog(55000, async () => { await browser.close(); await server.close(); });
-  const problems = [];
+  let seen = {problems: [], collect: async () => {}};
   try {
     const page = await browser.newPage({viewport: {width: 1400, height: 900}});
-    page.on('pageerror', (error) => problems.push(`page error: ${error}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/401|409/.test(message.text())) problems.push(`console: ${message.text()}`);
-    });
-    page.on('dialog', (dialog) => { problems.push(`dialog: ${dialog.message()}`); dialog.dismiss().catch(() => {}); });
+    seen = await watchPage(page);
     const byId = (id) => page.getByTestId(id);
     const text = (locator) => locator.textContent({timeout: 2000}).catch(() => null);
 
@@ -186,6 +182,7 @@ async function main() {
       {mode: 'confirm', rounds: 5, profile: 'default'}, 'the settings go with the message');
     t.equal(await text(byId('hud-round')), 'round 1 / 5', 'the HUD uses the max rounds setting');
 
+    await seen.collect();
     // Reloading the session replays it; a stream dropped after 3 events resumes from id 3.
     api.dropStreamsAfter(3);
     await page.goto('about:blank');
@@ -207,10 +204,11 @@ async function main() {
     await waitFor(() => byId('session-item').count(), (n) => n === 1);
     t.equal(await byId('session-item').count(), 1, 'the second click deletes the session');
     await screenshot(page, 'components-end');
+    await seen.collect();
   } catch (error) {
     t.ok(false, `unexpected error: ${error.stack || error}`);
   } finally {
-    t.equal(problems, [], 'no page error, console error (CSP included) or dialog');
+    t.equal(seen.problems, [], 'no page error, console error, CSP violation or dialog');
     await withTimeout(browser.close(), 10000, 'closing the browser').catch(() => {});
     await server.close();
   }

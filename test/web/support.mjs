@@ -141,3 +141,53 @@ export function watchdog(ms, cleanup) {
   timer.unref();
   return timer;
 }
+
+// Collects what must not happen in a page: uncaught errors, console errors, dialogs, and
+// Content-Security-Policy violations by the live page. Chromium also reports a script-src-attr
+// violation when the sanitizer's inert parse (DOMParser) meets an on* attribute, although such a
+// document can run nothing; those reports target the document itself, not an element, and are
+// only counted (`inert`), while the tests check the live DOM for on* attributes directly.
+export async function watchPage(page) {
+  const seen = {problems: [], inert: 0};
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push({directive: e.violatedDirective, target: String(e.target && e.target.nodeName),
+        source: e.sourceFile || '', sample: e.sample || ''});
+    });
+  });
+  page.on('pageerror', (error) => seen.problems.push(`page error: ${error}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    if (text.startsWith('Executing inline event handler violates')) return;  // judged from the events
+    if (/status of (401|404|409)/.test(text) && message.location().url.includes('/api/')) return;  // answered errors the UI shows
+    seen.problems.push(`console: ${text}`);
+  });
+  page.on('dialog', (dialog) => {
+    seen.problems.push(`dialog: ${dialog.message()}`);
+    dialog.dismiss().catch(() => {});
+  });
+  // Reads the page's violations (call before leaving the page) into `problems` / `inert`.
+  seen.collect = async () => {
+    const list = await page.evaluate(() => window.__cspViolations.splice(0)).catch(() => []);
+    for (const v of list) {
+      if (v.directive === 'script-src-attr' && v.target === '#document') seen.inert += 1;
+      else seen.problems.push(`CSP violation: ${JSON.stringify(v)}`);
+    }
+  };
+  return seen;
+}
+
+// on* attributes anywhere in the live page (the UI itself never uses inline handlers).
+export function inlineHandlers(page) {
+  return page.evaluate(() => {
+    const found = [];
+    for (const node of document.querySelectorAll('*')) {
+      for (const attr of node.attributes) {
+        if (/^on/i.test(attr.name)) found.push(`${node.tagName} ${attr.name}`);
+      }
+    }
+    return found;
+  });
+}
