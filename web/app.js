@@ -22,40 +22,9 @@ import {Settings} from './settings.js';
 import {SessionList} from './sessions.js';
 import {Composer} from './composer.js';
 import {SessionEvents} from './session_events.js';
+import {showTranscript} from './transcript.js';
 
-const TERMINAL_STATES = new Set(['finished', 'failed', 'aborted']);
 const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
-
-function messageText(content) {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (part && part.text) || '').join('');
-  return content === undefined || content === null ? '' : JSON.stringify(content);
-}
-
-// The number of steps when `text` is a plan reply ({"plan": [...], ...}), else 0.
-function planSteps(text) {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') || !trimmed.includes('"plan"')) return 0;
-  try {
-    const value = JSON.parse(trimmed);
-    return value && Array.isArray(value.plan) ? value.plan.length : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function callOf(raw) {
-  const fn = raw.function || raw;
-  let args = fn.arguments;
-  if (typeof args === 'string') {
-    try {
-      args = JSON.parse(args);
-    } catch {
-      // keep the text as the model wrote it
-    }
-  }
-  return {id: raw.id, name: fn.name, arguments: args};
-}
 
 class App {
   constructor() {
@@ -162,49 +131,6 @@ class App {
     this.setConnection('idle', 'no session selected');
   }
 
-  // Shows the stored conversation; returns the run ids it covers (those that had ended).
-  showTranscript(session) {
-    const runs = Array.isArray(session.runs) ? session.runs : [];
-    let messages = Array.isArray(session.messages) ? session.messages : [];
-    const active = runs.find((run) => run.id === session.active_run_id);
-    if (active) {
-      // The active run is rebuilt from its events: leave its messages out (by their run id, or
-      // from its task on when messages carry none).
-      if (messages.some((m) => m.run_id)) {
-        messages = messages.filter((m) => m.run_id !== active.id);
-      } else {
-        const start = messages.map((m) => m.role === 'user' && messageText(m.content) === active.task).lastIndexOf(true);
-        if (start >= 0) messages = messages.slice(0, start);
-      }
-    }
-    let lastTools = null;
-    for (const message of messages) {
-      const text = messageText(message.content);
-      if (message.role === 'user') {
-        this.views.chat.addUser(text, 'history');
-        lastTools = null;
-      } else if (message.role === 'assistant') {
-        const steps = planSteps(text);
-        if (steps) this.views.chat.addNote(`(a plan with ${steps} step${steps === 1 ? '' : 's'})`, 'history');
-        else if (text.trim()) this.views.chat.addHistoryAnswer(text);
-        const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-        if (calls.length) {
-          lastTools = this.views.chat.addHistoryTools();
-          for (const raw of calls) this.views.tools.start(lastTools, callOf(raw));
-        }
-      } else if (message.role === 'tool' && message.tool_call_id) {
-        const status = (message.metadata && message.metadata.status) || 'stored';
-        this.views.tools.finish({id: message.tool_call_id, status, content: text, cached: false});
-      }
-    }
-    if (messages.length) this.views.chat.addNote('— earlier conversation above —', 'history');
-    const last = runs[runs.length - 1];
-    if (last && !active) {
-      this.views.hud.set({state: last.state, round: last.rounds || 0, maxRounds: this.runRounds.get(last.id) || this.settings.effectiveMaxRounds(), tool: ''});
-    }
-    return new Set(runs.filter((run) => TERMINAL_STATES.has(run.state) && run.id !== session.active_run_id).map((run) => run.id));
-  }
-
   async select(id) {
     const ticket = ++this.selecting;
     this.closeStream();
@@ -222,7 +148,7 @@ class App {
       return;
     }
     if (ticket !== this.selecting) return;
-    const historical = this.showTranscript(session);
+    const historical = showTranscript(this.views, session, (run) => this.runRounds.get(run.id) || this.settings.effectiveMaxRounds());
     this.router.reset(historical);
     this.setActiveRun(session.active_run_id || null);
     this.stream = openEventStream(this.api.sessionEventsUrl(id), {

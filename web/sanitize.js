@@ -12,6 +12,9 @@
 // - Attributes: only those in ALLOWED_ATTRIBUTES for that tag, each with a value check; never on*,
 //   never style. `href` only on <a>, and only relative or http:, https:, mailto: (isSafeHref).
 // - Every <a> gets rel="noopener noreferrer" and target="_blank".
+// Under the page's Content-Security-Policy, Chromium logs a script-src-attr violation when the
+// inert parse meets an on* attribute; nothing runs (the parsed document cannot run scripts) and
+// the attribute is never copied.
 // Pure functions of their input; safe to call any number of times.
 
 export const ALLOWED_TAGS = new Set([

@@ -1,7 +1,11 @@
 // Routes a session's events (docs/events.md plus the server's own, docs/server.md) to the views:
 // chat, tool cards, plan board, thinking log, HUD, usage chart, approvals and questions.
 //
-//   const router = new SessionEvents(views, {onBusy: (runId) => ..., maxRoundsFor: (runId) => 8});
+//   const router = new SessionEvents(views, {
+//     onBusy: (runId) => ...,        // a run is active (queued, started)
+//     onRunEnded: (runId) => ...,    // it finished or failed
+//     maxRoundsFor: (runId) => 8,    // N of the HUD's "round k / N"
+//   });
 //   router.reset(new Set(['r_old']));   // runs already shown from the stored conversation
 //   router.handle(JSON.parse(sseEvent.data));
 //

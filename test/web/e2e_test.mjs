@@ -263,6 +263,13 @@ async function main() {
     if (serve) console.error(`--- keel serve output:\n${serve.log().slice(-4000)}`);
   } finally {
     t.equal(seen.problems, [], 'no page error, console error, CSP violation by the live page, or dialog');
+    if (serve) {
+      // A clean stop on SIGTERM (a sanitized build also reports leaks and errors through this).
+      await stopChild(serve.child);
+      const ok = t.equal({code: serve.child.exitCode, signal: serve.child.signalCode}, {code: 0, signal: null},
+        'keel serve stops cleanly on SIGTERM');
+      if (!ok) console.error(`--- keel serve output:\n${serve.log().slice(-6000)}`);
+    }
     await cleanup();
   }
   return t.finish();
