@@ -5,7 +5,8 @@
 //   shell - a `shell` call (approval mode confirm) approved in the UI; the tool card shows "hi";
 //   plan  - a two-step plan; the plan board fills and the answer is the hydrated reply;
 //   ask   - an `ask_user` call; an option is clicked and the run finishes with it;
-//   xss   - an fs_read of an HTML payload and an answer full of payloads: both render inert.
+//   xss   - an fs_read of an HTML payload and an answer full of payloads: both render inert;
+//   slow  - a long stream, aborted from the UI.
 // The HUD shows the state and the round. Screenshots of each step go to $KEEL_WEB_ARTIFACTS.
 // HOME and the XDG folders point into a temp folder; every child process is killed on exit.
 //
@@ -43,6 +44,7 @@ const SCENARIOS = {
   xss: (turn) => (turn.step === 0 ?
     {tool_calls: [{id: 'call_rd1', name: 'fs_read', arguments: {path: 'xss.html'}}]} :
     {text: XSS_ANSWER}),
+  slow: () => ({text: 'word '.repeat(60), pieces: 60, piece_delay_ms: 100}),
   default: () => ({text: 'no scenario'}),
 };
 
@@ -239,18 +241,28 @@ async function main() {
     await seen.collect();
     await screenshot(page, 'e2e-6-xss');
 
+    // 6. Abort a run that is still streaming; the composer stays usable meanwhile.
+    await send('[[scn:slow]] take your time');
+    await waitFor(() => page.locator('[data-testid=msg-assistant][data-state=streaming]').count(), (n) => n > 0);
+    t.ok(await byId('send').isDisabled() && await input.isEditable(), 'abort: while streaming only Send is disabled');
+    await byId('abort').click();
+    t.equal(await runEnded(), 'aborted', 'abort: the run ends as aborted');
+    t.equal(await text(byId('chat-note').last()), 'The run was aborted.', 'abort: the chat says so');
+    t.ok(!(await byId('send').isDisabled()), 'abort: Send is enabled again');
+    await screenshot(page, 'e2e-7-abort');
+
     // The stored conversation comes back after a reload.
     await seen.collect();
     await page.goto('about:blank');
     await page.goto(`${base}/#session=${sessionId}`);
-    t.equal(await waitFor(() => byId('msg-user').count(), (n) => n >= 5), 5, 'reload: the five messages are shown again');
+    t.equal(await waitFor(() => byId('msg-user').count(), (n) => n >= 6), 6, 'reload: the six messages are shown again');
     t.equal(await byId('msg-assistant').allTextContents(), ['assistantHello world, this is keel.', 'assistantThe shell said hi.',
       'assistantThe total is 6.', 'assistantYou picked: {"answer":"blue","option_index":1}', 'assistantRead it.  click  tab safe'],
     'reload: the answers are shown again');
     t.equal(await byId('tool-card').evaluateAll((cards) => cards.map((c) => `${c.querySelector('.tool-name').textContent}:${c.dataset.status}`)),
       ['shell:ok', 'parse_json:ok', 'math_aggregate:ok', 'ask_user:ok', 'fs_read:ok'], 'reload: the stored tool calls are shown with their status');
-    t.equal(await text(byId('hud-state')), 'finished', 'reload: the HUD shows the last run\'s state');
-    await screenshot(page, 'e2e-7-reload');
+    t.equal(await text(byId('hud-state')), 'aborted', 'reload: the HUD shows the last run\'s state');
+    await screenshot(page, 'e2e-8-reload');
     await seen.collect();
     console.log(`(${seen.inert} CSP report(s) from the sanitizer's inert parse of on* attributes, expected with the payloads)`);
   } catch (error) {
