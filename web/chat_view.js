@@ -14,6 +14,7 @@ import {clear, el} from './dom.js';
 import {renderMarkdown} from './markdown.js';
 
 const RENDER_INTERVAL_MS = 80;
+const STICK_PX = 48;
 
 export class ChatView {
   constructor(root) {
@@ -21,6 +22,14 @@ export class ChatView {
     this.rounds = new Map();  // `${runId}:${round}` -> {section, bubble, text, tools, prompts}
     this.pending = new Set();
     this.renderTimer = null;
+    // The log follows new content while the reader is at its end; scrolling up stops that until
+    // they scroll back down. Tool cards and prompts are added by other views, hence the observer.
+    this.stick = true;
+    this.scrollQueued = false;
+    root.addEventListener('scroll', () => {
+      this.stick = root.scrollHeight - root.scrollTop - root.clientHeight < STICK_PX;
+    });
+    new MutationObserver(() => this.scrollToEnd()).observe(root, {childList: true, subtree: true, characterData: true});
   }
 
   clear() {
@@ -29,11 +38,22 @@ export class ChatView {
     this.pending.clear();
     clearTimeout(this.renderTimer);
     this.renderTimer = null;
+    this.stick = true;
   }
 
   scrollToEnd() {
-    const nearEnd = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 160;
-    if (nearEnd) this.root.scrollTop = this.root.scrollHeight;
+    if (!this.stick || this.scrollQueued) return;
+    this.scrollQueued = true;
+    requestAnimationFrame(() => {
+      this.scrollQueued = false;
+      if (this.stick) this.root.scrollTop = this.root.scrollHeight;
+    });
+  }
+
+  // Follow the end again (the person sent a message).
+  follow() {
+    this.stick = true;
+    this.scrollToEnd();
   }
 
   // A user message; kind 'task' (a new run), 'steer' (guidance for a running run) or 'history'.
@@ -43,7 +63,7 @@ export class ChatView {
       el('header', {class: 'msg-label'}, label),
       el('div', {class: 'msg-body plain'}, String(text ?? '')));
     this.root.append(node);
-    this.scrollToEnd();
+    if (kind !== 'history') this.follow();
     return node;
   }
 
@@ -51,7 +71,6 @@ export class ChatView {
   addNote(text, kind = 'info') {
     const node = el('p', {class: `chat-note ${kind}`, dataset: {testid: 'chat-note', kind}}, text);
     this.root.append(node);
-    this.scrollToEnd();
     return node;
   }
 
@@ -68,7 +87,6 @@ export class ChatView {
       entry = {section, bubble: null, body: null, text: '', tools, prompts};
       this.rounds.set(key, entry);
       this.root.append(section);
-      this.scrollToEnd();
     }
     return entry;
   }
@@ -107,7 +125,6 @@ export class ChatView {
       this.renderTimer = null;
       for (const pending of this.pending) this.render(pending);
       this.pending.clear();
-      this.scrollToEnd();
     }, RENDER_INTERVAL_MS);
   }
 
@@ -164,8 +181,17 @@ export class ChatView {
       this.render(entry);
     }
     bubble.setAttribute('aria-busy', 'false');
-    this.scrollToEnd();
     return bubble;
+  }
+
+  // The run ended without an answer: text still streaming stays as it was, marked interrupted.
+  interruptRun(runId) {
+    for (const [key, entry] of this.rounds) {
+      if (!key.startsWith(`${runId}:`) || !entry.bubble || entry.bubble.dataset.state !== 'streaming') continue;
+      this.pending.delete(entry);
+      this.render(entry);
+      this.bubble(entry, 'interrupted');
+    }
   }
 
   // An assistant message from the stored conversation (no round known).

@@ -174,6 +174,7 @@ const HANDLERS = {
   },
   run_failed(e) {
     const aborted = e.kind === 'aborted';
+    this.views.chat.interruptRun(e.run_id);
     this.views.chat.addNote(aborted ? 'The run was aborted.' : `The run failed (${e.kind}): ${e.error}`, aborted ? 'warning' : 'error');
     this.views.log.add('run', this.where(e), `${aborted ? 'aborted' : 'failed'}: ${short(e.error, 300)}`, e.t_ms);
     this.hud(e, {state: aborted ? 'aborted' : 'failed', tool: ''});

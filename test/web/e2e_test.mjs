@@ -248,6 +248,7 @@ async function main() {
     await byId('abort').click();
     t.equal(await runEnded(), 'aborted', 'abort: the run ends as aborted');
     t.equal(await text(byId('chat-note').last()), 'The run was aborted.', 'abort: the chat says so');
+    t.equal(await byId('msg-assistant').last().getAttribute('data-state'), 'interrupted', 'abort: the partial answer is marked interrupted');
     t.ok(!(await byId('send').isDisabled()), 'abort: Send is enabled again');
     await screenshot(page, 'e2e-7-abort');
 
