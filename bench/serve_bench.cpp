@@ -23,6 +23,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/api_harness.hpp"
@@ -127,6 +128,47 @@ int main(int argc, char** argv) {
   }
   long rss_streams = rss_kb();
 
+  std::vector<int64_t> latencies;
+  latencies.reserve(sessions * 16);
+  size_t finished = 0, failed_runs = 0, stream_errors = 0;
+  long rss_peak = rss_streams;
+  // The client reads every stream on its own thread, so posting messages never delays reading.
+  std::thread reader([&] {
+    std::vector<epoll_event> ready(256);
+    char buf[65536];
+    auto deadline = Clock::now() + std::chrono::minutes(5);
+    while (finished + failed_runs < sessions && Clock::now() < deadline) {
+      int n = epoll_wait(ep, ready.data(), static_cast<int>(ready.size()), 1000);
+      int64_t now = epoch_us();
+      for (int k = 0; k < n; ++k) {
+        Stream& s = streams[ready[k].data.u64];
+        ssize_t got = ::recv(s.fd, buf, sizeof(buf), 0);
+        if (got <= 0) {
+          if (!s.finished) ++stream_errors;
+          epoll_ctl(ep, EPOLL_CTL_DEL, s.fd, nullptr);
+          s.finished = true;
+          continue;
+        }
+        s.buffer.append(buf, static_cast<size_t>(got));
+        size_t pos;
+        while ((pos = s.buffer.find("data: ")) != std::string::npos) {
+          size_t end = s.buffer.find('\n', pos);
+          if (end == std::string::npos) break;
+          nlohmann::json data = nlohmann::json::parse(s.buffer.substr(pos + 6, end - pos - 6), nullptr, false);
+          s.buffer.erase(0, end + 1);
+          if (!data.is_object()) {
+            ++stream_errors;
+            continue;
+          }
+          latencies.push_back(now - data.value("time_us", now));
+          std::string type = data.value("type", "");
+          if (type == "run_finished") ++finished;
+          if (type == "run_failed") ++failed_runs;
+        }
+      }
+      rss_peak = std::max(rss_peak, rss_kb());
+    }
+  });
   auto start = Clock::now();
   for (size_t i = 0; i < sessions; ++i) {
     keel::testing::RawHttpResponse r = h.call("POST", "/api/sessions/" + ids[i] + "/messages", R"({"content":"go"})");
@@ -134,44 +176,8 @@ int main(int argc, char** argv) {
   }
   double post_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 
-  std::vector<int64_t> latencies;
-  latencies.reserve(sessions * 16);
-  size_t finished = 0, failed_runs = 0;
-  std::vector<epoll_event> ready(256);
-  char buf[65536];
-  auto deadline = Clock::now() + std::chrono::minutes(5);
-  long rss_peak = rss_streams;
-  while (finished + failed_runs < sessions && Clock::now() < deadline) {
-    int n = epoll_wait(ep, ready.data(), static_cast<int>(ready.size()), 1000);
-    int64_t now = epoch_us();
-    for (int k = 0; k < n; ++k) {
-      Stream& s = streams[ready[k].data.u64];
-      ssize_t got = ::recv(s.fd, buf, sizeof(buf), 0);
-      if (got <= 0) {
-        if (!s.finished) ++errors;
-        epoll_ctl(ep, EPOLL_CTL_DEL, s.fd, nullptr);
-        s.finished = true;
-        continue;
-      }
-      s.buffer.append(buf, static_cast<size_t>(got));
-      size_t pos;
-      while ((pos = s.buffer.find("data: ")) != std::string::npos) {
-        size_t end = s.buffer.find('\n', pos);
-        if (end == std::string::npos) break;
-        nlohmann::json data = nlohmann::json::parse(s.buffer.substr(pos + 6, end - pos - 6), nullptr, false);
-        s.buffer.erase(0, end + 1);
-        if (!data.is_object()) {
-          ++errors;
-          continue;
-        }
-        latencies.push_back(now - data.value("time_us", now));
-        std::string type = data.value("type", "");
-        if (type == "run_finished") ++finished;
-        if (type == "run_failed") ++failed_runs;
-      }
-    }
-    rss_peak = std::max(rss_peak, rss_kb());
-  }
+  reader.join();
+  errors += stream_errors;
   double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   std::sort(latencies.begin(), latencies.end());
   auto pct = [&](double p) -> double {

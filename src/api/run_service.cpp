@@ -188,21 +188,11 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
     std::lock_guard lock(impl_->mu);
     impl_->session_runs.erase(session_id);
   };
-  Status written = [&]() -> Status {
-    KEEL_TRY(impl_->store.get_session(session_id).status());
-    RunInfo info;
-    info.id = run->id;
-    info.session_id = session_id;
-    info.task = content;
-    KEEL_TRY(impl_->store.create_run(info).status());
-    NewMessage m{run->id, Message::user(content), 0, 0};
-    KEEL_TRY(impl_->store.append_messages(session_id, std::span<const NewMessage>(&m, 1)).status());
-    ServerCheckpoint c;
-    c.run_id = run->id;
-    c.session_id = session_id;
-    c.settings = settings_json(settings).dump();
-    return impl_->store.put_server_checkpoint(c);
-  }();
+  RunInfo info;
+  info.id = run->id;
+  info.session_id = session_id;
+  info.task = content;
+  Status written = impl_->store.accept_server_run(info, Message::user(content), settings_json(settings).dump()).status();
   if (!written.ok()) {
     release();
     return written;

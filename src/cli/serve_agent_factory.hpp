@@ -43,6 +43,8 @@ class ServeAgentFactory final : public api::AgentFactory {
                                                 std::function<bool()> suspend_on_stop) override;
   const ToolRegistry& tools() const override { return *tools_; }
   const std::string& workspace() const { return workspace_; }
+  // The top-level configuration (profile "keel").
+  const KeelConfig& config() const { return base_; }
   // GET /api/skills and proposal decisions.
   api::SkillsAccess skills_access();
 

@@ -8,6 +8,7 @@
 
 #include "api/api_server.hpp"
 #include "api/event_log.hpp"
+#include "api/openai_endpoint.hpp"
 #include "api/pending_input.hpp"
 #include "api/run_service.hpp"
 #include "cli/commands.hpp"
@@ -15,7 +16,11 @@
 #include "cli/mcp_http_serve.hpp"
 #include "cli/serve_agent_factory.hpp"
 #include "cli/store_access.hpp"
+#include "mcp/keel_mcp_handler.hpp"
+#include "mcp/mcp_http_endpoint.hpp"
+#include "runtime/approval_policy.hpp"
 #include "server/http_server.hpp"
+#include "tools/thread_pool.hpp"
 
 #ifndef KEEL_WEB_DIR
 #define KEEL_WEB_DIR ""
@@ -33,6 +38,32 @@ struct ServeArgs {
   size_t workers = 4;
   std::optional<std::string> web_dir;
 };
+
+// keel's tools (and run_agent) over MCP's Streamable HTTP transport at /mcp, under the default
+// profile's approval policy: what it would ask a person about is refused.
+Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(ServeAgentFactory& factory, Store& store) {
+  std::vector<ApprovalRule> saved;
+  if (Result<std::vector<ApprovalRule>> rules = store.list_approval_rules(factory.workspace()); rules.ok()) saved = *rules;
+  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<detail::ApprovalPolicyGate> gate,
+                        detail::ApprovalPolicyGate::create(factory.config().approvals, Risk::kHigh, saved));
+  mcp::KeelMcpServerOptions options;
+  options.tools = &factory.tools();
+  options.gate = gate;
+  options.workspace_root = factory.workspace();
+  options.instructions = "keel's tools for the workspace " + factory.workspace() +
+                         ". Calls follow keel's approval policy; what it would ask a person about is refused.";
+  options.run_agent = [&factory](const std::string& task, std::optional<int> rounds,
+                                 std::stop_token stop) -> Result<std::string> {
+    api::RunSettings settings;
+    settings.max_rounds = rounds;
+    KEEL_ASSIGN_OR_RETURN(std::unique_ptr<api::AgentLease> lease, factory.make(settings, nullptr));
+    KEEL_ASSIGN_OR_RETURN(RunOutcome outcome, lease->agent->run(task, stop));
+    if (!outcome.ok) return Status::Aborted(outcome.error);
+    return outcome.answer;
+  };
+  options.on_log = [](const std::string& line) { std::fprintf(stderr, "keel serve: mcp: %s\n", line.c_str()); };
+  return std::make_unique<mcp::KeelMcpServer>(std::move(options));
+}
 
 int serve_command(const ServeArgs& args) {
   std::stop_token interrupted = install_interrupt_handler();
@@ -67,6 +98,12 @@ int serve_command(const ServeArgs& args) {
   run_options.workspace = (*factory)->workspace();
   api::RunService runs(**store, **factory, events, pending, asker, run_options);
 
+  // /v1 runs are not parked (no one answers approvals there): they get their own workers.
+  detail::ThreadPool::Options v1_pool;
+  v1_pool.threads = args.workers;
+  v1_pool.max_threads = args.workers;
+  detail::ThreadPool v1_workers(v1_pool);
+
   server::HttpServerOptions http_options;
   http_options.host = args.host;
   http_options.port = args.port;
@@ -81,6 +118,17 @@ int serve_command(const ServeArgs& args) {
   api_options.web_dir = web_dir;
   api_options.version = KEEL_VERSION;
   std::shared_ptr<api::ApiContext> ctx = api::mount_api(http, **store, **factory, runs, events, pending, api_options);
+  if (Status mounted = api::mount_openai_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
+    return fail(mounted.message());
+  }
+  Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);
+  if (!mcp_server.ok()) return fail(mcp_server.status().message());
+  mcp::McpHttpEndpointOptions mcp_options;
+  mcp_options.bearer_token = args.token;
+  mcp_options.allowed_origins = args.cors_origins;
+  Result<std::unique_ptr<mcp::McpHttpEndpoint>> mcp_endpoint = mcp::McpHttpEndpoint::mount(
+      http, [server = mcp_server->get()] { return server->new_session(); }, mcp_options);
+  if (!mcp_endpoint.ok()) return fail(mcp_endpoint.status().message());
 
   Result<size_t> resumed = runs.recover();
   if (!resumed.ok()) return fail("cannot take up the runs of the last start: " + resumed.status().message());

@@ -86,22 +86,28 @@ Result<std::vector<RunRecord>> SqliteStore::query_runs_locked(std::string_view s
   }
 }
 
-Result<std::string> SqliteStore::create_run(const RunInfo& info) {
+Result<std::string> SqliteStore::insert_run_locked(const RunInfo& info) {
   std::string id = info.id.empty() ? random_id("r_") : info.id;
   bool well_formed = id.size() == 18 && id.rfind("r_", 0) == 0 &&
                      id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
   if (!well_formed) {
     return Status::InvalidArgument("run id '" + id + "' is not 'r_' and 16 lowercase hex digits");
   }
+  KEEL_TRY(require_session_locked(info.session_id));
+  KEEL_ASSIGN_OR_RETURN(
+      Stmt stmt,
+      db_->prepare("INSERT INTO runs (id, session_id, task, state, started_ms) VALUES (?1, ?2, ?3, 'running', ?4)"));
+  stmt.bind(1, id).bind(2, info.session_id).bind(3, info.task).bind(4, or_now(info.started_ms));
+  KEEL_TRY(stmt.run());
+  return id;
+}
+
+Result<std::string> SqliteStore::create_run(const RunInfo& info) {
   std::lock_guard lock(mu_);
-  int64_t started = or_now(info.started_ms);
+  std::string id;
   KEEL_TRY(db_->write([&]() -> Status {
-    KEEL_TRY(require_session_locked(info.session_id));
-    KEEL_ASSIGN_OR_RETURN(
-        Stmt stmt,
-        db_->prepare("INSERT INTO runs (id, session_id, task, state, started_ms) VALUES (?1, ?2, ?3, 'running', ?4)"));
-    stmt.bind(1, id).bind(2, info.session_id).bind(3, info.task).bind(4, started);
-    return stmt.run();
+    KEEL_ASSIGN_OR_RETURN(id, insert_run_locked(info));
+    return Status::Ok();
   }));
   return id;
 }

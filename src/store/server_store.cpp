@@ -55,19 +55,36 @@ Result<int64_t> SqliteStore::last_server_event_seq(std::string_view session_id) 
   return row ? stmt.int64(0) : 0;
 }
 
+Status SqliteStore::put_checkpoint_locked(const ServerCheckpoint& c) {
+  KEEL_TRY(require_run_locked(c.run_id));
+  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO server_checkpoints (run_id, session_id, settings, "
+                                                "waiting, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5) "
+                                                "ON CONFLICT (run_id) DO UPDATE SET settings = ?3, waiting = ?4, "
+                                                "updated_ms = ?5"));
+  stmt.bind(1, c.run_id).bind(2, c.session_id).bind(3, c.settings.empty() ? std::string_view("{}") : c.settings);
+  stmt.bind(4, c.waiting).bind(5, now_ms());
+  return stmt.run();
+}
+
 Status SqliteStore::put_server_checkpoint(const ServerCheckpoint& c) {
   std::lock_guard lock(mu_);
-  int64_t now = now_ms();
-  return db_->write([&]() -> Status {
-    KEEL_TRY(require_run_locked(c.run_id));
-    KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO server_checkpoints (run_id, session_id, settings, "
-                                                  "waiting, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5) "
-                                                  "ON CONFLICT (run_id) DO UPDATE SET settings = ?3, waiting = ?4, "
-                                                  "updated_ms = ?5"));
-    stmt.bind(1, c.run_id).bind(2, c.session_id).bind(3, c.settings.empty() ? std::string_view("{}") : c.settings);
-    stmt.bind(4, c.waiting).bind(5, now);
-    return stmt.run();
-  });
+  return db_->write([&]() -> Status { return put_checkpoint_locked(c); });
+}
+
+Result<std::string> SqliteStore::accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) {
+  std::lock_guard lock(mu_);
+  std::string id;
+  KEEL_TRY(db_->write([&]() -> Status {
+    KEEL_ASSIGN_OR_RETURN(id, insert_run_locked(run));
+    NewMessage m{id, task, 0, 0};
+    KEEL_TRY(append_locked(run.session_id, std::span<const NewMessage>(&m, 1)).status());
+    ServerCheckpoint c;
+    c.run_id = id;
+    c.session_id = run.session_id;
+    c.settings = settings;
+    return put_checkpoint_locked(c);
+  }));
+  return id;
 }
 
 Status SqliteStore::delete_server_checkpoint(std::string_view run_id) {

@@ -77,6 +77,7 @@ class SqliteStore final : public Store {
   Status put_server_checkpoint(const ServerCheckpoint& checkpoint) override;
   Status delete_server_checkpoint(std::string_view run_id) override;
   Result<std::vector<ServerCheckpoint>> list_server_checkpoints() override;
+  Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) override;
 
   Status record_span(const SpanRecord& span) override;
   Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) override;
@@ -92,6 +93,9 @@ class SqliteStore final : public Store {
   Status require_run_locked(std::string_view id);
   // Appends inside an open write transaction; returns the first seq.
   Result<int64_t> append_locked(std::string_view session_id, std::span<const NewMessage> batch);
+  // Inserts a run row (the id checked, or a new one); returns its id. Within a write.
+  Result<std::string> insert_run_locked(const RunInfo& info);
+  Status put_checkpoint_locked(const ServerCheckpoint& checkpoint);
   Result<const CacheScope*> find_scope(std::string_view name) const;
   Result<std::vector<RunRecord>> query_runs_locked(std::string_view sql, std::string_view arg);
 

@@ -38,6 +38,7 @@ struct ThreadPool::State {
   std::vector<std::unique_ptr<Worker>> workers;  // stable addresses
   TaskId next_id = 1;
   size_t abandoned_running = 0;
+  size_t idle = 0;  // workers waiting for a task
   bool stopping = false;
 
   // Starts one more worker; requires `mu` held. Returns false if the OS refused a thread.
@@ -64,7 +65,9 @@ struct ThreadPool::State {
   void run(Worker* w) {
     std::unique_lock lock(mu);
     for (;;) {
+      ++idle;
       work_cv.wait(lock, [&] { return stopping || !queue.empty(); });
+      --idle;
       if (stopping) break;
       QueuedTask task = std::move(queue.front());
       queue.pop_front();
@@ -92,11 +95,7 @@ ThreadPool::ThreadPool(Options options) : state_(std::make_shared<State>()) {
   options.threads = std::max<size_t>(options.threads, 1);
   options.max_threads = std::max(options.max_threads, options.threads);
   state_->options = options;
-  std::lock_guard lock(state_->mu);
-  for (size_t i = 0; i < options.threads; ++i) {
-    if (!state_->spawn_locked(state_)) break;
-  }
-  // With no worker at all nothing could ever run; keep trying one more time per submit().
+  // Workers start on demand (submit()), so an owner that never submits costs no thread.
 }
 
 ThreadPool::~ThreadPool() {
@@ -130,7 +129,13 @@ ThreadPool::TaskId ThreadPool::submit(std::function<void()> task) {
   std::lock_guard lock(state_->mu);
   const TaskId id = state_->next_id++;
   state_->queue.push_back(QueuedTask{id, std::move(task)});
-  if (state_->workers.empty()) state_->spawn_locked(state_);
+  // One more worker while tasks outnumber the idle ones and the pool is below its size (with no
+  // worker at all, nothing could ever run: keep trying on every submit).
+  if (state_->workers.empty() ||
+      (state_->queue.size() > state_->idle && state_->workers.size() - state_->abandoned_running < state_->options.threads &&
+       state_->workers.size() < state_->options.max_threads)) {
+    state_->spawn_locked(state_);
+  }
   state_->work_cv.notify_one();
   return id;
 }

@@ -1,7 +1,8 @@
 // tools/thread_pool.hpp — the fixed pool of worker threads that runs tool calls.
 //
-// `threads` workers are started once, in the constructor, and reused for every task; no thread
-// is created per call. The pool knows that some tasks get *abandoned*: a tool call that overran
+// Up to `threads` workers are started on demand, when tasks outnumber the idle workers, and then
+// reused for every task; no thread is created per call, and a pool that is never used (an agent
+// whose runs call no tools) starts none. The pool knows that some tasks get *abandoned*: a tool call that overran
 // its timeout is given up by the executor, but its thread cannot be killed and stays busy until
 // the tool returns. So that abandoned tasks never starve later work, abandon() grows the pool by
 // one worker whenever fewer than `threads` workers are left that are not stuck in abandoned
@@ -33,7 +34,7 @@ class ThreadPool {
   using TaskId = uint64_t;
 
   struct Options {
-    size_t threads = 4;        // workers started up front (at least 1)
+    size_t threads = 4;        // workers kept (started on demand; at least 1)
     size_t max_threads = 12;   // cap including workers added for abandoned tasks (>= threads)
     std::chrono::milliseconds shutdown_grace{2000};  // wait for abandoned tasks at shutdown
   };

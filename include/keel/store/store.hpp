@@ -148,6 +148,10 @@ class Store {
   virtual Status delete_server_checkpoint(std::string_view run_id) = 0;
   // Every checkpoint, oldest first.
   virtual Result<std::vector<ServerCheckpoint>> list_server_checkpoints() = 0;
+  // A run keel serve accepted, in one transaction: the run row (RunInfo::id, or a new id), its task
+  // as the run's first message, and a checkpoint with `settings`. Returns the run id. NotFound for
+  // a missing session; nothing is written on any error.
+  virtual Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) = 0;
 
   // ---- tracing
   // InvalidArgument when attributes are not a JSON object.
