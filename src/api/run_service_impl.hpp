@@ -35,6 +35,7 @@ struct ActiveRun {
   bool abort_requested = false;
   std::string resumed_because;          // for the run_resumed event; empty: first start
   bool calls_not_started = false;       // parked before its pending calls began (ResumeOptions)
+  std::atomic<int> round{0};            // the model call in progress, for events the hooks do not make
 };
 
 struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {

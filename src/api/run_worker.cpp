@@ -30,8 +30,14 @@ class RunEvents final : public detail::RunEventJson {
 
  private:
   void send(std::string_view type, nlohmann::json body, const RunContext* ctx) {
+    // A run that is parking ends its round early: results of calls stopped on the way (ask_user
+    // waiting for its answer) are not kept, and the calls run again when it resumes.
+    if (type == "tool_result" && run_->park.load() != static_cast<int>(ParkReason::kNone)) return;
     nlohmann::json data = {{"v", 1}, {"type", type}, {"run_id", run_->id}};
-    if (ctx != nullptr && ctx->round > 0) data["round"] = ctx->round;
+    if (ctx != nullptr && ctx->round > 0) {
+      data["round"] = ctx->round;
+      run_->round = ctx->round;
+    }
     data["t_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_).count();
     for (auto it = body.begin(); it != body.end(); ++it) data[it.key()] = std::move(it.value());
     if (type == "approval_requested") {
@@ -83,11 +89,13 @@ Result<UserAnswer> RunService::Impl::ask(const UserQuestion& question, std::stop
   std::shared_ptr<ActiveRun> run = find(question.run_id);
   if (!run) return Status::FailedPrecondition("no one can answer: this run is not one of the server's");
   if (std::optional<UserAnswer> answer = pending.take_answer(question)) return *answer;
-  publish(*run, "question", {{"question_id", PendingInput::item_id(run->id, question.call_id)},
-                             {"question", question.question},
-                             {"options", question.options},
-                             {"allow_free_text", question.allow_free_text}});
-  park(run, ParkReason::kAnswer);
+  park(run, ParkReason::kAnswer);  // first: the tool's result on the way out is not reported
+  nlohmann::json body = {{"question_id", PendingInput::item_id(run->id, question.call_id)},
+                         {"question", question.question},
+                         {"options", question.options},
+                         {"allow_free_text", question.allow_free_text}};
+  if (run->round > 0) body["round"] = run->round.load();
+  publish(*run, "question", std::move(body));
   return Status::Cancelled("the run waits for the user's answer");
 }
 

@@ -348,6 +348,8 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
 void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder,
                         std::stop_token stop, RunOutcome& outcome) {
   Decision decision = machine.start();
+  // A resumed run goes on in the round it stopped in: its events carry that round.
+  if (ctx.round == 0) ctx.round = machine.model_calls();
   for (;;) {
     // A stop the host turns into a suspension keeps the stored conversation as it was: the
     // messages that close an aborted round (cancelled results) are not saved, so a resume takes

@@ -142,6 +142,7 @@ TEST(ApiRuns, AskUserQuestionIsAnsweredOverTheApi) {
   std::string run = post(h, s, R"({"content":"deploy"})");
   auto question = events.wait_for("question");
   ASSERT_TRUE(question);
+  EXPECT_EQ(question->data["round"], 1);
   std::string qid = question->data["question_id"];
   EXPECT_EQ(question->data["question"], "Which environment?");
   EXPECT_EQ(question->data["options"], json({"staging", "production"}));
@@ -156,6 +157,16 @@ TEST(ApiRuns, AskUserQuestionIsAnsweredOverTheApi) {
   auto finished = events.wait_for("run_finished");
   ASSERT_TRUE(finished);
   EXPECT_EQ(finished->data["answer"], "deploying to staging");
+  // The call's only result is the answered one; after the resume its events keep round 1.
+  int results = 0;
+  for (const SseEvent& e : events.events()) {
+    if (e.type == "tool_result") {
+      ++results;
+      EXPECT_EQ(e.data["status"], "ok");
+      EXPECT_EQ(e.data["round"], 1);
+    }
+  }
+  EXPECT_EQ(results, 1);
   std::string last_request = h.model().requests().back().body;
   EXPECT_NE(last_request.find(R"(\"answer\":\"staging\")"), std::string::npos) << last_request;
 }

@@ -83,6 +83,8 @@ class AgentMachine {
   bool done() const { return phase_ == AgentPhase::kFinished || phase_ == AgentPhase::kFailed; }
   // Model calls made so far with tools enabled (the final forced call is not counted).
   int rounds_used() const { return rounds_used_; }
+  // Model calls made so far in this run (a resumed run counts the ones before it stopped).
+  int model_calls() const { return model_calls_; }
   const AgentConfig& config() const { return config_; }
   // The working conversation (context compaction may have digested or dropped old parts).
   const std::vector<Message>& history() const { return history_; }
