@@ -29,7 +29,7 @@
 namespace keel::cli {
 namespace {
 
-struct ServeArgs {
+struct HttpServeArgs {
   ServeAgentFlags agent;
   std::string host = "127.0.0.1";
   uint16_t port = 8080;
@@ -59,7 +59,7 @@ Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(ServeAgentFactory& f
   return std::make_unique<mcp::KeelMcpServer>(std::move(options));
 }
 
-int serve_command(const ServeArgs& args) {
+int http_serve_command(const HttpServeArgs& args) {
   std::stop_token interrupted = install_interrupt_handler();
   auto fail = [](const std::string& message) {
     std::fprintf(stderr, "keel: %s\n", message.c_str());
@@ -147,7 +147,7 @@ int serve_command(const ServeArgs& args) {
 }  // namespace
 
 void add_serve_command(CLI::App& app, CommandAction& action) {
-  auto args = std::make_shared<ServeArgs>();
+  auto args = std::make_shared<HttpServeArgs>();
   if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
   CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, web UI");
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
@@ -163,7 +163,7 @@ void add_serve_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--max-rounds", args->agent.max_rounds, "Tool rounds of the default profile (default 20)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--approve-mode", args->agent.approve_mode, kApproveModeHelp);
-  cmd->callback([&action, args] { action = [args] { return serve_command(*args); }; });
+  cmd->callback([&action, args] { action = [args] { return http_serve_command(*args); }; });
 }
 
 }  // namespace keel::cli

@@ -2,9 +2,9 @@
 
 namespace keel::detail {
 
-using json = nlohmann::ordered_json;  // keys in the order written: ids first
+using RecordJson = nlohmann::ordered_json;  // keys in the order written: ids first
 
-json session_to_json(const SessionRecord& s) {
+RecordJson session_to_json(const SessionRecord& s) {
   return {{"id", s.id},
           {"title", s.title},
           {"workspace", s.workspace},
@@ -16,8 +16,8 @@ json session_to_json(const SessionRecord& s) {
           {"message_count", s.message_count}};
 }
 
-json run_to_json(const RunRecord& r) {
-  json j = {{"id", r.id},
+RecordJson run_to_json(const RunRecord& r) {
+  RecordJson j = {{"id", r.id},
             {"session_id", r.session_id},
             {"task", r.task},
             {"state", std::string(run_state_name(r.state))},
@@ -26,12 +26,12 @@ json run_to_json(const RunRecord& r) {
             {"answer", r.answer},
             {"error", r.error},
             {"started_ms", r.started_ms}};
-  j["ended_ms"] = r.ended_ms ? json(*r.ended_ms) : json(nullptr);
-  j["checkpoint"] = r.checkpoint ? json(*r.checkpoint) : json(nullptr);
+  j["ended_ms"] = r.ended_ms ? RecordJson(*r.ended_ms) : RecordJson(nullptr);
+  j["checkpoint"] = r.checkpoint ? RecordJson(*r.checkpoint) : RecordJson(nullptr);
   return j;
 }
 
-json tool_run_to_json(const ToolRunRecord& t) {
+RecordJson tool_run_to_json(const ToolRunRecord& t) {
   return {{"id", t.id},
           {"run_id", t.run_id},
           {"call_id", t.call_id},
@@ -47,11 +47,11 @@ json tool_run_to_json(const ToolRunRecord& t) {
           {"error", t.error}};
 }
 
-json message_to_json(const StoredMessage& sm) {
+RecordJson message_to_json(const StoredMessage& sm) {
   const Message& m = sm.message;
-  json calls = json::array();
+  RecordJson calls = RecordJson::array();
   for (const ToolCall& c : m.tool_calls) calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-  json metadata = json::object();
+  RecordJson metadata = RecordJson::object();
   for (const auto& [k, v] : m.metadata) metadata[k] = v;
   return {{"seq", sm.seq},
           {"run_id", sm.run_id},

@@ -9,9 +9,9 @@ namespace {
 
 using nlohmann::json;
 
-ToolCall call(std::string id, std::string name, json args) { return {std::move(id), std::move(name), args.dump()}; }
+ToolCall tool_call_of(std::string id, std::string name, json args) { return {std::move(id), std::move(name), args.dump()}; }
 
-std::string post(ApiHarness& h, const std::string& session, const std::string& body) {
+std::string post_message_to(ApiHarness& h, const std::string& session, const std::string& body) {
   return h.call_json("POST", "/api/sessions/" + session + "/messages", body, 202)["run_id"];
 }
 
@@ -23,7 +23,7 @@ TEST(ApiRuns, EventsStreamTheRunToItsAnswer) {
   h.model().push(mock_stream(reply, 5));
   SseReader events(h.port(), "/api/sessions/" + s + "/events");
   ASSERT_EQ(events.status(), 200);
-  std::string run = post(h, s, R"({"content":"what is it?"})");
+  std::string run = post_message_to(h, s, R"({"content":"what is it?"})");
   auto finished = events.wait_for("run_finished");
   ASSERT_TRUE(finished);
   EXPECT_EQ(finished->data["answer"], "the **answer** is 42");
@@ -52,7 +52,7 @@ TEST(ApiRuns, ASecondMessageWhileARunIsActiveIs409) {
   ModelReply slow;
   slow.text = "slow answer";
   h.model().push(mock_slow_stream(slow, 150));
-  std::string run = post(h, s, R"({"content":"first"})");
+  std::string run = post_message_to(h, s, R"({"content":"first"})");
   RawHttpResponse busy = h.call("POST", "/api/sessions/" + s + "/messages", R"({"content":"second"})");
   EXPECT_EQ(busy.status, 409);
   json err = json::parse(busy.body);
@@ -63,7 +63,7 @@ TEST(ApiRuns, ASecondMessageWhileARunIsActiveIs409) {
   ASSERT_TRUE(ApiHarness::eventually([&] { return !h.runs().active_run(s); }));
   EXPECT_EQ(h.store().list_runs(s)->size(), 1u);  // the refused message left no run
   h.model().push(mock_text("second answer"));
-  post(h, s, R"({"content":"second"})");
+  post_message_to(h, s, R"({"content":"second"})");
 }
 
 TEST(ApiRuns, ApprovalParksTheRunWithoutHoldingAWorker) {
@@ -72,9 +72,9 @@ TEST(ApiRuns, ApprovalParksTheRunWithoutHoldingAWorker) {
   ApiHarness h(o);
   std::string s1 = h.new_session();
   std::string s2 = h.new_session();
-  h.model().push(mock_tool_calls({call("c1", "shell", {{"command", "echo approved-run"}})}));
+  h.model().push(mock_tool_calls({tool_call_of("c1", "shell", {{"command", "echo approved-run"}})}));
   SseReader events(h.port(), "/api/sessions/" + s1 + "/events");
-  std::string run = post(h, s1, R"({"content":"run echo","approval_mode":"confirm"})");
+  std::string run = post_message_to(h, s1, R"({"content":"run echo","approval_mode":"confirm"})");
   auto requested = events.wait_for("approval_requested");
   ASSERT_TRUE(requested);
   std::string approval = requested->data["approval_id"];
@@ -91,7 +91,7 @@ TEST(ApiRuns, ApprovalParksTheRunWithoutHoldingAWorker) {
 
   // The only worker is free: another session's run completes meanwhile.
   h.model().push(mock_text("other answer"));
-  std::string other = post(h, s2, R"({"content":"hello"})");
+  std::string other = post_message_to(h, s2, R"({"content":"hello"})");
   ASSERT_TRUE(ApiHarness::eventually([&] { return h.run_state(other) == "finished"; }));
 
   h.model().push(mock_text("done after approval"));
@@ -116,9 +116,9 @@ TEST(ApiRuns, ApprovalParksTheRunWithoutHoldingAWorker) {
 TEST(ApiRuns, DeniedApprovalReachesTheModel) {
   ApiHarness h;
   std::string s = h.new_session();
-  h.model().push(mock_tool_calls({call("c1", "shell", {{"command", "echo nope"}})}));
+  h.model().push(mock_tool_calls({tool_call_of("c1", "shell", {{"command", "echo nope"}})}));
   SseReader events(h.port(), "/api/sessions/" + s + "/events");
-  post(h, s, R"({"content":"x","approval_mode":"confirm"})");
+  post_message_to(h, s, R"({"content":"x","approval_mode":"confirm"})");
   auto requested = events.wait_for("approval_requested");
   ASSERT_TRUE(requested);
   ASSERT_TRUE(events.wait_for("run_suspended"));
@@ -137,9 +137,9 @@ TEST(ApiRuns, AskUserQuestionIsAnsweredOverTheApi) {
   ApiHarness h;
   std::string s = h.new_session();
   h.model().push(mock_tool_calls(
-      {call("q1", "ask_user", {{"question", "Which environment?"}, {"options", {"staging", "production"}}})}));
+      {tool_call_of("q1", "ask_user", {{"question", "Which environment?"}, {"options", {"staging", "production"}}})}));
   SseReader events(h.port(), "/api/sessions/" + s + "/events");
-  std::string run = post(h, s, R"({"content":"deploy"})");
+  std::string run = post_message_to(h, s, R"({"content":"deploy"})");
   auto question = events.wait_for("question");
   ASSERT_TRUE(question);
   EXPECT_EQ(question->data["round"], 1);
@@ -175,11 +175,11 @@ TEST(ApiRuns, SteeringReachesTheNextModelCall) {
   ApiHarness h;
   std::string s = h.new_session();
   ModelReply first;
-  first.tool_calls = {call("c1", "fs_list", {{"path", "."}})};
+  first.tool_calls = {tool_call_of("c1", "fs_list", {{"path", "."}})};
   h.model().push(mock_slow_stream(first, 100));
   h.model().push(mock_text("steered answer"));
   SseReader events(h.port(), "/api/sessions/" + s + "/events");
-  std::string run = post(h, s, R"({"content":"look around"})");
+  std::string run = post_message_to(h, s, R"({"content":"look around"})");
   ASSERT_TRUE(events.wait_for("run_started"));
   h.call_json("POST", "/api/runs/" + run + "/steer", R"({"content":"focus on README files"})", 202);
   ASSERT_TRUE(events.wait_for("run_finished"));
@@ -200,7 +200,7 @@ TEST(ApiRuns, AbortStopsARunningRun) {
   SseReader events(h.port(), "/api/runs/placeholder/events");  // unknown run: 404
   EXPECT_EQ(events.status(), 404);
   SseReader session(h.port(), "/api/sessions/" + s + "/events");
-  std::string run = post(h, s, R"({"content":"long"})");
+  std::string run = post_message_to(h, s, R"({"content":"long"})");
   ASSERT_TRUE(session.wait_for("model_delta"));
   h.call_json("POST", "/api/runs/" + run + "/abort", "", 202);
   auto failed = session.wait_for("run_failed");
@@ -214,7 +214,7 @@ TEST(ApiRuns, EventStreamsResumeFromLastEventId) {
   ApiHarness h;
   std::string s = h.new_session();
   h.model().push(mock_text("first answer"));
-  std::string run = post(h, s, R"({"content":"one"})");
+  std::string run = post_message_to(h, s, R"({"content":"one"})");
   ASSERT_TRUE(ApiHarness::eventually([&] { return h.run_state(run) == "finished"; }));
   std::vector<SseEvent> all;
   {
@@ -237,7 +237,7 @@ TEST(ApiRuns, EventStreamsResumeFromLastEventId) {
   EXPECT_EQ(after.events().size(), all.size() - 3);
   // New events continue the numbering.
   h.model().push(mock_text("second answer"));
-  post(h, s, R"({"content":"two"})");
+  post_message_to(h, s, R"({"content":"two"})");
   auto queued = after.wait_for("run_queued");
   ASSERT_TRUE(queued);
   EXPECT_GT(queued->id, all.back().id);
@@ -246,11 +246,11 @@ TEST(ApiRuns, EventStreamsResumeFromLastEventId) {
 TEST(ApiRuns, RestartResumesARunThatWaitedForApproval) {
   ApiHarness h;
   std::string s = h.new_session();
-  h.model().push(mock_tool_calls({call("c1", "shell", {{"command", "echo after-restart"}})}));
+  h.model().push(mock_tool_calls({tool_call_of("c1", "shell", {{"command", "echo after-restart"}})}));
   std::string run;
   {
     SseReader events(h.port(), "/api/sessions/" + s + "/events");
-    run = post(h, s, R"({"content":"x","approval_mode":"confirm"})");
+    run = post_message_to(h, s, R"({"content":"x","approval_mode":"confirm"})");
     ASSERT_TRUE(events.wait_for("run_suspended"));
   }
   h.restart();
@@ -270,7 +270,7 @@ TEST(ApiRuns, RestartMidRunResumesIt) {
   slow.text = std::string(400, 'y');
   h.model().push(mock_slow_stream(slow, 50));
   SseReader events(h.port(), "/api/sessions/" + s + "/events");
-  std::string run = post(h, s, R"({"content":"slow one"})");
+  std::string run = post_message_to(h, s, R"({"content":"slow one"})");
   ASSERT_TRUE(events.wait_for("model_delta"));
   h.model().push(mock_text("answer after restart"));
   h.restart();  // shutdown checkpoints the running run

@@ -21,7 +21,7 @@ class EventLogTest : public ::testing::Test {
   std::string session_;
 };
 
-std::vector<int64_t> seqs(const std::vector<api::LoggedEvent>& events) {
+std::vector<int64_t> seqs_of(const std::vector<api::LoggedEvent>& events) {
   std::vector<int64_t> out;
   for (const auto& e : events) out.push_back(e.seq);
   return out;
@@ -35,8 +35,8 @@ TEST_F(EventLogTest, NumbersFansOutAndFilters) {
   EXPECT_EQ(log.publish(session_, "r_a", "one", {{"x", 1}}), 1);
   EXPECT_EQ(log.publish(session_, "r_b", "two", {{"x", 2}}), 2);
   EXPECT_EQ(log.publish(session_, "r_a", "three", {{"x", 3}}), 3);
-  EXPECT_EQ(seqs(all), (std::vector<int64_t>{1, 2, 3}));
-  EXPECT_EQ(seqs(run_a), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(seqs_of(all), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(seqs_of(run_a), (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(all[1].frame.rfind("id: 2\nevent: two\ndata: {", 0), 0u) << all[1].frame;
   auto data = nlohmann::json::parse(all[1].frame.substr(all[1].frame.find("data: ") + 6));
   EXPECT_EQ(data["session_id"], session_);
@@ -62,11 +62,11 @@ TEST_F(EventLogTest, ReplaysFromMemoryAndFromTheStoreBeyondIt) {
   for (int i = 1; i <= 10; ++i) log.publish(session_, i % 2 ? "r_odd" : "r_even", "e", {{"i", i}});
   std::vector<api::LoggedEvent> from_memory, from_store, odd;
   ASSERT_TRUE(log.subscribe(session_, "", 7, [&](const api::LoggedEvent& e) { from_memory.push_back(e); return true; }).ok());
-  EXPECT_EQ(seqs(from_memory), (std::vector<int64_t>{8, 9, 10}));
+  EXPECT_EQ(seqs_of(from_memory), (std::vector<int64_t>{8, 9, 10}));
   ASSERT_TRUE(log.subscribe(session_, "", 2, [&](const api::LoggedEvent& e) { from_store.push_back(e); return true; }).ok());
-  EXPECT_EQ(seqs(from_store), (std::vector<int64_t>{3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(seqs_of(from_store), (std::vector<int64_t>{3, 4, 5, 6, 7, 8, 9, 10}));
   ASSERT_TRUE(log.subscribe(session_, "r_odd", 0, [&](const api::LoggedEvent& e) { odd.push_back(e); return true; }).ok());
-  EXPECT_EQ(seqs(odd), (std::vector<int64_t>{1, 3, 5, 7, 9}));
+  EXPECT_EQ(seqs_of(odd), (std::vector<int64_t>{1, 3, 5, 7, 9}));
   log.publish(session_, "r_odd", "e", {});
   EXPECT_EQ(from_store.back().seq, 11);
   EXPECT_EQ(odd.back().seq, 11);
@@ -85,7 +85,7 @@ TEST_F(EventLogTest, ANewLogOverTheSameStoreContinues) {
   api::EventLog again(*store_);
   std::vector<api::LoggedEvent> got;
   ASSERT_TRUE(again.subscribe(session_, "", 1, [&](const api::LoggedEvent& e) { got.push_back(e); return true; }).ok());
-  EXPECT_EQ(seqs(got), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(seqs_of(got), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(again.publish(session_, "r_1", "e", {}), 4);
 }
 

@@ -5,7 +5,7 @@
 namespace keel::testing {
 namespace {
 
-ApprovalRequest request(std::string call_id) {
+ApprovalRequest approval_request(std::string call_id) {
   ApprovalRequest r;
   r.call = {std::move(call_id), "shell", R"({"command":"ls"})"};
   r.risk = Risk::kHigh;
@@ -16,7 +16,7 @@ ApprovalRequest request(std::string call_id) {
 TEST(PendingInput, DecisionsAreGivenOnceEveryRequestIsDecided) {
   std::vector<std::string> ready;
   api::PendingInput p([&](const std::string& run) { ready.push_back(run); });
-  std::vector<ApprovalRequest> batch = {request("a"), request("b")};
+  std::vector<ApprovalRequest> batch = {approval_request("a"), approval_request("b")};
   EXPECT_FALSE(p.take_decisions("r_1", "s_1", batch));
   ASSERT_EQ(p.approvals().size(), 2u);
   EXPECT_EQ(p.approvals()[0].id, "r_1:a");
@@ -69,7 +69,7 @@ TEST(PendingInput, AnswersAreCheckedAgainstTheQuestion) {
 
 TEST(PendingInput, ForgetDropsARunsItems) {
   api::PendingInput p;
-  EXPECT_FALSE(p.take_decisions("r_3", "s", {request("x")}));
+  EXPECT_FALSE(p.take_decisions("r_3", "s", {approval_request("x")}));
   p.forget_run("r_3");
   EXPECT_TRUE(p.approvals().empty());
   EXPECT_EQ(p.decide("r_3:x", ApprovalVerdict::kAllow, "").code(), ErrorCode::kNotFound);

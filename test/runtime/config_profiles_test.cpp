@@ -7,10 +7,12 @@
 namespace keel {
 namespace {
 
-Result<detail::ConfigLayer> parse(const std::string& yaml) { return detail::parse_config_text(yaml, "/ws/keel.yaml"); }
+Result<detail::ConfigLayer> parse_profiles_yaml(const std::string& yaml) {
+  return detail::parse_config_text(yaml, "/ws/keel.yaml");
+}
 
 TEST(ConfigProfilesTest, ReadsEachProfile) {
-  auto layer = parse(
+  auto layer = parse_profiles_yaml(
       "profiles:\n"
       "  reviewer:\n"
       "    description: reads code\n"
@@ -33,18 +35,18 @@ TEST(ConfigProfilesTest, ReadsEachProfile) {
 }
 
 TEST(ConfigProfilesTest, IsStrict) {
-  EXPECT_EQ(parse("profiles: [a]\n").status().message(),
+  EXPECT_EQ(parse_profiles_yaml("profiles: [a]\n").status().message(),
             "/ws/keel.yaml: profiles must be a mapping of profile names to settings");
-  EXPECT_EQ(parse("profiles:\n  a:\n    modle: x\n").status().message(),
+  EXPECT_EQ(parse_profiles_yaml("profiles:\n  a:\n    modle: x\n").status().message(),
             "/ws/keel.yaml: profiles.a: unknown key 'modle'; known keys: description, model, base_url, max_rounds, "
             "approve_mode, tools");
-  EXPECT_EQ(parse("profiles:\n  a:\n    max_rounds: 0\n").status().message(),
+  EXPECT_EQ(parse_profiles_yaml("profiles:\n  a:\n    max_rounds: 0\n").status().message(),
             "/ws/keel.yaml: profiles.a.max_rounds must be an integer from 1 to 1000");
-  EXPECT_EQ(parse("profiles:\n  a:\n    approve_mode: sometimes\n").status().message(),
+  EXPECT_EQ(parse_profiles_yaml("profiles:\n  a:\n    approve_mode: sometimes\n").status().message(),
             "/ws/keel.yaml: profiles.a.approve_mode must be auto, confirm or deny, got 'sometimes'");
-  EXPECT_EQ(parse("profiles:\n  a:\n    tools: fs_read\n").status().message(),
+  EXPECT_EQ(parse_profiles_yaml("profiles:\n  a:\n    tools: fs_read\n").status().message(),
             "/ws/keel.yaml: profiles.a.tools must be a list of tool names");
-  EXPECT_EQ(parse("profiles:\n  'bad name':\n    model: x\n").status().message(),
+  EXPECT_EQ(parse_profiles_yaml("profiles:\n  'bad name':\n    model: x\n").status().message(),
             "/ws/keel.yaml: profile name 'bad name' must be 1-64 letters, digits, '.', '_' or '-'");
 }
 
