@@ -2,6 +2,7 @@
 #include "llm/anthropic_stream.hpp"
 
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include "llm/anthropic_wire.hpp"
@@ -21,6 +22,13 @@ std::string stream_string(const json& object, const char* key) {
 int64_t stream_index(const json& payload) {
   const auto it = payload.find("index");
   return it != payload.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// A token count that may be absent or null (then nullopt).
+std::optional<int64_t> stream_count(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->is_number_float() ? static_cast<int64_t>(it->get<double>()) : it->get<int64_t>();
 }
 
 const json* object_field(const json& object, const char* key) {
@@ -80,7 +88,7 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
       reply_.model = stream_string(*message, "model");
       if (const json* usage = object_field(*message, "usage")) {
         reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
-        reply_.usage.completion_tokens = usage->value("output_tokens", int64_t{0});
+        reply_.usage.completion_tokens = stream_count(*usage, "output_tokens").value_or(0);
       }
     }
     return Status::Ok();
@@ -92,8 +100,8 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
     }
     if (const json* usage = object_field(payload, "usage")) {
       // Counts here are cumulative; input counts appear only when they changed.
-      if (usage->contains("output_tokens")) reply_.usage.completion_tokens = usage->value("output_tokens", int64_t{0});
-      if (usage->contains("input_tokens")) reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
+      if (auto out = stream_count(*usage, "output_tokens")) reply_.usage.completion_tokens = *out;
+      if (stream_count(*usage, "input_tokens")) reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
     }
     return Status::Ok();
   }

@@ -32,6 +32,7 @@ int64_t anth_int(const json& object, const char* key) {
 // Writes the "messages" array, opening a new message only when the role changes so that
 // consecutive same-role content lands in one message (the API wants user/assistant alternation).
 // Like the OpenAI body, it is written straight into a string (see json_text.hpp).
+// Thread-safety: not thread-safe; one writer per request body.
 class AnthropicMessageWriter {
  public:
   explicit AnthropicMessageWriter(std::string& out) : out_(out) {}

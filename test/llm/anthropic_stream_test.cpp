@@ -70,7 +70,9 @@ TEST(AnthropicStreamTest, ThinkingDeltasBecomeReasoning) {
        sse_event("content_block_delta", {{"index", 0}, {"delta", {{"type", "thinking_delta"}, {"thinking", "steps."}}}}),
        sse_event("content_block_delta", {{"index", 0}, {"delta", {{"type", "signature_delta"}, {"signature", "sig"}}}}),
        block_stop_event(0), text_start_event(1), text_delta_event(1, "Done."), block_stop_event(1),
-       message_delta_event("max_tokens", 3), message_stop_event()}));
+       sse_event("message_delta", {{"delta", {{"stop_reason", "max_tokens"}}},
+                                   {"usage", {{"output_tokens", 3}, {"input_tokens", nullptr}}}}),
+       message_stop_event()}));
   auto client = make_anthropic_client(anthropic_fast_options(server));
   std::vector<std::string> thoughts;
   std::string text;
@@ -85,6 +87,7 @@ TEST(AnthropicStreamTest, ThinkingDeltasBecomeReasoning) {
   EXPECT_EQ(reply->text, "Done.");
   EXPECT_EQ(reply->finish_reason, "length");
   EXPECT_EQ(reply->usage.completion_tokens, 3);
+  EXPECT_EQ(reply->usage.prompt_tokens, 25);  // a null count in message_delta keeps message_start's
 }
 
 TEST(AnthropicStreamTest, StreamCutBeforeMessageStopIsAnError) {
