@@ -66,7 +66,7 @@ struct RetrySettings {
 
 // The model a run talks to.
 struct ModelSettings {
-  enum class Kind { kRules, kOpenAiCompatible };
+  enum class Kind { kRules, kOpenAiCompatible, kAnthropic };
   Kind kind = Kind::kRules;
   std::string name;      // as given, e.g. "ollama/qwen2.5:7b"
   std::string model;     // sent to the server, e.g. "qwen2.5:7b"; "rules" for the rules model

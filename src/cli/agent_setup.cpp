@@ -15,6 +15,7 @@
 #include "cli/skills_setup.hpp"
 #include "cli/tool_setup.hpp"
 #include "keel/spawn_agent.hpp"
+#include "keel/anthropic_client.hpp"
 #include "keel/openai_client.hpp"
 #include "keel/rules_model.hpp"
 
@@ -51,6 +52,20 @@ std::string load_prompt(const std::string& name, const std::string& workspace,
 
 Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
   if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();
+  if (config.model.kind == ModelSettings::Kind::kAnthropic) {
+    AnthropicOptions a;
+    a.base_url = config.model.base_url;
+    a.api_key = config.model.api_key;
+    a.model = config.model.model;
+    a.connect_timeout_ms = config.connect_timeout_ms;
+    a.request_timeout_ms = config.request_timeout_ms;
+    a.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
+    a.retry.max_attempts = config.retry.max_attempts;
+    a.retry.initial_delay_ms = config.retry.initial_delay_ms;
+    a.retry.max_delay_ms = config.retry.max_delay_ms;
+    KEEL_TRY(validate_anthropic_options(a));
+    return make_anthropic_client(std::move(a));
+  }
   OpenAiOptions o;
   o.base_url = config.model.base_url;
   o.api_key = config.model.api_key;

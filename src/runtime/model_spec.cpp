@@ -3,6 +3,7 @@
 #include "runtime/model_spec.hpp"
 
 #include <array>
+#include <utility>
 
 #include "core/text_util.hpp"
 
@@ -10,6 +11,8 @@ namespace keel::detail {
 namespace {
 
 constexpr std::string_view kOpenAiBase = "https://api.openai.com/v1";
+constexpr std::string_view kAnthropicPrefix = "anthropic/";
+constexpr std::string_view kAnthropicBase = "https://api.anthropic.com";
 
 struct Provider {
   std::string_view prefix;        // "ollama/"
@@ -76,6 +79,58 @@ std::string ollama_base_url(std::string_view ollama_host) {
   return scheme + "://" + name + port + path;
 }
 
+namespace {
+
+// The key: --api-key > the provider's environment key (`env_key`) > the config file's api_key or
+// api_key_env. A base URL chosen by the workspace file (an untrusted repository) never receives the
+// environment's key.
+Status resolve_api_key(const ModelInputs& in, const std::map<std::string, std::string>& env,
+                       const std::string& env_key, ModelSettings& out) {
+  bool untrusted_url = in.base_url_from_workspace && !in.flag_base_url && out.base_url == in.config_base_url;
+  if (in.flag_api_key) {
+    out.api_key = *in.flag_api_key;
+  } else if (!env_key.empty() && !untrusted_url) {
+    out.api_key = env_key;
+  } else if (in.config_api_key) {
+    out.api_key = *in.config_api_key;
+  } else if (in.config_api_key_env) {
+    auto it = env.find(*in.config_api_key_env);
+    if (it == env.end() || it->second.empty()) {
+      return Status::InvalidArgument(in.config_api_key_source + ": api_key_env names " + *in.config_api_key_env +
+                                     ", which is not set in the environment; export it or remove api_key_env");
+    }
+    out.api_key = it->second;
+  }
+  return Status::Ok();
+}
+
+// anthropic/NAME: the Messages API. Base URL: --base-url > ANTHROPIC_BASE_URL > config base_url >
+// https://api.anthropic.com; key: --api-key > ANTHROPIC_API_KEY > config (OPENAI_* never apply).
+Result<ModelSettings> resolve_anthropic(const ModelInputs& in, const std::map<std::string, std::string>& env,
+                                        ModelSettings out) {
+  out.kind = ModelSettings::Kind::kAnthropic;
+  out.model = in.name.substr(kAnthropicPrefix.size());
+  if (out.model.empty()) {
+    return Status::InvalidArgument("model '" + in.name + "' (from " + in.source +
+                                   ") has no model name after 'anthropic/', e.g. anthropic/claude-sonnet-4-5");
+  }
+  const std::string base_env = env_value(env, "ANTHROPIC_BASE_URL");
+  if (in.flag_base_url) {
+    KEEL_ASSIGN_OR_RETURN(out.base_url, checked_base_url(*in.flag_base_url, "--base-url"));
+  } else if (!base_env.empty()) {
+    KEEL_ASSIGN_OR_RETURN(out.base_url, checked_base_url(base_env, "ANTHROPIC_BASE_URL"));
+  } else if (in.config_base_url) {
+    KEEL_ASSIGN_OR_RETURN(out.base_url,
+                          checked_base_url(*in.config_base_url, in.config_base_url_source + ": base_url"));
+  } else {
+    out.base_url = std::string(kAnthropicBase);
+  }
+  KEEL_TRY(resolve_api_key(in, env, env_value(env, "ANTHROPIC_API_KEY"), out));
+  return out;
+}
+
+}  // namespace
+
 Result<ModelSettings> resolve_model(const ModelInputs& in, const std::map<std::string, std::string>& env) {
   ModelSettings out;
   out.name = in.name;
@@ -85,6 +140,7 @@ Result<ModelSettings> resolve_model(const ModelInputs& in, const std::map<std::s
     out.model = "rules";
     return out;
   }
+  if (in.name.starts_with(kAnthropicPrefix)) return resolve_anthropic(in, env, std::move(out));
   out.kind = ModelSettings::Kind::kOpenAiCompatible;
 
   const Provider* provider = nullptr;
@@ -127,23 +183,7 @@ Result<ModelSettings> resolve_model(const ModelInputs& in, const std::map<std::s
     out.base_url = std::string(provider->default_base);
   }
 
-  // The key: --api-key > OPENAI_API_KEY > the config file's api_key or api_key_env. A base URL
-  // chosen by the workspace file (an untrusted repository) never receives the environment's key.
-  bool untrusted_url = in.base_url_from_workspace && !in.flag_base_url && out.base_url == in.config_base_url;
-  if (in.flag_api_key) {
-    out.api_key = *in.flag_api_key;
-  } else if (!api_key_env.empty() && !untrusted_url) {
-    out.api_key = api_key_env;
-  } else if (in.config_api_key) {
-    out.api_key = *in.config_api_key;
-  } else if (in.config_api_key_env) {
-    auto it = env.find(*in.config_api_key_env);
-    if (it == env.end() || it->second.empty()) {
-      return Status::InvalidArgument(in.config_api_key_source + ": api_key_env names " + *in.config_api_key_env +
-                                     ", which is not set in the environment; export it or remove api_key_env");
-    }
-    out.api_key = it->second;
-  }
+  KEEL_TRY(resolve_api_key(in, env, api_key_env, out));
   return out;
 }
 

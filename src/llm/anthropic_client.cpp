@@ -1,0 +1,202 @@
+// The Anthropic Messages LlmClient: request building, the retry loop and the HTTP session; see
+// keel/anthropic_client.hpp.
+#include "keel/anthropic_client.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "llm/anthropic_reader.hpp"
+#include "llm/anthropic_wire.hpp"
+#include "llm/http_transport.hpp"
+#include "llm/retry_policy.hpp"
+
+namespace keel {
+namespace {
+
+bool anthropic_line_break(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
+
+// The endpoint URL for a base URL (see AnthropicOptions::base_url).
+std::string messages_url(std::string base) {
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  if (base.ends_with("/v1/messages")) return base;
+  base += base.ends_with("/v1") ? "/messages" : "/v1/messages";
+  return base;
+}
+
+// CallOptions::timeout_ms as a point in time; inactive when the call has no timeout of its own.
+// Thread-safety: a value; not shared.
+class CallDeadline {
+ public:
+  explicit CallDeadline(int64_t timeout_ms)
+      : timeout_ms_(timeout_ms), end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms)) {}
+  bool active() const { return timeout_ms_ > 0; }
+  // Milliseconds left (0 once passed); INT64_MAX when inactive.
+  int64_t remaining_ms() const {
+    if (!active()) return std::numeric_limits<int64_t>::max();
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
+    return std::max<int64_t>(0, left.count());
+  }
+  Status exceeded(const std::string& last_error) const {
+    std::string message = "the call's timeout of " + std::to_string(timeout_ms_) + " ms passed";
+    if (!last_error.empty()) {
+      message += " before a retry could succeed; last error: ";
+      message += last_error;
+    }
+    return Status::DeadlineExceeded(std::move(message));
+  }
+
+ private:
+  int64_t timeout_ms_;
+  std::chrono::steady_clock::time_point end_;
+};
+
+// Thread-safety: complete() is serialised by mutex_; describe() reads immutable state.
+class AnthropicClient final : public LlmClient {
+ public:
+  explicit AnthropicClient(AnthropicOptions options)
+      : options_(std::move(options)), valid_(validate_anthropic_options(options_)), url_(messages_url(options_.base_url)) {
+    rng_.seed(std::random_device{}());
+  }
+
+  Result<ModelReply> complete(const ModelRequest& request, const CallOptions& options) override {
+    try {
+      std::lock_guard lock(mutex_);
+      return complete_locked(request, options);
+    } catch (const std::exception& e) {
+      return Status::Internal(std::string("anthropic client: unexpected exception: ") + e.what());
+    } catch (...) {
+      return Status::Internal("anthropic client: unexpected non-standard exception");
+    }
+  }
+
+  std::string describe() const override {
+    std::string out = "anthropic ";
+    out += url_;
+    out += " (";
+    out += options_.model;
+    out += ')';
+    return out;
+  }
+
+ private:
+  Result<ModelReply> complete_locked(const ModelRequest& request, const CallOptions& options) {
+    if (!valid_.ok()) return valid_;
+    if (!http_.ok()) return Status::Internal("libcurl could not create a handle (out of memory?)");
+    detail::AnthropicWireOptions wire;
+    wire.model = options_.model;
+    wire.max_tokens = options_.max_tokens;
+    wire.stream = options.stream;
+    KEEL_ASSIGN_OR_RETURN(std::string body, detail::build_messages_request(request, wire));
+
+    const int max_attempts = std::max(1, options_.retry.max_attempts);
+    const CallDeadline deadline(options.timeout_ms);
+    for (int attempt = 1;; ++attempt) {
+      if (options.stop.stop_requested()) return Status::Cancelled("request cancelled before it was sent");
+      if (deadline.remaining_ms() == 0) return deadline.exceeded("");
+      detail::AttemptOutcome outcome = run_attempt(body, options, deadline);
+      if (outcome.reply.ok() || !outcome.retryable) return std::move(outcome.reply);
+      const Status why = outcome.reply.status();
+      if (attempt >= max_attempts) {
+        std::string message = "gave up after " + std::to_string(attempt);
+        message += attempt == 1 ? " attempt: " : " attempts: ";
+        message += why.message();
+        return Status::Unavailable(std::move(message));
+      }
+      const int64_t delay = outcome.retry_after_ms
+                                ? std::min(*outcome.retry_after_ms, options_.retry.max_delay_ms)
+                                : detail::backoff_delay_ms(options_.retry, attempt, unit_(rng_));
+      if (deadline.active() && delay >= deadline.remaining_ms()) return deadline.exceeded(why.message());
+      if (options.on_retry) {
+        try {
+          options.on_retry(attempt, why, delay);
+        } catch (...) {
+          return Status::Internal("the on_retry callback threw");
+        }
+      }
+      if (!detail::sleep_unless_stopped(delay, options.stop)) {
+        return Status::Cancelled("cancelled while waiting to retry after: " + why.message());
+      }
+    }
+  }
+
+  detail::AttemptOutcome run_attempt(const std::string& body, const CallOptions& options,
+                                     const CallDeadline& deadline) {
+    detail::AnthropicReader reader(options, options.stream, url_);
+    detail::HttpRequest http;
+    http.url = url_;
+    http.target = options_.base_url;
+    http.body = body;
+    http.headers = headers(options.stream);
+    http.connect_timeout_ms = options_.connect_timeout_ms;
+    http.total_timeout_ms = options_.request_timeout_ms;
+    if (deadline.active()) {
+      const int64_t remaining = deadline.remaining_ms();
+      if (http.total_timeout_ms == 0 || remaining < http.total_timeout_ms) {
+        http.total_timeout_ms = remaining;
+        http.total_timeout_name = "the call's timeout_ms";
+      }
+      if (http.connect_timeout_ms == 0 || remaining < http.connect_timeout_ms) http.connect_timeout_ms = remaining;
+    }
+    http.idle_timeout_ms = options.stream ? options_.stream_idle_timeout_ms : 0;
+    http.stop = options.stop;
+    http.on_body = [&reader](const detail::HttpHead& head, std::string_view bytes) {
+      return reader.on_body(head, bytes);
+    };
+    return reader.finish(http_.post(http));
+  }
+
+  std::vector<std::string> headers(bool stream) const {
+    std::vector<std::string> out;
+    out.emplace_back("content-type: application/json");
+    out.emplace_back(stream ? "accept: text/event-stream" : "accept: application/json");
+    out.push_back("anthropic-version: " + options_.anthropic_version);
+    if (!options_.api_key.empty()) out.push_back("x-api-key: " + options_.api_key);
+    out.emplace_back("Expect:");  // no "100-continue" round trip for large bodies
+    return out;
+  }
+
+  AnthropicOptions options_;
+  Status valid_;
+  std::string url_;
+  std::mutex mutex_;
+  detail::HttpSession http_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> unit_{0.0, 1.0};
+};
+
+}  // namespace
+
+Status validate_anthropic_options(const AnthropicOptions& o) {
+  if (!o.base_url.starts_with("http://") && !o.base_url.starts_with("https://")) {
+    return Status::InvalidArgument("anthropic base_url '" + o.base_url +
+                                   "' must start with http:// or https:// (default https://api.anthropic.com)");
+  }
+  if (o.model.empty()) return Status::InvalidArgument("anthropic model is empty (e.g. \"claude-sonnet-4-5\")");
+  if (anthropic_line_break(o.base_url) || anthropic_line_break(o.api_key) || anthropic_line_break(o.model) ||
+      anthropic_line_break(o.anthropic_version)) {
+    return Status::InvalidArgument("base_url, api_key, model and anthropic_version must not contain line breaks");
+  }
+  if (o.max_tokens <= 0) {
+    return Status::InvalidArgument("anthropic max_tokens is " + std::to_string(o.max_tokens) + "; it must be > 0");
+  }
+  if (o.connect_timeout_ms < 0 || o.request_timeout_ms < 0 || o.stream_idle_timeout_ms < 0) {
+    return Status::InvalidArgument("connect_timeout_ms, request_timeout_ms and stream_idle_timeout_ms must be >= 0");
+  }
+  if (o.retry.initial_delay_ms < 0 || o.retry.max_delay_ms < 0) {
+    return Status::InvalidArgument("retry.initial_delay_ms and retry.max_delay_ms must be >= 0");
+  }
+  if (!(o.retry.multiplier >= 1.0)) return Status::InvalidArgument("retry.multiplier must be >= 1");
+  return Status::Ok();
+}
+
+std::unique_ptr<LlmClient> make_anthropic_client(AnthropicOptions options) {
+  return std::make_unique<AnthropicClient>(std::move(options));
+}
+
+}  // namespace keel
