@@ -27,21 +27,21 @@ namespace keel::testing {
 inline constexpr int64_t kCreated = 1700000000;  // the endpoint's pinned clock
 
 // One Server-Sent Event of a response body: a comment line or a data payload.
-struct SseEvent {
+struct ChunkEvent {
   bool comment = false;
   std::string text;  // the comment (after ": ") or the data (after "data: ")
 };
 
 // Splits an event-stream body into its events.
-inline std::vector<SseEvent> parse_sse(std::string_view body) {
-  std::vector<SseEvent> out;
+inline std::vector<ChunkEvent> parse_sse(std::string_view body) {
+  std::vector<ChunkEvent> out;
   size_t pos = 0;
   while (pos < body.size()) {
     size_t end = body.find("\n\n", pos);
     if (end == std::string_view::npos) end = body.size();
     std::string_view block = body.substr(pos, end - pos);
     pos = end + 2;
-    SseEvent e;
+    ChunkEvent e;
     if (block.rfind(": ", 0) == 0) {
       e.comment = true;
       e.text = std::string(block.substr(2));

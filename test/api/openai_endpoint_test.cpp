@@ -101,7 +101,7 @@ TEST_F(OpenAiEndpointTest, StreamsRoleContentStopUsageAndDone) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(r->header("content-type"), "text/event-stream");
-  std::vector<SseEvent> events = parse_sse(r->body);
+  std::vector<ChunkEvent> events = parse_sse(r->body);
   ASSERT_GE(events.size(), 5u) << r->body;
 
   json first = json::parse(events[0].text);
@@ -146,7 +146,7 @@ TEST_F(OpenAiEndpointTest, StreamCarriesOnlyTheFinalRoundsText) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(r->body.find("EARLIER"), std::string::npos) << r->body;
-  std::vector<SseEvent> events = parse_sse(r->body);
+  std::vector<ChunkEvent> events = parse_sse(r->body);
   ASSERT_GE(events.size(), 5u) << r->body;
   EXPECT_EQ(json::parse(events[0].text)["choices"][0]["delta"]["role"], "assistant");
   EXPECT_TRUE(events[1].comment);
@@ -255,7 +255,7 @@ TEST_F(OpenAiEndpointTest, AFailingModelEndsAStreamWithAnErrorEvent) {
   auto r = post(ask("hi", true));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
-  std::vector<SseEvent> events = parse_sse(r->body);
+  std::vector<ChunkEvent> events = parse_sse(r->body);
   ASSERT_EQ(events.size(), 3u) << r->body;
   EXPECT_EQ(json::parse(events[0].text)["choices"][0]["delta"]["role"], "assistant");
   json error = json::parse(events[1].text)["error"];
