@@ -20,6 +20,7 @@
 //   llamacpp/NAME  http://127.0.0.1:8080/v1 (llama-server)
 //   vllm/NAME      http://127.0.0.1:8000/v1
 //   rules          the built-in deterministic rules model (also the default when nothing is set)
+//   replay:FILE    replays a cassette recorded with --record FILE (keel/cassette.hpp)
 //   anything else  sent as-is; needs --base-url, OPENAI_BASE_URL or a config `base_url`, or falls
 //                  back to OpenAI's base when OPENAI_API_KEY is set.
 // --base-url always wins over a provider's default; a config `base_url` does too. OPENAI_BASE_URL
@@ -36,7 +37,8 @@
 //   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds},
 //   approvals: {default_mode, tools: {NAME or "*": {mode, allow_patterns, deny_patterns}}}
 //     (camelCase defaultMode, allowPatterns, denyPatterns are accepted too),
-//   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp)
+//   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp),
+//   lanes: [{model, base_url, timeout_floor_ms, rate_limit_per_minute}] (keel/lanes.hpp)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
 // Approvals of both files are merged: the workspace file's modes win, patterns of both apply.
 //
@@ -66,7 +68,8 @@ struct RetrySettings {
 
 // The model a run talks to.
 struct ModelSettings {
-  enum class Kind { kRules, kOpenAiCompatible, kAnthropic };
+  // kReplay: "replay:FILE" (keel/cassette.hpp); kAnthropic: "anthropic/NAME" (keel/anthropic_client.hpp).
+  enum class Kind { kRules, kOpenAiCompatible, kAnthropic, kReplay };
   Kind kind = Kind::kRules;
   std::string name;      // as given, e.g. "ollama/qwen2.5:7b"
   std::string model;     // sent to the server, e.g. "qwen2.5:7b"; "rules" for the rules model
@@ -150,6 +153,18 @@ struct AgentProfileConfig {
   std::vector<std::string> tools;            // the tools it may call; empty: every tool
 };
 
+// One entry of `lanes:` in keel.yaml (keel/lanes.hpp): a backend of the inference cascade.
+struct LaneConfig {
+  std::string model;                     // as --model takes it, e.g. "ollama/qwen2.5:7b", "rules"
+  std::optional<std::string> base_url;   // this lane's server; unset: the model's provider default
+  int64_t timeout_floor_ms = 0;          // a call's timeout is at least this, milliseconds; 0: none
+  double rate_limit_per_minute = 0;      // calls per minute before the lane is skipped; 0: unlimited
+  std::string source;                    // the file that set it, for messages
+  // Filled by resolve_config(): the resolved backend, or why it cannot be (the lane's load failure).
+  std::optional<ModelSettings> settings = std::nullopt;
+  std::string load_error = {};
+};
+
 struct KeelConfig {
   ModelSettings model;
   int max_rounds = 20;                     // model calls per run, 1..1000
@@ -186,6 +201,8 @@ struct KeelConfig {
   SkillsSettings skills = {};             // `skills:` of the files (the workspace file's values win)
   // `profiles:` of the files, in file order; a workspace profile replaces a user one of its name.
   std::vector<AgentProfileConfig> profiles = {};
+  // `lanes:` of the workspace file, else the user file's; used instead of `model` unless --model is given.
+  std::vector<LaneConfig> lanes = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

@@ -14,6 +14,8 @@
 #include "cli/mcp_setup.hpp"
 #include "cli/skills_setup.hpp"
 #include "cli/tool_setup.hpp"
+#include "keel/cassette.hpp"
+#include "keel/lanes.hpp"
 #include "keel/spawn_agent.hpp"
 #include "keel/anthropic_client.hpp"
 #include "keel/openai_client.hpp"
@@ -50,13 +52,17 @@ std::string load_prompt(const std::string& name, const std::string& workspace,
   return {};
 }
 
-Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
-  if (config.model.kind == ModelSettings::Kind::kRules) return make_rules_model();
-  if (config.model.kind == ModelSettings::Kind::kAnthropic) {
+namespace {
+
+// One backend: the rules model, a cassette's replay, the Anthropic or an OpenAI-compatible client.
+Result<std::unique_ptr<LlmClient>> make_single_backend(const ModelSettings& model, const KeelConfig& config) {
+  if (model.kind == ModelSettings::Kind::kRules) return make_rules_model();
+  if (model.kind == ModelSettings::Kind::kReplay) return make_replay_client(model.model);
+  if (model.kind == ModelSettings::Kind::kAnthropic) {
     AnthropicOptions a;
-    a.base_url = config.model.base_url;
-    a.api_key = config.model.api_key;
-    a.model = config.model.model;
+    a.base_url = model.base_url;
+    a.api_key = model.api_key;
+    a.model = model.model;
     a.connect_timeout_ms = config.connect_timeout_ms;
     a.request_timeout_ms = config.request_timeout_ms;
     a.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
@@ -67,9 +73,9 @@ Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
     return make_anthropic_client(std::move(a));
   }
   OpenAiOptions o;
-  o.base_url = config.model.base_url;
-  o.api_key = config.model.api_key;
-  o.model = config.model.model;
+  o.base_url = model.base_url;
+  o.api_key = model.api_key;
+  o.model = model.model;
   o.connect_timeout_ms = config.connect_timeout_ms;
   o.request_timeout_ms = config.request_timeout_ms;
   o.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
@@ -78,6 +84,34 @@ Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
   o.retry.max_delay_ms = config.retry.max_delay_ms;
   KEEL_TRY(validate_openai_options(o));
   return make_openai_client(std::move(o));
+}
+
+// keel.yaml's lanes as a cascade; each lane's client is made on its first use.
+Result<std::unique_ptr<LlmClient>> make_lanes_backend(const KeelConfig& config) {
+  std::vector<LaneSpec> specs;
+  for (const LaneConfig& lane : config.lanes) {
+    LaneSpec spec;
+    spec.label = lane.model;
+    spec.timeout_floor_ms = lane.timeout_floor_ms;
+    spec.rate_limit_per_minute = lane.rate_limit_per_minute;
+    std::optional<ModelSettings> settings = lane.settings;
+    std::string error = lane.load_error;
+    spec.create = [settings, error, config]() -> Result<std::unique_ptr<LlmClient>> {
+      if (!settings) return Status::InvalidArgument(error);
+      return make_single_backend(*settings, config);
+    };
+    specs.push_back(std::move(spec));
+  }
+  return make_lane_cascade(std::move(specs));
+}
+
+}  // namespace
+
+bool uses_lanes(const KeelConfig& config) { return !config.lanes.empty() && config.model.source != "--model"; }
+
+Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config) {
+  if (uses_lanes(config)) return make_lanes_backend(config);
+  return make_single_backend(config.model, config);
 }
 
 std::optional<std::string> stored_workspace(const std::string& id) {
@@ -127,6 +161,9 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   if (const char* home = std::getenv("HOME")) inputs.home = home;
   KEEL_ASSIGN_OR_RETURN(a->config_, resolve_config(inputs));
   KEEL_ASSIGN_OR_RETURN(a->llm_, make_backend(a->config_));
+  if (flags.record) {
+    KEEL_ASSIGN_OR_RETURN(a->llm_, make_recording_client(std::move(a->llm_), *flags.record));
+  }
 
   a->tools_ = std::make_unique<ToolRegistry>();
   if (!flags.ephemeral) {
@@ -164,7 +201,7 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
       ws.home = inputs.home;
       SkillRunnerOptions so;
       so.threads = 2;
-      so.rules_model = a->config_.model.kind == ModelSettings::Kind::kRules;
+      so.rules_model = a->config_.model.kind == ModelSettings::Kind::kRules && !uses_lanes(a->config_);
       so.model_factory = make_skill_model_factory(ws);
       so.store = a->store_.get();
       so.workspace = a->workspace_;
@@ -198,7 +235,7 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   options.config.context.summarize_prompt = load_prompt("summarize.md", a->workspace_, inputs.env);
   a->agent_ = std::make_unique<Agent>(*a->llm_, *a->tools_, options);
 
-  bool rules = a->config_.model.kind == ModelSettings::Kind::kRules;
+  bool rules = a->config_.model.kind == ModelSettings::Kind::kRules && !uses_lanes(a->config_);
   if (flags.quiet) {
     // nothing is printed
   } else if (flags.json) {

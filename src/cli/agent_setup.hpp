@@ -27,6 +27,7 @@ struct AgentFlags {
   bool no_stream = false;  // whole replies
   bool ephemeral = false;  // no database
   bool quiet = false;      // no output on stdout/stderr and nobody asked (keel mcp serve's run_agent)
+  std::optional<std::string> record;  // --record FILE: every model exchange goes to this cassette
 };
 
 // Owns everything an agent command needs; the Agent borrows the rest, so they live together.
@@ -63,9 +64,12 @@ class CliAgent {
 std::string load_prompt(const std::string& name, const std::string& workspace,
                         const std::map<std::string, std::string>& env);
 
-// The backend `config` names: the rules model or an OpenAI-compatible client. InvalidArgument for
-// unusable client options.
+// The backend `config` names: the rules model, a cassette replay (replay:FILE), an OpenAI-compatible
+// client, or the cascade of keel.yaml's lanes (see uses_lanes). InvalidArgument for unusable client
+// options or an unreadable cassette.
 Result<std::unique_ptr<LlmClient>> make_backend(const KeelConfig& config);
+// True when the backend is keel.yaml's lanes: lanes are set and --model was not given.
+bool uses_lanes(const KeelConfig& config);
 
 // The workspace a stored session (s_…) or run (r_…) worked in, so that continuing or resuming
 // it without --workspace uses the same folder; nullopt when unknown or when it no longer exists.

@@ -138,6 +138,7 @@ void add_chat_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--yes,-y", args->flags.yes, kYesHelp);
   cmd->add_option("--approve-mode", args->flags.approve_mode, kApproveModeHelp);
   cmd->add_flag("--no-stream", args->flags.no_stream, "Ask the backend for whole replies");
+  cmd->add_option("--record", args->flags.record, kRecordHelp);
   cmd->callback([&action, args] { action = [args] { return chat(*args); }; });
 }
 

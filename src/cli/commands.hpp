@@ -25,6 +25,8 @@ using CommandAction = std::function<int()>;
 inline constexpr const char* kYesHelp =
     "Approve every call that would be asked about (deny patterns, tools in mode deny and saved deny rules still "
     "refuse)";
+inline constexpr const char* kRecordHelp =
+    "Write every model request and reply to FILE (JSON Lines); replay it later with --model replay:FILE";
 inline constexpr const char* kApproveModeHelp =
     "auto, confirm or deny: the approval mode of every tool for this run, instead of keel.yaml's modes and the "
     "tools' risk (deny/allow patterns and saved rules still decide first)";
@@ -39,6 +41,7 @@ struct RunArgs {
   bool no_stream = false;
   std::optional<std::string> session;  // continue this stored session
   bool ephemeral = false;              // keep nothing in the database
+  std::optional<std::string> record;   // --record FILE: write the model exchanges to this cassette
 };
 
 int run_command(const RunArgs& args);
@@ -51,6 +54,7 @@ struct ResumeArgs {
   std::optional<std::string> approve_mode;  // auto | confirm | deny
   bool json = false;
   bool no_stream = false;
+  std::optional<std::string> record;  // --record FILE
 };
 
 int resume_command(const ResumeArgs& args);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--no-stream", run.no_stream, "Ask the backend for whole replies instead of a stream");
   run_cmd->add_option("--session,-s", run.session, "Continue this saved session (see keel sessions list)");
   run_cmd->add_flag("--ephemeral", run.ephemeral, "Save nothing: no session, messages or trace in the database");
+  run_cmd->add_option("--record", run.record, kRecordHelp);
 
   ResumeArgs resume;
   CLI::App* resume_cmd =
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   resume_cmd->add_option("--approve-mode", resume.approve_mode, kApproveModeHelp);
   resume_cmd->add_flag("--json", resume.json, "Print every event as one JSON object per line");
   resume_cmd->add_flag("--no-stream", resume.no_stream, "Ask the backend for whole replies");
+  resume_cmd->add_option("--record", resume.record, kRecordHelp);
 
   CommandAction action;
   add_chat_command(app, action);

@@ -17,6 +17,7 @@ int resume_command(const ResumeArgs& args) {
   flags.approve_mode = args.approve_mode;
   flags.json = args.json;
   flags.no_stream = args.no_stream;
+  flags.record = args.record;
   Result<std::unique_ptr<CliAgent>> cli = CliAgent::create(flags);
   if (!cli.ok()) return usage_failure(args.json, cli.status().message());
   CliAgent& c = **cli;

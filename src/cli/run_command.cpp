@@ -37,6 +37,7 @@ int run_command(const RunArgs& args) {
   flags.json = args.json;
   flags.no_stream = args.no_stream;
   flags.ephemeral = args.ephemeral;
+  flags.record = args.record;
   if (args.session && !flags.workspace) flags.workspace = stored_workspace(*args.session);
   Result<std::unique_ptr<CliAgent>> cli = CliAgent::create(flags);
   if (!cli.ok()) return usage_failure(args.json, cli.status().message());

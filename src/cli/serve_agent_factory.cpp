@@ -27,6 +27,11 @@ ConfigInputs inputs_for(const ServeAgentFlags& flags, const AgentProfileConfig* 
 }
 
 std::string describe_model(const KeelConfig& c) {
+  if (uses_lanes(c)) {
+    std::string lanes = "lanes:";
+    for (const LaneConfig& lane : c.lanes) lanes += " " + lane.model;
+    return lanes;
+  }
   if (c.model.kind == ModelSettings::Kind::kRules) return "rules";
   return c.model.model.empty() ? c.model.base_url : c.model.model;
 }
@@ -95,7 +100,7 @@ Result<std::unique_ptr<ServeAgentFactory>> ServeAgentFactory::create(
       KEEL_ASSIGN_OR_RETURN(f->skills_llm_, make_backend(f->base_));
       SkillRunnerOptions so;
       so.threads = 2;
-      so.rules_model = f->base_.model.kind == ModelSettings::Kind::kRules;
+      so.rules_model = f->base_.model.kind == ModelSettings::Kind::kRules && !uses_lanes(f->base_);
       so.model_factory = make_skill_model_factory(ws);
       so.store = &store;
       so.workspace = f->workspace_;

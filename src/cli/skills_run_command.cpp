@@ -139,7 +139,7 @@ int run_skills(const SkillRunArgs& args) {
   Result<std::unique_ptr<ToolRegistry>> tools = make_action_tools(*ws, store->get());
   if (!tools.ok()) return usage_failure(args.json, tools.status().message());
 
-  const bool rules = ws->config.model.kind == ModelSettings::Kind::kRules;
+  const bool rules = ws->config.model.kind == ModelSettings::Kind::kRules && !uses_lanes(ws->config);
   SkillRunnerOptions options;
   options.rules_model = rules;
   options.model_factory = make_skill_model_factory(*ws);

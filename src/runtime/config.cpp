@@ -98,6 +98,37 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
     std::erase_if(cfg.profiles, [&](const AgentProfileConfig& q) { return q.name == p.name; });
     cfg.profiles.push_back(p);
   }
+  if (layer.lanes) cfg.lanes = *layer.lanes;
+}
+
+// Resolves each lane's model like a --model name with the lane's base_url. A lane that does not
+// resolve keeps the reason: the cascade reports it as that lane's load failure and goes on.
+void resolve_lanes(const detail::ModelInputs& top, const ConfigLayer* workspace_file,
+                   const std::map<std::string, std::string>& env, std::vector<LaneConfig>& lanes) {
+  for (LaneConfig& lane : lanes) {
+    detail::ModelInputs mi;
+    mi.name = lane.model;
+    mi.source = lane.source;
+    mi.source.append(": lanes");
+    mi.config_api_key = top.config_api_key;
+    mi.config_api_key_env = top.config_api_key_env;
+    mi.config_api_key_source = top.config_api_key_source;
+    std::map<std::string, std::string> lane_env = env;
+    if (lane.base_url) {
+      // The lane's own server wins over the variables that only pick a provider's default.
+      mi.config_base_url = lane.base_url;
+      mi.config_base_url_source = mi.source;
+      mi.base_url_from_workspace = workspace_file != nullptr && lane.source == workspace_file->path;
+      lane_env.erase("OPENAI_BASE_URL");
+      lane_env.erase("OLLAMA_HOST");
+    }
+    Result<ModelSettings> settings = detail::resolve_model(mi, lane_env);
+    if (settings.ok()) {
+      lane.settings = std::move(*settings);
+    } else {
+      lane.load_error = settings.status().message();
+    }
+  }
 }
 
 Result<int> parse_max_rounds(const std::string& text, const std::string& what) {
@@ -247,6 +278,7 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   KEEL_ASSIGN_OR_RETURN(detail::ModelInputs mi, model_inputs(in, by_precedence, workspace_file ? &*workspace_file : nullptr,
                                                              user_config_path(in)));
   KEEL_ASSIGN_OR_RETURN(cfg.model, detail::resolve_model(mi, in.env));
+  resolve_lanes(mi, workspace_file ? &*workspace_file : nullptr, in.env, cfg.lanes);
   cfg.skill_dirs = skill_dirs(in);
   return cfg;
 }

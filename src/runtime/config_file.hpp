@@ -48,11 +48,15 @@ struct ConfigLayer {
   std::optional<bool> skills_enabled;            // skills.enabled
   std::optional<int> skills_disclosure_percent;  // skills.disclosure_percent
   std::vector<AgentProfileConfig> profiles;      // profiles
+  std::optional<std::vector<LaneConfig>> lanes;  // lanes (a list replaces an earlier file's)
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 
 // Reads `profiles:` (a mapping of name to settings) of the file `path` into `out`.
 Status parse_profiles(const YAML::Node& node, const std::string& path, std::vector<AgentProfileConfig>& out);
+
+// Reads `lanes:` (a list of {model, base_url, timeout_floor_ms, rate_limit_per_minute}) of `path`.
+Status parse_lanes(const YAML::Node& node, const std::string& path, std::vector<LaneConfig>& out);
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument
 // naming the file (and key) when it cannot be read, is not valid YAML, has an unknown key, a value

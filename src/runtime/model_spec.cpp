@@ -141,6 +141,15 @@ Result<ModelSettings> resolve_model(const ModelInputs& in, const std::map<std::s
     return out;
   }
   if (in.name.starts_with(kAnthropicPrefix)) return resolve_anthropic(in, env, std::move(out));
+  if (in.name.starts_with("replay:")) {
+    out.kind = ModelSettings::Kind::kReplay;
+    out.model = in.name.substr(7);  // the cassette's path
+    if (out.model.empty()) {
+      return Status::InvalidArgument("model '" + in.name + "' (from " + in.source +
+                                     ") names no cassette; use replay:FILE with a file recorded by --record FILE");
+    }
+    return out;
+  }
   out.kind = ModelSettings::Kind::kOpenAiCompatible;
 
   const Provider* provider = nullptr;
