@@ -66,6 +66,14 @@ std::shared_ptr<ActiveRun> RunService::Impl::find(const std::string& run_id) con
   return it == runs.end() ? nullptr : it->second;
 }
 
+Result<std::shared_ptr<ActiveRun>> RunService::Impl::active_locked(const std::string& run_id,
+                                                                   const Result<RunRecord>& stored) const {
+  auto it = runs.find(run_id);
+  if (it != runs.end() && !(stored.ok() && run_state_is_terminal(stored->state))) return it->second;
+  if (stored.ok()) return Status::FailedPrecondition("run '" + run_id + "' has already ended");
+  return Status::NotFound("no run '" + run_id + "'");
+}
+
 void RunService::Impl::enqueue_locked(const std::shared_ptr<ActiveRun>& run) {
   run->phase = RunPhase::kQueued;
   if (!pool) return;  // shut down: the checkpoint brings it back on the next start
@@ -193,16 +201,9 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
 }
 
 Status RunService::abort(const std::string& run_id) {
+  Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
   std::lock_guard lock(impl_->mu);
-  auto it = impl_->runs.find(run_id);
-  if (it == impl_->runs.end()) {
-    if (impl_->store.get_run(run_id).ok()) return Status::FailedPrecondition("run '" + run_id + "' has already ended");
-    return Status::NotFound("no run '" + run_id + "'");
-  }
-  auto run = it->second;
-  if (Result<RunRecord> stored = impl_->store.get_run(run_id); stored.ok() && run_state_is_terminal(stored->state)) {
-    return Status::FailedPrecondition("run '" + run_id + "' has already ended");
-  }
+  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<ActiveRun> run, impl_->active_locked(run_id, stored));
   run->abort_requested = true;
   run->park = static_cast<int>(ParkReason::kNone);
   if (run->phase == RunPhase::kRunning) {
@@ -214,16 +215,9 @@ Status RunService::abort(const std::string& run_id) {
 }
 
 Status RunService::steer(const std::string& run_id, const std::string& text) {
+  Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
   std::lock_guard lock(impl_->mu);
-  auto it = impl_->runs.find(run_id);
-  if (it == impl_->runs.end()) {
-    if (impl_->store.get_run(run_id).ok()) return Status::FailedPrecondition("run '" + run_id + "' has already ended");
-    return Status::NotFound("no run '" + run_id + "'");
-  }
-  auto& run = it->second;
-  if (Result<RunRecord> stored = impl_->store.get_run(run_id); stored.ok() && run_state_is_terminal(stored->state)) {
-    return Status::FailedPrecondition("run '" + run_id + "' has already ended");
-  }
+  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<ActiveRun> run, impl_->active_locked(run_id, stored));
   if (run->agent == nullptr || !run->agent->steer(text)) run->steering.push_back(text);
   impl_->publish(*run, "steer", {{"content", text}});
   return Status::Ok();

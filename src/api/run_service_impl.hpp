@@ -70,6 +70,9 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   // Stops a run to park it for `reason` (from its own worker thread).
   void park(const std::shared_ptr<ActiveRun>& run, ParkReason reason);
   std::shared_ptr<ActiveRun> find(const std::string& run_id) const;
+  // Under mu: the active run `run_id` for abort and steer, given its stored record (read before the
+  // lock); FailedPrecondition once it has ended, NotFound for no such run.
+  Result<std::shared_ptr<ActiveRun>> active_locked(const std::string& run_id, const Result<RunRecord>& stored) const;
   // Publishes a server event for a run, with the envelope of docs/events.md.
   void publish(const ActiveRun& run, std::string_view type, nlohmann::json body);
 };

@@ -54,25 +54,10 @@ std::string load_prompt(const std::string& name, const std::string& workspace,
 
 namespace {
 
-// One backend: the rules model, a cassette's replay, the Anthropic or an OpenAI-compatible client.
-Result<std::unique_ptr<LlmClient>> make_single_backend(const ModelSettings& model, const KeelConfig& config) {
-  if (model.kind == ModelSettings::Kind::kRules) return make_rules_model();
-  if (model.kind == ModelSettings::Kind::kReplay) return make_replay_client(model.model);
-  if (model.kind == ModelSettings::Kind::kAnthropic) {
-    AnthropicOptions a;
-    a.base_url = model.base_url;
-    a.api_key = model.api_key;
-    a.model = model.model;
-    a.connect_timeout_ms = config.connect_timeout_ms;
-    a.request_timeout_ms = config.request_timeout_ms;
-    a.stream_idle_timeout_ms = config.stream_idle_timeout_ms;
-    a.retry.max_attempts = config.retry.max_attempts;
-    a.retry.initial_delay_ms = config.retry.initial_delay_ms;
-    a.retry.max_delay_ms = config.retry.max_delay_ms;
-    KEEL_TRY(validate_anthropic_options(a));
-    return make_anthropic_client(std::move(a));
-  }
-  OpenAiOptions o;
+// The fields every HTTP backend's options share: server, key, model, timeouts and retries.
+template <class Options>
+Options http_backend_options(const ModelSettings& model, const KeelConfig& config) {
+  Options o;
   o.base_url = model.base_url;
   o.api_key = model.api_key;
   o.model = model.model;
@@ -82,6 +67,19 @@ Result<std::unique_ptr<LlmClient>> make_single_backend(const ModelSettings& mode
   o.retry.max_attempts = config.retry.max_attempts;
   o.retry.initial_delay_ms = config.retry.initial_delay_ms;
   o.retry.max_delay_ms = config.retry.max_delay_ms;
+  return o;
+}
+
+// One backend: the rules model, a cassette's replay, the Anthropic or an OpenAI-compatible client.
+Result<std::unique_ptr<LlmClient>> make_single_backend(const ModelSettings& model, const KeelConfig& config) {
+  if (model.kind == ModelSettings::Kind::kRules) return make_rules_model();
+  if (model.kind == ModelSettings::Kind::kReplay) return make_replay_client(model.model);
+  if (model.kind == ModelSettings::Kind::kAnthropic) {
+    AnthropicOptions a = http_backend_options<AnthropicOptions>(model, config);
+    KEEL_TRY(validate_anthropic_options(a));
+    return make_anthropic_client(std::move(a));
+  }
+  OpenAiOptions o = http_backend_options<OpenAiOptions>(model, config);
   KEEL_TRY(validate_openai_options(o));
   return make_openai_client(std::move(o));
 }
