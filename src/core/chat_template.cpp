@@ -36,10 +36,14 @@ void append_call_json(std::string& out, const CallSyntax& syntax, const ToolCall
 
 std::string_view chat_family_name(ChatFamily f) {
   switch (f) {
-    case ChatFamily::kChatML: return "chatml";
-    case ChatFamily::kLlama3: return "llama3";
-    case ChatFamily::kMistral: return "mistral";
-    case ChatFamily::kGemma: return "gemma";
+    case ChatFamily::kChatML:
+      return "chatml";
+    case ChatFamily::kLlama3:
+      return "llama3";
+    case ChatFamily::kMistral:
+      return "mistral";
+    case ChatFamily::kGemma:
+      return "gemma";
   }
   return "chatml";
 }
@@ -111,10 +115,14 @@ std::string render_tool_calls(const CallSyntax& syntax, std::span<const ToolCall
 
 std::vector<std::string> stop_strings(ChatFamily f) {
   switch (f) {
-    case ChatFamily::kChatML: return {"<|im_end|>", "<|endoftext|>"};
-    case ChatFamily::kLlama3: return {"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"};
-    case ChatFamily::kMistral: return {"</s>"};
-    case ChatFamily::kGemma: return {"<end_of_turn>", "<eos>"};
+    case ChatFamily::kChatML:
+      return {"<|im_end|>", "<|endoftext|>"};
+    case ChatFamily::kLlama3:
+      return {"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"};
+    case ChatFamily::kMistral:
+      return {"</s>"};
+    case ChatFamily::kGemma:
+      return {"<end_of_turn>", "<eos>"};
   }
   return {};
 }

@@ -88,10 +88,14 @@ class ChatWriter {
  private:
   std::string_view bos() const {
     switch (family_) {
-      case ChatFamily::kLlama3: return "<|begin_of_text|>";
-      case ChatFamily::kMistral: return "<s>";
-      case ChatFamily::kGemma: return "<bos>";
-      case ChatFamily::kChatML: break;
+      case ChatFamily::kLlama3:
+        return "<|begin_of_text|>";
+      case ChatFamily::kMistral:
+        return "<s>";
+      case ChatFamily::kGemma:
+        return "<bos>";
+      case ChatFamily::kChatML:
+        break;
     }
     return "";
   }
@@ -131,7 +135,8 @@ class ChatWriter {
       case ChatFamily::kGemma:
         fold_system(text);
         break;
-      case ChatFamily::kMistral: break;
+      case ChatFamily::kMistral:
+        break;
     }
     return sys ? 1 : 0;
   }
@@ -214,8 +219,10 @@ class ChatWriter {
     if (!body.empty() && !calls.empty() && !syntax_.close.empty()) body.push_back('\n');
     body.append(calls);
     switch (family_) {
-      case ChatFamily::kChatML: return turn("assistant", body);
-      case ChatFamily::kLlama3: return turn("assistant", body);
+      case ChatFamily::kChatML:
+        return turn("assistant", body);
+      case ChatFamily::kLlama3:
+        return turn("assistant", body);
       case ChatFamily::kMistral:
         close_user();
         out_.append(body);

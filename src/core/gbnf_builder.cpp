@@ -19,6 +19,7 @@ constexpr int kGbnfMaxDepth = 64;              // schema nesting keel follows
 constexpr int64_t kGbnfMaxStringChars = 4096;  // the largest bound written as a repetition
 constexpr int64_t kGbnfMaxItemsBound = 256;    // larger maxItems are left unbounded
 constexpr size_t kGbnfNoSlot = std::numeric_limits<size_t>::max();
+
 std::string gbnf_json_text(const ojson& j) {
   return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
@@ -88,7 +89,9 @@ std::string GbnfBuilder::prim(std::string_view which) {
   return name;
 }
 
-std::string GbnfBuilder::ws() { return prim("ws"); }
+std::string GbnfBuilder::ws() {
+  return prim("ws");
+}
 
 std::string GbnfBuilder::text() const {
   std::string out;

@@ -9,14 +9,13 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "keel/result.hpp"
 
@@ -79,8 +78,8 @@ class GbnfBuilder {
 
   std::string primitives_;
   std::vector<std::pair<std::string, std::string>> rules_;  // name, body ("" until defined)
-  std::map<std::string, size_t> index_;                      // name -> rules_ position
-  std::set<std::string> used_;                               // primitives referenced
+  std::map<std::string, size_t> index_;                     // name -> rules_ position
+  std::set<std::string> used_;                              // primitives referenced
   // Per add_schema call: the schema and the rules of the $refs resolved so far.
   const ojson* root_ = nullptr;
   std::string root_name_;

@@ -23,12 +23,15 @@ Result<GbnfRules> json_schema_gbnf(std::string_view schema, std::string_view pre
 }
 
 Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const CallSyntax& syntax, ToolChoice choice) {
-  if (tools.empty()) return Status::InvalidArgument("a tool-call grammar needs at least one tool; pass the tools the model may call");
+  if (tools.empty()) {
+    return Status::InvalidArgument("a tool-call grammar needs at least one tool; pass the tools the model may call");
+  }
   if (syntax.open.empty()) {
     return Status::InvalidArgument("the call syntax has no opening text; use keel::call_syntax(family)");
   }
   detail::GbnfBuilder b("json");
   const std::string w = b.ws();
+  const std::string comma = gbnf_cat({" ", w, " \",\" ", w, " "});
   const std::string key = detail::gbnf_literal(gbnf_cat({"\"", syntax.arguments_key, "\""}));
   std::string calls;
   for (size_t i = 0; i < tools.size(); ++i) {
@@ -44,8 +47,9 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
       name_json.push_back(c);
     }
     name_json.push_back('"');
-    std::string body = gbnf_cat({"\"{\" ", w, " \"\\\"name\\\"\" ", w, " \":\" ", w, " ", detail::gbnf_literal(name_json),
-                                    " ", w, " \",\" ", w, " ", key, " ", w, " \":\" ", w, " ", *args, " ", w, " \"}\""});
+    std::string name_member = gbnf_cat({"\"\\\"name\\\"\" ", w, " \":\" ", w, " ", detail::gbnf_literal(name_json)});
+    std::string args_member = gbnf_cat({key, " ", w, " \":\" ", w, " ", *args});
+    std::string body = gbnf_cat({"\"{\" ", w, " ", name_member, comma, args_member, " ", w, " \"}\""});
     std::string call = b.add_rule(gbnf_cat({"call-", std::to_string(i)}), std::move(body));
     if (!calls.empty()) calls.append(" | ");
     calls.append(call);
@@ -53,11 +57,12 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
   const std::string call = b.add_rule("call", std::move(calls));
   const std::string more = gbnf_cat({"{0,", std::to_string(kGrammarMaxToolCalls - 1), "}"});
   const std::string open = detail::gbnf_literal(syntax.open);
-  const std::string close = syntax.close.empty() ? std::string() : gbnf_cat({" ", w, " ", detail::gbnf_literal(syntax.close)});
+  const std::string close =
+      syntax.close.empty() ? std::string() : gbnf_cat({" ", w, " ", detail::gbnf_literal(syntax.close)});
   std::string root;
   if (syntax.list) {
     root = gbnf_cat({open, " ", w, " \"[\" ", w, " ", call, " ( ", w, " \",\" ", w, " ", call, " )", more, " ", w,
-                        " \"]\"", close});
+                     " \"]\"", close});
   } else {
     std::string block = b.add_rule("block", gbnf_cat({open, " ", w, " ", call, close}));
     root = gbnf_cat({block, " ( ", w, " ", block, " )", more});

@@ -21,7 +21,9 @@ constexpr std::array<GbnfPrimitive, 10> kGbnfPrimitiveTable = {{
 
 }  // namespace
 
-std::span<const GbnfPrimitive> gbnf_primitives() { return kGbnfPrimitiveTable; }
+std::span<const GbnfPrimitive> gbnf_primitives() {
+  return kGbnfPrimitiveTable;
+}
 
 // The parts joined (appends: chained operator+ on short literals trips GCC 12's -Warray-bounds).
 std::string gbnf_cat(std::initializer_list<std::string_view> parts) {

@@ -281,13 +281,15 @@ TEST(ChatTemplateTest, SystemAloneClosesTheFoldedTurnForTheAnswer) {
   std::vector<Message> m = {Message::system("Be brief.")};
   EXPECT_EQ(render(ChatFamily::kMistral, m, false), "[INST]Be brief.\n\n");
   EXPECT_EQ(render(ChatFamily::kMistral, m, true), "[INST]Be brief.\n\n[/INST]");
-  EXPECT_EQ(render(ChatFamily::kGemma, m, true), "<start_of_turn>user\nBe brief.\n\n<end_of_turn>\n<start_of_turn>model\n");
+  EXPECT_EQ(render(ChatFamily::kGemma, m, true),
+            "<start_of_turn>user\nBe brief.\n\n<end_of_turn>\n<start_of_turn>model\n");
 }
 
 TEST(ChatTemplateTest, EmptyArgumentsRenderAsEmptyObject) {
   std::vector<ToolCall> calls = {ToolCall{"c", "get_time", ""}, ToolCall{"d", "get_time", "  {\"zone\":\"UTC\"}\n"}};
-  EXPECT_EQ(render_tool_calls(call_syntax(ChatFamily::kMistral), calls),
-            R"([TOOL_CALLS][{"name": "get_time", "arguments": {}}, {"name": "get_time", "arguments": {"zone":"UTC"}}])");
+  EXPECT_EQ(
+      render_tool_calls(call_syntax(ChatFamily::kMistral), calls),
+      R"([TOOL_CALLS][{"name": "get_time", "arguments": {}}, {"name": "get_time", "arguments": {"zone":"UTC"}}])");
   EXPECT_EQ(render_tool_calls(call_syntax(ChatFamily::kMistral), {}), "");
 }
 

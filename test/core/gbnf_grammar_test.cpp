@@ -36,7 +36,9 @@ GbnfRules rules(std::string_view schema) {
 }
 
 // Wraps rules into a grammar whose root is the value, for the dump.
-void dump_rules(const std::string& name, const GbnfRules& r) { dump(name, cat({"root ::= ", r.root, "\n", r.text})); }
+void dump_rules(const std::string& name, const GbnfRules& r) {
+  dump(name, cat({"root ::= ", r.root, "\n", r.text}));
+}
 
 constexpr const char* kChar = R"(x-char ::= [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ))";
 constexpr const char* kWs = R"(x-ws ::= ( " " | "\n" [ \t]{0,16} )?)";
@@ -76,19 +78,19 @@ TEST(GbnfSchemaTest, ObjectWithOnlyOptionalMembers) {
   dump_rules("object_optional", r);
   EXPECT_EQ(r.text, lines({R"(x ::= "{" x-ws ( x-a-kv ( x-ws "," x-ws x-b-kv )? | x-b-kv )? x-ws "}")",
                            "x-b ::= x-string | x-null", R"(x-a-kv ::= "\"a\"" x-ws ":" x-ws x-boolean)",
-                           R"(x-b-kv ::= "\"b\"" x-ws ":" x-ws x-b)", R"(x-string ::= "\"" x-char{0,512} "\"")",
-                           kChar, R"(x-boolean ::= "true" | "false")", R"(x-null ::= "null")", kWs}));
+                           R"(x-b-kv ::= "\"b\"" x-ws ":" x-ws x-b)", R"(x-string ::= "\"" x-char{0,512} "\"")", kChar,
+                           R"(x-boolean ::= "true" | "false")", R"(x-null ::= "null")", kWs}));
 }
 
 TEST(GbnfSchemaTest, RecursiveDefsReference) {
   GbnfRules r = rules(R"({"$defs":{"node":{"type":"object","properties":{"v":{"type":"number"},
       "next":{"$ref":"#/$defs/node"}},"required":["v"]}},"$ref":"#/$defs/node"})");
   dump_rules("defs_recursive", r);
-  EXPECT_EQ(r.text, lines({"x ::= x-node",
-                           R"(x-node ::= "{" x-ws "\"v\"" x-ws ":" x-ws x-number)"
-                           R"( ( x-ws "," x-ws "\"next\"" x-ws ":" x-ws x-node )? x-ws "}")",
-                           R"(x-number ::= x-integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,4} )?)", kInteger,
-                           kWs}));
+  EXPECT_EQ(r.text,
+            lines({"x ::= x-node",
+                   R"(x-node ::= "{" x-ws "\"v\"" x-ws ":" x-ws x-number)"
+                   R"( ( x-ws "," x-ws "\"next\"" x-ws ":" x-ws x-node )? x-ws "}")",
+                   R"(x-number ::= x-integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,4} )?)", kInteger, kWs}));
 }
 
 TEST(GbnfSchemaTest, DefinitionsReferenceAndNestedStructure) {
@@ -140,8 +142,7 @@ TEST(GbnfSchemaTest, AnyOfKeepsSiblingKeywords) {
 }
 
 TEST(GbnfSchemaTest, LengthsItemsAndMaps) {
-  EXPECT_EQ(rules(R"({"type":"string","minLength":3})").text,
-            lines({R"(x ::= "\"" x-char{3,515} "\"")", kChar}));
+  EXPECT_EQ(rules(R"({"type":"string","minLength":3})").text, lines({R"(x ::= "\"" x-char{3,515} "\"")", kChar}));
   EXPECT_EQ(rules(R"({"type":"string","maxLength":0})").text, lines({R"(x ::= "\"" "\"")"}));
   EXPECT_EQ(rules(R"({"type":"string","minLength":2,"maxLength":2})").text,
             lines({R"(x ::= "\"" x-char{2} "\"")", kChar}));
@@ -176,10 +177,10 @@ TEST(GbnfSchemaTest, FreeValues) {
 }
 
 TEST(GbnfSchemaTest, RuleNamesAreSanitisedAndUnique) {
-  Result<GbnfRules> r = json_schema_gbnf(
-      R"({"type":"object","properties":{"string":{"type":"boolean"},"A b":{"type":"object","properties":{"q":{"const":1}}}},
-        "required":["string","A b"]})",
-      "My Tool.v2");
+  Result<GbnfRules> r =
+      json_schema_gbnf(R"({"type":"object","properties":{"string":{"type":"boolean"},)"
+                       R"("A b":{"type":"object","properties":{"q":{"const":1}}}},"required":["string","A b"]})",
+                       "My Tool.v2");
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(r->root, "my-tool-v2");
   dump_rules("sanitised", *r);
@@ -276,7 +277,9 @@ TEST(ToolGrammarTest, EveryFamilyNamesEveryTool) {
       "\n"));
   Result<ToolGrammar> llama = tool_call_grammar(tools, call_syntax(ChatFamily::kLlama3), ToolChoice::kAuto);
   ASSERT_TRUE(llama.ok());
-  EXPECT_NE(llama->gbnf.find(R"(block ::= "<|python_tag|>" json-ws call)" "\n"), std::string::npos);
+  EXPECT_NE(llama->gbnf.find(R"(block ::= "<|python_tag|>" json-ws call)"
+                             "\n"),
+            std::string::npos);
 }
 
 TEST(ToolGrammarTest, Errors) {
