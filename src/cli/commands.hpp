@@ -82,6 +82,8 @@ void add_executable_skill_commands(CLI::App& skills, CommandAction& action);
 void add_mcp_serve_command(CLI::App& mcp, CommandAction& action);
 // `keel serve` (serve_command.cpp).
 void add_serve_command(CLI::App& app, CommandAction& action);
+// `keel models list` and `keel model pull` (models_command.cpp).
+void add_model_commands(CLI::App& app, CommandAction& action);
 
 struct ToolsListArgs {
   std::optional<std::string> workspace;
