@@ -74,6 +74,7 @@ bench: build
 	@build/default/keel_parse_bench test/core/protocol_corpus
 	@build/default/keel_context_bench
 	@build/default/keel_store_bench
+	@if [ -x build/default/keel_local_bench ]; then build/default/keel_local_bench; fi
 
 clean:
 	rm -rf build

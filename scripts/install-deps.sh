@@ -7,8 +7,9 @@ set -euo pipefail
 build_pkgs=(cmake ninja-build g++ make pkg-config git
   nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libre2-dev libvalijson-dev libsqlite3-dev
   liblua5.4-dev libgumbo-dev libasio-dev
-  libgtest-dev libgmock-dev)
-test_pkgs=(emscripten nodejs npm clang-14 libclang-rt-14-dev python3 chromium)
+  libgtest-dev libgmock-dev
+  npm)  # npm fetches llama.cpp for the local backend (cmake/llama.cmake)
+test_pkgs=(emscripten nodejs clang-14 libclang-rt-14-dev python3 chromium)
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-build}" == "test" ]]; then want+=("${test_pkgs[@]}"); fi

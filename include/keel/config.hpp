@@ -68,8 +68,10 @@ struct RetrySettings {
 
 // The model a run talks to.
 struct ModelSettings {
-  // kReplay: "replay:FILE" (keel/cassette.hpp); kAnthropic: "anthropic/NAME" (keel/anthropic_client.hpp).
-  enum class Kind { kRules, kOpenAiCompatible, kAnthropic, kReplay };
+  // kReplay: "replay:FILE" (keel/cassette.hpp); kAnthropic: "anthropic/NAME" (keel/anthropic_client.hpp);
+  // kLocal: "gguf:/path/model.gguf" or "local/NAME" (a file in the models folder), run in-process
+  // with llama.cpp (keel/local_model.hpp).
+  enum class Kind { kRules, kOpenAiCompatible, kAnthropic, kReplay, kLocal };
   Kind kind = Kind::kRules;
   std::string name;      // as given, e.g. "ollama/qwen2.5:7b"
   std::string model;     // sent to the server, e.g. "qwen2.5:7b"; "rules" for the rules model
@@ -153,6 +155,24 @@ struct AgentProfileConfig {
   std::vector<std::string> tools;            // the tools it may call; empty: every tool
 };
 
+// `local:` in keel.yaml: how gguf: and local/ models run in-process (keel/local_model.hpp).
+struct LocalModelConfig {
+  int context_size = 0;          // tokens; 0: the model's trained context, at most 8192
+  int gpu_layers = -1;           // layers offloaded to a GPU; -1: llama.cpp's default
+  int threads = 0;               // 0: the machine's cores
+  int max_tokens = 1024;         // tokens one reply may generate
+  std::string tool_choice = "auto";  // "auto" or "required" (every reply with tools is a call)
+  int max_calls_per_reply = 8;   // calls the grammar lets one reply hold (1..16)
+  int max_string_chars = 0;      // > 0: the grammar cuts unbounded strings there (0: no limit)
+  bool grammar = true;           // constrain tool calls with a grammar from the tools' schemas
+  std::string chat_template;     // family when the file has none: chatml, llama3, mistral, gemma
+  std::optional<double> temperature = std::nullopt;
+  std::optional<int64_t> seed = std::nullopt;
+  // A GGUF whose tokenizer counts tokens for the context policy (a vocab-only file works), e.g. for
+  // a remote model of a known family. Empty: a local model's own tokenizer, else the estimate.
+  std::string tokenizer;
+};
+
 // One entry of `lanes:` in keel.yaml (keel/lanes.hpp): a backend of the inference cascade.
 struct LaneConfig {
   std::string model;                     // as --model takes it, e.g. "ollama/qwen2.5:7b", "rules"
@@ -203,6 +223,7 @@ struct KeelConfig {
   std::vector<AgentProfileConfig> profiles = {};
   // `lanes:` of the workspace file, else the user file's; used instead of `model` unless --model is given.
   std::vector<LaneConfig> lanes = {};
+  LocalModelConfig local = {};            // `local:` (the workspace file's keys win)
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

@@ -25,6 +25,10 @@ struct SamplingParams {
   std::optional<int> max_tokens;      // unset: backend default
   std::optional<double> top_p;        // unset: backend default
   std::optional<int64_t> seed;        // unset: backend default
+  std::optional<int> top_k;           // unset: backend default (local models; ignored by HTTP APIs without it)
+  std::optional<double> min_p;        // unset: backend default (local models)
+  std::optional<double> repeat_penalty;  // unset: backend default; 1 is off (local models)
+  std::vector<std::string> stop;      // generation ends before any of these strings
 };
 
 struct ModelRequest {
@@ -35,6 +39,10 @@ struct ModelRequest {
   int round = 1;                        // 1-based model call number within the run
   bool final_round = false;             // the round limit was reached; answer without tools
   SamplingParams sampling;
+  // A JSON Schema (text) the reply must be one JSON value of (a skill's output schema); empty: free
+  // text. A local model enforces it with a grammar; other backends rely on the prompt, and keel
+  // validates the reply either way.
+  std::string response_schema;
   // When a hook sets this, it is sent instead of `history`.
   std::optional<std::vector<Message>> replaced_history;
 
@@ -53,6 +61,9 @@ struct ModelRequest {
 struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  // Prompt tokens the backend did not evaluate again because it had them cached (a local model's
+  // KV prefix reuse); prompt_tokens - cached_prompt_tokens were evaluated.
+  int64_t cached_prompt_tokens = 0;
 };
 
 // A backend's normalized answer: text and/or native tool calls.

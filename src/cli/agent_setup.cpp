@@ -14,6 +14,7 @@
 #include "cli/mcp_setup.hpp"
 #include "cli/skills_setup.hpp"
 #include "cli/tool_setup.hpp"
+#include "cli/local_backend.hpp"
 #include "keel/cassette.hpp"
 #include "keel/lanes.hpp"
 #include "keel/spawn_agent.hpp"
@@ -74,6 +75,7 @@ Options http_backend_options(const ModelSettings& model, const KeelConfig& confi
 Result<std::unique_ptr<LlmClient>> make_single_backend(const ModelSettings& model, const KeelConfig& config) {
   if (model.kind == ModelSettings::Kind::kRules) return make_rules_model();
   if (model.kind == ModelSettings::Kind::kReplay) return make_replay_client(model.model);
+  if (model.kind == ModelSettings::Kind::kLocal) return make_local_backend(model, config);
   if (model.kind == ModelSettings::Kind::kAnthropic) {
     AnthropicOptions a = http_backend_options<AnthropicOptions>(model, config);
     KEEL_TRY(validate_anthropic_options(a));
@@ -227,6 +229,14 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   options.store = a->store_.get();
   options.approvals = a->config_.approvals;
   options.config.context.context_window = static_cast<size_t>(a->config_.context_window);
+  if (!uses_lanes(a->config_)) {
+    if (size_t local = local_context_window(a->config_); local > 0) options.config.context.context_window = local;
+  }
+  {
+    std::string warning;
+    options.config.token_counter = make_token_counter(a->config_, &warning);
+    if (!warning.empty()) notice("warning: " + warning);
+  }
   options.config.context.threshold = a->config_.context_threshold_percent / 100.0;
   options.config.context.recency_rounds = a->config_.context_recency_rounds;
   options.config.context.summary_cooldown_rounds = a->config_.context_summary_cooldown_rounds;

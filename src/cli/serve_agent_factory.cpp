@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/agent_setup.hpp"
+#include "cli/local_backend.hpp"
 #include "cli/mcp_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/skills_setup.hpp"
@@ -173,6 +174,10 @@ Result<std::unique_ptr<api::AgentLease>> ServeAgentFactory::make(const api::RunS
     options.approvals.override_source = "the run's approval_mode";
   }
   options.config.context.context_window = static_cast<size_t>(c.context_window);
+  if (!uses_lanes(c)) {
+    if (size_t local = local_context_window(c); local > 0) options.config.context.context_window = local;
+  }
+  options.config.token_counter = make_token_counter(c, nullptr);
   options.config.context.threshold = c.context_threshold_percent / 100.0;
   options.config.context.recency_rounds = c.context_recency_rounds;
   options.config.context.summary_cooldown_rounds = c.context_summary_cooldown_rounds;

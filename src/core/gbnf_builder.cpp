@@ -1,11 +1,14 @@
 // GbnfBuilder: JSON Schema keywords to GBNF expressions.
 //
-// Everything a model could repeat without end is bounded: free strings (512 characters), whitespace
-// (one space, or a newline and up to 16 indentation characters), digits. Bounded repetitions
+// Structure a model could repeat without end is bounded: whitespace (one space, or a newline and up
+// to 16 indentation characters), digits, calls per reply. Free strings are not: a grammar that
+// closed a string early would silently cut a file's content; a reply that runs out of tokens
+// inside one is reported as cut off instead. Bounded repetitions
 // expand to one rule per step inside llama.cpp, so very large schema bounds fall back to the free
 // caps instead of producing huge grammars.
 #include "core/gbnf_builder.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -117,7 +120,7 @@ std::string GbnfBuilder::text() const {
     out.push_back('-');
     out.append(prim.name);
     out.append(" ::= ");
-    out.append(gbnf_primitive_body(prim.name, primitives_));
+    out.append(gbnf_primitive_body(prim.name, primitives_, string_cap_));
     out.push_back('\n');
   }
   return out;
@@ -264,10 +267,13 @@ Result<std::string> GbnfBuilder::string_body(const ojson& s) {
   std::optional<int64_t> max = gbnf_count(s, "maxLength", kGbnfMaxStringChars);
   if (!min && !max) return prim("string");
   int64_t lo = min.value_or(0);
-  int64_t hi = max ? *max : std::min(lo + kGbnfFreeStringChars, kGbnfMaxStringChars);
+  int64_t hi = max.value_or(lo);
   if (hi < lo) hi = lo;
   std::string b = "\"\\\"\"";
-  std::string rep = gbnf_repeat(lo, hi);
+  // No maxLength: at least lo characters, no upper bound (see the top of the file).
+  std::string rep = max             ? gbnf_repeat(lo, hi)
+                    : string_cap_ > 0 ? gbnf_repeat(lo, std::max(lo, string_cap_))
+                                      : gbnf_cat({"{", std::to_string(lo), ",}"});
   if (!rep.empty()) {
     b.push_back(' ');
     b.append(prim("char"));

@@ -28,9 +28,6 @@ std::string gbnf_literal(std::string_view s);
 // The parts joined.
 std::string gbnf_cat(std::initializer_list<std::string_view> parts);
 
-// Characters of a string without maxLength.
-inline constexpr int64_t kGbnfFreeStringChars = 512;
-
 // A shared JSON primitive rule ("value", "object", "string", "ws", ...) and the primitives its
 // body refers to ("" pads the list).
 struct GbnfPrimitive {
@@ -40,12 +37,15 @@ struct GbnfPrimitive {
 // All primitives, in the order they are written.
 std::span<const GbnfPrimitive> gbnf_primitives();
 // The body of primitive `which`, its rules named `prefix` + "-...".
-std::string gbnf_primitive_body(std::string_view which, const std::string& prefix);
+// string_cap > 0: free strings hold at most that many characters.
+std::string gbnf_primitive_body(std::string_view which, const std::string& prefix, int64_t string_cap = 0);
 
 class GbnfBuilder {
  public:
   // Primitive rules are named `primitives` + "-string", "-ws", ...
   explicit GbnfBuilder(std::string_view primitives);
+  // Strings without maxLength hold at most `cap` characters (0: no limit, the default).
+  void set_string_cap(int64_t cap) { string_cap_ = cap; }
 
   // Adds the rules for the schema text; returns the name of its root rule (gbnf_name(prefix),
   // or that name with a number when taken).
@@ -59,6 +59,7 @@ class GbnfBuilder {
   std::string text() const;
 
  private:
+  int64_t string_cap_ = 0;
   using ojson = nlohmann::ordered_json;
 
   std::string reserve(std::string_view hint);

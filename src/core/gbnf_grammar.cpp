@@ -1,6 +1,8 @@
 // The public grammar builders: one schema's rules, the tool-call grammar, the JSON-output grammar.
 #include "keel/core/gbnf_grammar.hpp"
 
+#include <algorithm>
+
 #include "core/gbnf_builder.hpp"
 
 namespace keel {
@@ -22,7 +24,8 @@ Result<GbnfRules> json_schema_gbnf(std::string_view schema, std::string_view pre
   return out;
 }
 
-Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const CallSyntax& syntax, ToolChoice choice) {
+Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const CallSyntax& syntax, ToolChoice choice,
+                                      int max_calls, int64_t max_string_chars) {
   if (tools.empty()) {
     return Status::InvalidArgument("a tool-call grammar needs at least one tool; pass the tools the model may call");
   }
@@ -30,6 +33,7 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
     return Status::InvalidArgument("the call syntax has no opening text; use keel::call_syntax(family)");
   }
   detail::GbnfBuilder b("json");
+  b.set_string_cap(max_string_chars);
   const std::string w = b.ws();
   const std::string comma = gbnf_cat({" ", w, " \",\" ", w, " "});
   const std::string key = detail::gbnf_literal(gbnf_cat({"\"", syntax.arguments_key, "\""}));
@@ -55,7 +59,8 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
     calls.append(call);
   }
   const std::string call = b.add_rule("call", std::move(calls));
-  const std::string more = gbnf_cat({"{0,", std::to_string(kGrammarMaxToolCalls - 1), "}"});
+  const int cap = std::clamp(max_calls, 1, kGrammarMaxToolCalls);
+  const std::string more = gbnf_cat({"{0,", std::to_string(cap - 1), "}"});
   const std::string open = detail::gbnf_literal(syntax.open);
   const std::string close =
       syntax.close.empty() ? std::string() : gbnf_cat({" ", w, " ", detail::gbnf_literal(syntax.close)});
@@ -73,8 +78,9 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
   return out;
 }
 
-Result<std::string> json_output_grammar(std::string_view schema) {
+Result<std::string> json_output_grammar(std::string_view schema, int64_t max_string_chars) {
   detail::GbnfBuilder b("json");
+  b.set_string_cap(max_string_chars);
   KEEL_ASSIGN_OR_RETURN(std::string value, b.add_schema(schema, "value"));
   const std::string w = b.ws();
   return gbnf_cat({"root ::= ", w, " ", value, " ", w, "\n", b.text()});

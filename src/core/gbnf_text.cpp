@@ -31,7 +31,7 @@ std::string gbnf_cat(std::initializer_list<std::string_view> parts) {
   for (std::string_view p : parts) out.append(p);
   return out;
 }
-std::string gbnf_primitive_body(std::string_view which, const std::string& p) {
+std::string gbnf_primitive_body(std::string_view which, const std::string& p, int64_t string_cap) {
   std::string ws = p + "-ws";
   std::string s;
   if (which == "value") {
@@ -75,9 +75,8 @@ std::string gbnf_primitive_body(std::string_view which, const std::string& p) {
     s.append(" \"]\"");
   } else if (which == "string") {
     s = "\"\\\"\" " + p;
-    s.append("-char{0,");
-    s.append(std::to_string(kGbnfFreeStringChars));
-    s.append("} \"\\\"\"");
+    s.append(string_cap > 0 ? gbnf_cat({"-char{0,", std::to_string(string_cap), "}"}) : std::string("-char*"));
+    s.append(" \"\\\"\"");
   } else if (which == "char") {
     s = R"([^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ))";
   } else if (which == "number") {

@@ -208,6 +208,10 @@ Result<std::string> build_messages_request(const ModelRequest& request, const An
       out += ",\"top_p\":";
       out += json(*s.top_p).dump();
     }
+    if (!s.stop.empty()) {
+      out += ",\"stop_sequences\":";
+      out += json(s.stop).dump();
+    }
     if (options.stream) out += ",\"stream\":true";
     out += '}';
     return out;

@@ -125,6 +125,7 @@ json cassette_reply_json(const ModelReply& reply) {
   j["tool_calls"] = std::move(calls);
   j["finish_reason"] = reply.finish_reason;
   j["usage"] = {{"prompt_tokens", reply.usage.prompt_tokens}, {"completion_tokens", reply.usage.completion_tokens}};
+  if (reply.usage.cached_prompt_tokens > 0) j["usage"]["cached_prompt_tokens"] = reply.usage.cached_prompt_tokens;
   j["model"] = reply.model;
   return j;
 }
@@ -143,6 +144,7 @@ Result<ModelReply> cassette_reply_from_json(const json& j, const std::string& wh
     r.model = j.value("model", "");
     if (auto u = j.find("usage"); u != j.end()) {
       r.usage.prompt_tokens = u->value("prompt_tokens", int64_t{0});
+      r.usage.cached_prompt_tokens = u->value("cached_prompt_tokens", int64_t{0});
       r.usage.completion_tokens = u->value("completion_tokens", int64_t{0});
     }
     if (auto calls = j.find("tool_calls"); calls != j.end()) {

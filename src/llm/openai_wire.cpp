@@ -159,6 +159,7 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
     if (s.max_tokens) out += ",\"max_tokens\":" + std::to_string(*s.max_tokens);
     if (s.top_p) out += ",\"top_p\":" + json(*s.top_p).dump();
     if (s.seed) out += ",\"seed\":" + std::to_string(*s.seed);
+    if (!s.stop.empty()) out += ",\"stop\":" + json(s.stop).dump();
     if (options.stream) {
       out += ",\"stream\":true";
       if (options.stream_usage) out += ",\"stream_options\":{\"include_usage\":true}";

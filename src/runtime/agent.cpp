@@ -138,6 +138,7 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
     if (reply.ok()) {
       attrs["prompt_tokens"] = reply->usage.prompt_tokens;
       attrs["completion_tokens"] = reply->usage.completion_tokens;
+      if (reply->usage.cached_prompt_tokens > 0) attrs["cached_prompt_tokens"] = reply->usage.cached_prompt_tokens;
       attrs["finish_reason"] = reply->finish_reason;
     } else {
       attrs["error"] = reply.status().to_string();

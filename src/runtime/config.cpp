@@ -99,6 +99,19 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
     cfg.profiles.push_back(p);
   }
   if (layer.lanes) cfg.lanes = *layer.lanes;
+  LocalModelConfig& local = cfg.local;
+  if (layer.local_context_size) local.context_size = *layer.local_context_size;
+  if (layer.local_gpu_layers) local.gpu_layers = *layer.local_gpu_layers;
+  if (layer.local_threads) local.threads = *layer.local_threads;
+  if (layer.local_max_tokens) local.max_tokens = *layer.local_max_tokens;
+  if (layer.local_max_calls) local.max_calls_per_reply = *layer.local_max_calls;
+  if (layer.local_max_string_chars) local.max_string_chars = *layer.local_max_string_chars;
+  if (layer.local_tool_choice) local.tool_choice = *layer.local_tool_choice;
+  if (layer.local_grammar) local.grammar = *layer.local_grammar;
+  if (layer.local_chat_template) local.chat_template = *layer.local_chat_template;
+  if (layer.local_tokenizer) local.tokenizer = *layer.local_tokenizer;
+  if (layer.local_temperature) local.temperature = *layer.local_temperature;
+  if (layer.local_seed) local.seed = *layer.local_seed;
 }
 
 // Resolves each lane's model like a --model name with the lane's base_url. A lane that does not

@@ -337,6 +337,33 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
     KEEL_TRY(context.integer("recency_rounds", 0, 1000, out.context_recency_rounds));
     KEEL_TRY(context.integer("summary_cooldown_rounds", 0, 1000, out.context_summary_cooldown_rounds));
   }
+  if (const YAML::Node n = root["local"]) {
+    KEEL_TRY(r.mapping(n, "local"));
+    KEEL_TRY(r.check_keys(n, "local", {"context_size", "gpu_layers", "threads", "max_tokens", "tool_choice", "max_calls_per_reply", "max_string_chars", "grammar", "chat_template",
+                                       "temperature", "seed", "tokenizer"}));
+    SectionReader local(r, n, "local.");
+    KEEL_TRY(local.integer("context_size", 0, kIntMax, out.local_context_size));
+    KEEL_TRY(local.integer("gpu_layers", -1, 100000, out.local_gpu_layers));
+    KEEL_TRY(local.integer("threads", 0, 1024, out.local_threads));
+    KEEL_TRY(local.integer("max_tokens", 1, kIntMax, out.local_max_tokens));
+    KEEL_TRY(local.integer("max_calls_per_reply", 1, 16, out.local_max_calls));
+    KEEL_TRY(local.integer("max_string_chars", 0, kIntMax, out.local_max_string_chars));
+    KEEL_TRY(local.string("tool_choice", out.local_tool_choice));
+    if (out.local_tool_choice && *out.local_tool_choice != "auto" && *out.local_tool_choice != "required") {
+      return r.error("local.tool_choice", "must be auto or required, not '" + *out.local_tool_choice + "'");
+    }
+    KEEL_TRY(local.boolean("grammar", out.local_grammar));
+    KEEL_TRY(local.string("chat_template", out.local_chat_template));
+    KEEL_TRY(local.string("tokenizer", out.local_tokenizer));
+    KEEL_TRY(local.integer("seed", 0, 0xFFFFFFFFLL, out.local_seed));
+    if (const YAML::Node t = n["temperature"]) {
+      try {
+        out.local_temperature = t.as<double>();
+      } catch (const YAML::Exception&) {
+        return r.error("local.temperature", "must be a number, e.g. 0.7");
+      }
+    }
+  }
   if (const YAML::Node n = root["planner"]) {
     KEEL_TRY(r.mapping(n, "planner"));
     KEEL_TRY(r.check_keys(n, "planner", {"enabled", "timeout_ms"}));
@@ -389,7 +416,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
-                         "context", "approvals", "mcpServers", "skills", "profiles", "lanes"}));
+                         "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));

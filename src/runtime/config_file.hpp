@@ -49,6 +49,12 @@ struct ConfigLayer {
   std::optional<int> skills_disclosure_percent;  // skills.disclosure_percent
   std::vector<AgentProfileConfig> profiles;      // profiles
   std::optional<std::vector<LaneConfig>> lanes;  // lanes (a list replaces an earlier file's)
+  std::optional<int> local_context_size, local_gpu_layers, local_threads, local_max_tokens, local_max_calls,
+      local_max_string_chars;  // local.*
+  std::optional<std::string> local_tool_choice, local_chat_template, local_tokenizer;
+  std::optional<bool> local_grammar;
+  std::optional<double> local_temperature;
+  std::optional<int64_t> local_seed;
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 

@@ -150,6 +150,15 @@ Result<ModelSettings> resolve_model(const ModelInputs& in, const std::map<std::s
     }
     return out;
   }
+  if (in.name.starts_with("gguf:") || in.name.starts_with("local/")) {
+    out.kind = ModelSettings::Kind::kLocal;
+    out.model = in.name.starts_with("gguf:") ? in.name.substr(5) : in.name;  // a path, or local/NAME
+    if (out.model.empty() || out.model == "local/") {
+      return Status::InvalidArgument("model '" + in.name + "' (from " + in.source +
+                                     ") names no file; use gguf:/path/model.gguf or local/NAME (keel models list)");
+    }
+    return out;
+  }
   out.kind = ModelSettings::Kind::kOpenAiCompatible;
 
   const Provider* provider = nullptr;

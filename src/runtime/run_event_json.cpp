@@ -82,8 +82,12 @@ void RunEventJson::on_model_retry(RunContext& ctx, int attempt, const Status& wh
 void RunEventJson::on_model_reply(RunContext& ctx, const ModelReply& r) {
   json calls = json::array();
   for (const auto& c : r.tool_calls) calls.push_back(call_json(c));
-  json body = {{"text", r.text}, {"tool_calls", calls}, {"finish_reason", r.finish_reason},
-               {"usage", {{"prompt_tokens", r.usage.prompt_tokens}, {"completion_tokens", r.usage.completion_tokens}}}};
+  json usage = {{"prompt_tokens", r.usage.prompt_tokens}, {"completion_tokens", r.usage.completion_tokens}};
+  if (r.usage.cached_prompt_tokens > 0) {
+    usage["cached_prompt_tokens"] = r.usage.cached_prompt_tokens;
+    usage["prompt_tokens_evaluated"] = r.usage.prompt_tokens - r.usage.cached_prompt_tokens;
+  }
+  json body = {{"text", r.text}, {"tool_calls", calls}, {"finish_reason", r.finish_reason}, {"usage", std::move(usage)}};
   if (!r.reasoning.empty()) body["reasoning"] = r.reasoning;
   emit("model_reply", std::move(body), &ctx);
 }

@@ -76,6 +76,7 @@ void attempt_model(const SkillCall& call, SkillOutcome& o) {
     request.tools_enabled = false;
     request.round = attempt;
     request.sampling.max_tokens = skill.manifest().max_tokens;
+    request.response_schema = skill.manifest().output_schema;
     CallOptions options;
     options.stream = false;
     options.stop = call.stop;

@@ -56,7 +56,7 @@ std::string lines(std::initializer_list<std::string_view> ls) {
 TEST(GbnfSchemaTest, FreeString) {
   GbnfRules r = rules(R"({"type":"string"})");
   dump_rules("free_string", r);
-  EXPECT_EQ(r.text, lines({"x ::= x-string", R"(x-string ::= "\"" x-char{0,512} "\"")", kChar}));
+  EXPECT_EQ(r.text, lines({"x ::= x-string", R"(x-string ::= "\"" x-char* "\"")", kChar}));
 }
 
 TEST(GbnfSchemaTest, ObjectWithRequiredFirstThenOptionals) {
@@ -78,7 +78,7 @@ TEST(GbnfSchemaTest, ObjectWithOnlyOptionalMembers) {
   dump_rules("object_optional", r);
   EXPECT_EQ(r.text, lines({R"(x ::= "{" x-ws ( x-a-kv ( x-ws "," x-ws x-b-kv )? | x-b-kv )? x-ws "}")",
                            "x-b ::= x-string | x-null", R"(x-a-kv ::= "\"a\"" x-ws ":" x-ws x-boolean)",
-                           R"(x-b-kv ::= "\"b\"" x-ws ":" x-ws x-b)", R"(x-string ::= "\"" x-char{0,512} "\"")", kChar,
+                           R"(x-b-kv ::= "\"b\"" x-ws ":" x-ws x-b)", R"(x-string ::= "\"" x-char* "\"")", kChar,
                            R"(x-boolean ::= "true" | "false")", R"(x-null ::= "null")", kWs}));
 }
 
@@ -142,7 +142,7 @@ TEST(GbnfSchemaTest, AnyOfKeepsSiblingKeywords) {
 }
 
 TEST(GbnfSchemaTest, LengthsItemsAndMaps) {
-  EXPECT_EQ(rules(R"({"type":"string","minLength":3})").text, lines({R"(x ::= "\"" x-char{3,515} "\"")", kChar}));
+  EXPECT_EQ(rules(R"({"type":"string","minLength":3})").text, lines({R"(x ::= "\"" x-char{3,} "\"")", kChar}));
   EXPECT_EQ(rules(R"({"type":"string","maxLength":0})").text, lines({R"(x ::= "\"" "\"")"}));
   EXPECT_EQ(rules(R"({"type":"string","minLength":2,"maxLength":2})").text,
             lines({R"(x ::= "\"" x-char{2} "\"")", kChar}));
@@ -154,7 +154,7 @@ TEST(GbnfSchemaTest, LengthsItemsAndMaps) {
   EXPECT_EQ(rules(R"({"type":"object","additionalProperties":{"type":"integer"}})").text,
             lines({R"(x ::= "{" x-ws ( x-string x-ws ":" x-ws x-integer ( x-ws "," x-ws x-string x-ws ":" x-ws)"
                    R"( x-integer )* )? x-ws "}")",
-                   R"(x-string ::= "\"" x-char{0,512} "\"")", kChar, kInteger, kWs}));
+                   R"(x-string ::= "\"" x-char* "\"")", kChar, kInteger, kWs}));
 }
 
 TEST(GbnfSchemaTest, UnsupportedKeywordsAreIgnored) {
@@ -242,9 +242,26 @@ TEST(ToolGrammarTest, HermesSyntaxExactGrammar) {
                    R"(call-0 ::= "{" json-ws "\"name\"" json-ws ":" json-ws "\"get_weather\"" json-ws "," json-ws)"
                    R"( "\"arguments\"" json-ws ":" json-ws tool0-get-weather json-ws "}")",
                    "call ::= call-0", R"(block ::= "<tool_call>" json-ws call json-ws "</tool_call>")",
-                   R"(json-string ::= "\"" json-char{0,512} "\"")",
+                   R"(json-string ::= "\"" json-char* "\"")",
                    R"(json-char ::= [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ))",
                    R"(json-ws ::= ( " " | "\n" [ \t]{0,16} )?)"}));
+}
+
+TEST(ToolGrammarTest, CallsPerReplyAndStringLengthCanBeCapped) {
+  std::vector<ToolSpec> tools = grammar_tools();
+  tools.resize(1);
+  Result<ToolGrammar> one = tool_call_grammar(tools, call_syntax(ChatFamily::kChatML), ToolChoice::kRequired, 1, 24);
+  ASSERT_TRUE(one.ok());
+  EXPECT_TRUE(one->triggers.empty());  // required: not lazy
+  EXPECT_NE(one->gbnf.find("root ::= block ( json-ws block ){0,0}\n"), std::string::npos) << one->gbnf;
+  EXPECT_NE(one->gbnf.find(R"(json-string ::= "\"" json-char{0,24} "\"")"), std::string::npos) << one->gbnf;
+  Result<ToolGrammar> clamped = tool_call_grammar(tools, call_syntax(ChatFamily::kChatML), ToolChoice::kAuto, 99);
+  ASSERT_TRUE(clamped.ok());
+  EXPECT_NE(clamped->gbnf.find("root ::= block ( json-ws block ){0,15}\n"), std::string::npos);
+  EXPECT_NE(clamped->gbnf.find(R"(json-string ::= "\"" json-char* "\"")"), std::string::npos);
+  Result<std::string> out = json_output_grammar(R"({"type":"string","minLength":3})", 10);
+  ASSERT_TRUE(out.ok());
+  EXPECT_NE(out->find(R"(json-char{3,10})"), std::string::npos) << *out;
 }
 
 TEST(ToolGrammarTest, EveryFamilyNamesEveryTool) {

@@ -26,7 +26,7 @@ int usage(const char* why) {
 int main(int argc, char** argv) {
   std::string vocab;
   std::string out;
-  keel::test::GgufFixtureOptions opts;
+  keel::testing::GgufFixtureOptions opts;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--seed" || arg == "--template") {
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     }
   }
   if (out.empty()) return usage("VOCAB.gguf and OUT.gguf are required");
-  const std::string err = keel::test::write_random_gguf(vocab, out, opts);
+  const std::string err = keel::testing::write_random_gguf(vocab, out, opts);
   if (!err.empty()) {
     std::fprintf(stderr, "%s\n", err.c_str());
     return 1;

@@ -12,7 +12,7 @@
 #include "ggml.h"
 #include "gguf.h"
 
-namespace keel::test {
+namespace keel::testing {
 namespace {
 
 struct GgufCtxFree {
@@ -218,6 +218,6 @@ std::string write_random_gguf(const std::string& vocab_gguf, const std::string& 
   return "";
 }
 
-}  // namespace keel::test
+}  // namespace keel::testing
 
 #endif  // KEEL_HAS_LLAMA

@@ -5,9 +5,9 @@
 // llama.cpp ships, so tokenization, special tokens and the chat template behave like the real model family;
 // only the weights are noise, so generated text is gibberish but deterministic for a seed.
 //
-//   keel::test::GgufFixtureOptions o;
+//   keel::testing::GgufFixtureOptions o;
 //   o.chat_template = "{% for m in messages %}...";
-//   std::string err = keel::test::write_random_gguf(vocab_dir + "/ggml-vocab-llama-bpe.gguf", out, o);
+//   std::string err = keel::testing::write_random_gguf(vocab_dir + "/ggml-vocab-llama-bpe.gguf", out, o);
 //   ASSERT_EQ(err, "");
 //
 // Available only when the build links llama.cpp (KEEL_HAS_LLAMA). Thread-safe: it shares no state.
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-namespace keel::test {
+namespace keel::testing {
 
 // Shape and metadata of the generated model. Defaults give a 16.7 MB file with the llama-bpe vocabulary: its
 // ~8 MB of tokenizer data plus the token embedding (n_vocab x n_embd, Q8_0 when n_embd is a multiple of 32,
@@ -38,4 +38,4 @@ struct GgufFixtureOptions {
 // a failed write removes `out_path`.
 std::string write_random_gguf(const std::string& vocab_gguf, const std::string& out_path, const GgufFixtureOptions& o);
 
-}  // namespace keel::test
+}  // namespace keel::testing

@@ -6,9 +6,9 @@
 //   if (!g.ok()) return g.status();
 //   // llama_sampler_init_grammar_lazy_patterns(vocab, g->gbnf.c_str(), "root", g->triggers...)
 //
-// Every string and repetition the grammars allow is bounded where the schema leaves it open
-// (free strings at most 512 characters, whitespace a few characters at each point), so a model
-// with random weights cannot run forever inside them.
+// Whitespace, digits and calls per reply are bounded, so a model cannot loop inside the structure;
+// strings are bounded only by the schema (a grammar that closed them early would cut content
+// silently), so a reply that runs out of tokens inside one is reported as cut off.
 //
 // Thread-safety: pure functions; safe to call concurrently.
 #pragma once
@@ -63,10 +63,14 @@ struct ToolGrammar {
 // kRequired: not lazy, the output is calls only.
 // Errors (kInvalidArgument): no tools, an empty syntax.open, or a tool schema that
 // json_schema_gbnf rejects (the message names the tool).
-Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const CallSyntax& syntax, ToolChoice choice);
+// max_calls (1..16) bounds the calls of one reply. max_string_chars > 0 closes every string the
+// schema leaves unbounded after that many characters: it bounds a small model that loops inside a
+// string, at the price of cutting longer values (0, the default: no limit).
+Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const CallSyntax& syntax, ToolChoice choice,
+                                      int max_calls = 16, int64_t max_string_chars = 0);
 
 // A grammar for a reply that is exactly one JSON value matching `schema` (a few whitespace
 // characters allowed around it). Errors: those of json_schema_gbnf.
-Result<std::string> json_output_grammar(std::string_view schema);
+Result<std::string> json_output_grammar(std::string_view schema, int64_t max_string_chars = 0);
 
 }  // namespace keel

@@ -1,9 +1,11 @@
 // Checks that support/gguf_fixture writes a model llama.cpp loads and runs: the vocabulary is the source
 // file's, the shape is the options', decoding works and is deterministic, and errors come back as messages.
 //
-// Needs llama.cpp and two paths at compile time: KEEL_LLAMA_VOCAB_DIR (the ggml-vocab-*.gguf files) and
+// Needs llama.cpp and two paths at compile time: KEEL_LLAMA_MODELS_DIR (the ggml-vocab-*.gguf files) and
 // KEEL_LLAMA_BACKEND_DIR (the folder holding the ggml CPU backend libraries).
 #include <gtest/gtest.h>
+
+#if KEEL_HAS_LLAMA
 
 #include <algorithm>
 #include <cstdint>
@@ -21,11 +23,11 @@
 
 namespace {
 
-using keel::test::GgufFixtureOptions;
-using keel::test::write_random_gguf;
+using keel::testing::GgufFixtureOptions;
+using keel::testing::write_random_gguf;
 
 std::string vocab_path(const std::string& name) {
-  std::string p = KEEL_LLAMA_VOCAB_DIR;
+  std::string p = KEEL_LLAMA_MODELS_DIR;
   p.append("/ggml-vocab-").append(name).append(".gguf");
   return p;
 }
@@ -311,3 +313,4 @@ TEST_F(GgufFixture, ReportsErrorsAsMessagesAndLeavesNoFile) {
 }
 
 }  // namespace
+#endif  // KEEL_HAS_LLAMA

@@ -1,0 +1,57 @@
+# llama.cpp for the local backend (src/llm/llama_*). Three ways to get it:
+#   default           scripts/fetch-llama.sh fetches the prebuilt libraries of @node-llama-cpp/linux-x64
+#                     (KEEL_LLAMA_FLAVOR=cuda: linux-x64-cuda) and the headers of the same release from npm
+#                     into build/llama
+#   KEEL_LLAMA_DIR    a llama.cpp install prefix of your own (include/llama.h, lib/libllama.so, libggml*.so)
+#   KEEL_LLAMA_SYSTEM find_package(llama) (a llama.cpp installed with its CMake package files)
+# KEEL_LLAMA=OFF builds keel without the local backend (gguf: and local/ models then report that).
+# Defines keel::llama and KEEL_LLAMA_BACKEND_DIR (where ggml's backend variants are loaded from).
+option(KEEL_LLAMA "Build the in-process llama.cpp backend" ON)
+set(KEEL_LLAMA_VERSION "3.22.1" CACHE STRING "node-llama-cpp release the llama.cpp libraries and headers come from")
+set(KEEL_LLAMA_FLAVOR "cpu" CACHE STRING "cpu or cuda: which prebuilt llama.cpp package to fetch")
+set(KEEL_LLAMA_DIR "" CACHE PATH "a llama.cpp install prefix to use instead of the npm packages")
+option(KEEL_LLAMA_SYSTEM "Use find_package(llama) instead of the npm packages" OFF)
+set(KEEL_LLAMA_FETCH_DIR "${CMAKE_SOURCE_DIR}/build/llama" CACHE PATH "where the npm packages are unpacked")
+
+if(NOT KEEL_LLAMA)
+  return()
+endif()
+
+add_library(keel_llama INTERFACE)
+add_library(keel::llama ALIAS keel_llama)
+if(KEEL_LLAMA_SYSTEM)
+  find_package(llama CONFIG REQUIRED)
+  target_link_libraries(keel_llama INTERFACE llama)
+  get_target_property(_llama_lib llama LOCATION)
+  get_filename_component(KEEL_LLAMA_BACKEND_DIR "${_llama_lib}" DIRECTORY)
+else()
+  if(KEEL_LLAMA_DIR)
+    set(_prefix "${KEEL_LLAMA_DIR}")
+    set(_incdirs "${_prefix}/include")
+    set(_libdirs "${_prefix}/lib" "${_prefix}/lib64" "${_prefix}/build/bin" "${_prefix}")
+  else()
+    execute_process(COMMAND ${CMAKE_SOURCE_DIR}/scripts/fetch-llama.sh ${KEEL_LLAMA_VERSION} ${KEEL_LLAMA_FLAVOR}
+                            ${KEEL_LLAMA_FETCH_DIR}
+                    RESULT_VARIABLE _fetch_rc)
+    if(NOT _fetch_rc EQUAL 0)
+      message(FATAL_ERROR "keel: could not fetch llama.cpp from npm (see above). Configure with -DKEEL_LLAMA=OFF "
+                          "to build without the local backend, or -DKEEL_LLAMA_DIR=/your/llama.cpp/prefix.")
+    endif()
+    set(_incdirs "${KEEL_LLAMA_FETCH_DIR}/include")
+    set(_libdirs "${KEEL_LLAMA_FETCH_DIR}/lib")
+  endif()
+  find_path(KEEL_LLAMA_INCLUDE llama.h PATHS ${_incdirs} NO_DEFAULT_PATH)
+  find_path(KEEL_GGML_INCLUDE ggml.h PATHS ${_incdirs} ${_incdirs}/ggml "${KEEL_LLAMA_DIR}/ggml/include" NO_DEFAULT_PATH)
+  find_library(KEEL_LLAMA_LIB NAMES llama llama.v0.5.0 PATHS ${_libdirs} NO_DEFAULT_PATH)
+  find_library(KEEL_GGML_LIB NAMES ggml ggml.v0.5.0 PATHS ${_libdirs} NO_DEFAULT_PATH)
+  find_library(KEEL_GGML_BASE_LIB NAMES ggml-base PATHS ${_libdirs} NO_DEFAULT_PATH)
+  if(NOT KEEL_LLAMA_INCLUDE OR NOT KEEL_GGML_INCLUDE OR NOT KEEL_LLAMA_LIB OR NOT KEEL_GGML_LIB OR NOT KEEL_GGML_BASE_LIB)
+    message(FATAL_ERROR "keel: llama.cpp not found under ${_incdirs} / ${_libdirs} (need llama.h, ggml.h, "
+                        "libllama, libggml, libggml-base). Fix KEEL_LLAMA_DIR or configure with -DKEEL_LLAMA=OFF.")
+  endif()
+  target_include_directories(keel_llama SYSTEM INTERFACE ${KEEL_LLAMA_INCLUDE} ${KEEL_GGML_INCLUDE})
+  target_link_libraries(keel_llama INTERFACE ${KEEL_LLAMA_LIB} ${KEEL_GGML_LIB} ${KEEL_GGML_BASE_LIB})
+  get_filename_component(KEEL_LLAMA_BACKEND_DIR "${KEEL_LLAMA_LIB}" DIRECTORY)
+endif()
+target_compile_definitions(keel_llama INTERFACE KEEL_HAS_LLAMA=1 KEEL_LLAMA_BACKEND_DIR="${KEEL_LLAMA_BACKEND_DIR}")
+message(STATUS "keel: llama.cpp from ${KEEL_LLAMA_BACKEND_DIR}")

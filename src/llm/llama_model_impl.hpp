@@ -1,0 +1,31 @@
+// The llama.cpp objects behind keel::LocalModel, for the files of the local backend only.
+#pragma once
+
+#include <llama.h>
+
+#include <string>
+
+#include "keel/core/chat_template.hpp"
+#include "keel/local_model.hpp"
+
+namespace keel {
+
+struct LocalModel::Impl {
+  llama_model* model = nullptr;
+  const llama_vocab* vocab = nullptr;
+  LocalModelInfo info;
+  ChatFamily family = ChatFamily::kChatML;
+  bool add_bos = false;  // the tokenizer wants a BOS token at the start of a prompt
+  ~Impl();
+};
+
+namespace llama_detail {
+// Loads ggml's backends and quiets llama.cpp's log (errors are kept for messages) once per process.
+void ensure_backend();
+// The last error llama.cpp logged on this thread (cleared by the call), for error messages.
+std::string take_last_error();
+// The text of one token (special tokens rendered).
+std::string token_piece(const llama_vocab* vocab, llama_token token);
+}  // namespace llama_detail
+
+}  // namespace keel

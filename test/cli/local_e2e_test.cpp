@@ -1,0 +1,114 @@
+// End to end with the in-process backend: `keel run --model gguf:FILE` on a random-weight model
+// whose calls the grammar keeps schema-valid drives a whole run to an answer, with the prompt
+// prefix reused between rounds; lanes fall back when the model file is missing or broken.
+#include <gtest/gtest.h>
+
+#if KEEL_HAS_LLAMA
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.hpp"
+#include "support/gguf_fixture.hpp"
+#include "support/temp_dir.hpp"
+
+namespace keel {
+namespace {
+
+using nlohmann::json;
+
+std::vector<json> events_of(const std::string& out) {
+  std::vector<json> events;
+  for (const std::string& line : testing::lines_of(out)) {
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_discarded()) events.push_back(std::move(j));
+  }
+  return events;
+}
+
+std::string write_model(testing::TempDir& dir) {
+  testing::GgufFixtureOptions o;
+  o.chat_template = "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n{% endfor %}";
+  std::string path = (dir.path() / "tiny.gguf").string();
+  EXPECT_EQ(testing::write_random_gguf(std::string(KEEL_LLAMA_MODELS_DIR) + "/ggml-vocab-llama-bpe.gguf", path, o), "");
+  return path;
+}
+
+TEST(LocalCliTest, ARandomModelUnderTheGrammarDrivesAWholeRun) {
+  testing::TempDir ws;
+  std::string model = write_model(ws);
+  ws.write("notes.txt", "alpha\n");
+  ws.write("keel.yaml",
+           "max_rounds: 2\n"
+           "tools: {shell: {enabled: false}, web: {enabled: false}}\n"
+           "local: {tool_choice: required, max_calls_per_reply: 1, max_string_chars: 24, temperature: 0, threads: 1,\n"
+           "        context_size: 8192, max_tokens: 400}\n");
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.timeout_ms = 120000;
+  testing::CliRun run = testing::run_cli(
+      KEEL_BINARY, {"run", "--ephemeral", "--json", "--model", "gguf:" + model, "--workspace", ws.path().string(),
+                    "look at notes.txt"},
+      opts);
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out.substr(0, 4000);
+  std::vector<json> events = events_of(run.out);
+  std::vector<json> replies;
+  int calls = 0;
+  for (const json& e : events) {
+    if (e["type"] == "model_reply") replies.push_back(e);
+    if (e["type"] == "tool_call") {
+      ++calls;
+      EXPECT_TRUE(e["arguments"].is_object()) << e.dump();  // parsed: the grammar kept it valid JSON
+    }
+  }
+  ASSERT_EQ(replies.size(), 3u) << run.out.substr(0, 4000);  // two tool rounds and the final answer
+  EXPECT_FALSE(replies[0]["tool_calls"].empty());
+  EXPECT_FALSE(replies[1]["tool_calls"].empty());
+  EXPECT_GE(calls, 2);
+  // Rounds 2 and 3 evaluate only what follows the prefix already in the cache.
+  for (size_t i = 1; i < replies.size(); ++i) {
+    const json& u = replies[i]["usage"];
+    ASSERT_TRUE(u.contains("cached_prompt_tokens")) << u.dump();
+    EXPECT_GT(u["cached_prompt_tokens"].get<int64_t>(), replies[i - 1]["usage"]["prompt_tokens"].get<int64_t>() / 2);
+    EXPECT_EQ(u["prompt_tokens_evaluated"].get<int64_t>(),
+              u["prompt_tokens"].get<int64_t>() - u["cached_prompt_tokens"].get<int64_t>());
+  }
+  const json& last = events.back();
+  EXPECT_EQ(last["type"], "run_finished");
+  EXPECT_FALSE(last["answer"].get<std::string>().empty());
+}
+
+TEST(LocalCliTest, LanesFallBackWhenTheModelFileIsMissingOrBroken) {
+  testing::TempDir ws;
+  ws.write("broken.gguf", "GGUF but not really a model");
+  for (const std::string& file : {(ws.path() / "missing.gguf").string(), (ws.path() / "broken.gguf").string()}) {
+    ws.write("keel.yaml", "lanes:\n  - model: gguf:" + file + "\n  - model: rules\n");
+    testing::CliOptions opts;
+    opts.cwd = ws.path().string();
+    testing::CliRun run = testing::run_cli(
+        KEEL_BINARY, {"run", "--ephemeral", "--json", "--workspace", ws.path().string(), "hello"}, opts);
+    ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+    bool fell_back = false;
+    for (const json& e : events_of(run.out)) {
+      if (e["type"] != "model_retry") continue;
+      std::string why = e["error"];
+      fell_back = why.find("lane 1 (gguf:" + file + ") load failure") != std::string::npos &&
+                  why.find("trying lane 2 (rules)") != std::string::npos;
+      EXPECT_NE(why.find(file), std::string::npos) << why;
+    }
+    EXPECT_TRUE(fell_back) << run.out;
+  }
+}
+
+TEST(LocalCliTest, AMissingModelWithoutLanesIsAClearError) {
+  testing::TempDir ws;
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.env["KEEL_MODELS_DIR"] = ws.path().string();
+  testing::CliRun run = testing::run_cli(
+      KEEL_BINARY, {"run", "--ephemeral", "--model", "local/nothing", "--workspace", ws.path().string(), "hi"}, opts);
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("nothing"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace keel
+#endif  // KEEL_HAS_LLAMA
