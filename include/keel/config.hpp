@@ -171,6 +171,10 @@ struct LocalModelConfig {
   // A GGUF whose tokenizer counts tokens for the context policy (a vocab-only file works), e.g. for
   // a remote model of a known family. Empty: a local model's own tokenizer, else the estimate.
   std::string tokenizer;
+  // Save each session's KV cache in $KEEL_HOME/kv/SESSION.kv when a run ends and restore it when
+  // the session continues, so a resumed session does not evaluate its history again. Files can be
+  // large (the whole cache), hence off by default.
+  bool kv_cache = false;
 };
 
 // One entry of `lanes:` in keel.yaml (keel/lanes.hpp): a backend of the inference cascade.

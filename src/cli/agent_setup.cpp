@@ -242,6 +242,9 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   options.config.context.summary_cooldown_rounds = a->config_.context_summary_cooldown_rounds;
   options.config.context.summarize_prompt = load_prompt("summarize.md", a->workspace_, inputs.env);
   a->agent_ = std::make_unique<Agent>(*a->llm_, *a->tools_, options);
+  if (!flags.ephemeral) {
+    if (std::shared_ptr<Hooks> kv = make_local_state_hooks(*a->llm_, a->config_)) a->agent_->add_hooks(kv);
+  }
 
   bool rules = a->config_.model.kind == ModelSettings::Kind::kRules && !uses_lanes(a->config_);
   if (flags.quiet) {

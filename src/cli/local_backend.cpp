@@ -6,6 +6,7 @@
 
 #include "keel/local_model.hpp"
 #include "keel/model_files.hpp"
+#include "keel/store/sqlite_store.hpp"
 
 namespace keel::cli {
 namespace {
@@ -76,6 +77,44 @@ std::shared_ptr<const TokenCounter> make_token_counter(const KeelConfig& config,
     return nullptr;
   }
   return std::make_shared<LocalTokenCounter>(std::move(m).value());
+}
+
+namespace {
+
+class LocalStateHooks final : public Hooks {
+ public:
+  LocalStateHooks(LocalClient& client, std::filesystem::path dir) : client_(client), dir_(std::move(dir)) {}
+  void on_run_started(RunContext& ctx) override {
+    std::error_code ec;
+    if (ctx.session_id.empty() || !std::filesystem::exists(file(ctx), ec)) return;
+    // A file from another model or context size is refused by llama.cpp: the run then evaluates
+    // its history as usual.
+    (void)client_.load_state(file(ctx).string());
+  }
+  void on_run_finished(RunContext& ctx, const RunOutcome&) override { save(ctx); }
+  void on_run_failed(RunContext& ctx, const RunOutcome&) override { save(ctx); }
+
+ private:
+  std::filesystem::path file(const RunContext& ctx) const { return dir_ / (ctx.session_id + ".kv"); }
+  void save(const RunContext& ctx) {
+    if (ctx.session_id.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    (void)client_.save_state(file(ctx).string());
+  }
+  LocalClient& client_;
+  std::filesystem::path dir_;
+};
+
+}  // namespace
+
+std::shared_ptr<Hooks> make_local_state_hooks(LlmClient& llm, const KeelConfig& config) {
+  if (!config.local.kv_cache || config.model.kind != ModelSettings::Kind::kLocal) return nullptr;
+  auto* local = dynamic_cast<LocalClient*>(&llm);
+  if (local == nullptr) return nullptr;  // lanes: the local lane is inside the cascade
+  Result<std::filesystem::path> db = default_store_path();
+  if (!db.ok()) return nullptr;
+  return std::make_shared<LocalStateHooks>(*local, db->parent_path() / "kv");
 }
 
 size_t local_context_window(const KeelConfig& config) {

@@ -7,6 +7,7 @@
 
 #include "keel/config.hpp"
 #include "keel/core/token_counter.hpp"
+#include "keel/hooks.hpp"
 #include "keel/llm_client.hpp"
 #include "keel/result.hpp"
 
@@ -23,6 +24,11 @@ Result<std::unique_ptr<LlmClient>> make_local_backend(const ModelSettings& model
 // llama.cpp's vocab-only files such as "llama-bpe" or "qwen2"), else a local model's own
 // tokenizer; nullptr (the estimate) otherwise or when it cannot be loaded (`warning` says why).
 std::shared_ptr<const TokenCounter> make_token_counter(const KeelConfig& config, std::string* warning);
+
+// When local.kv_cache is on and `llm` is a local model: hooks that restore a session's saved KV
+// cache ($KEEL_HOME/kv/SESSION.kv) when a run of it starts and save it when the run ends.
+// nullptr otherwise.
+std::shared_ptr<Hooks> make_local_state_hooks(LlmClient& llm, const KeelConfig& config);
 
 // The context window a local model runs with (local.context_size, else its trained context up to
 // 8192); 0 for other models or when the file cannot be read.

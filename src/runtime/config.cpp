@@ -108,6 +108,7 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.local_max_string_chars) local.max_string_chars = *layer.local_max_string_chars;
   if (layer.local_tool_choice) local.tool_choice = *layer.local_tool_choice;
   if (layer.local_grammar) local.grammar = *layer.local_grammar;
+  if (layer.local_kv_cache) local.kv_cache = *layer.local_kv_cache;
   if (layer.local_chat_template) local.chat_template = *layer.local_chat_template;
   if (layer.local_tokenizer) local.tokenizer = *layer.local_tokenizer;
   if (layer.local_temperature) local.temperature = *layer.local_temperature;

@@ -340,7 +340,7 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
   if (const YAML::Node n = root["local"]) {
     KEEL_TRY(r.mapping(n, "local"));
     KEEL_TRY(r.check_keys(n, "local", {"context_size", "gpu_layers", "threads", "max_tokens", "tool_choice", "max_calls_per_reply", "max_string_chars", "grammar", "chat_template",
-                                       "temperature", "seed", "tokenizer"}));
+                                       "temperature", "seed", "tokenizer", "kv_cache"}));
     SectionReader local(r, n, "local.");
     KEEL_TRY(local.integer("context_size", 0, kIntMax, out.local_context_size));
     KEEL_TRY(local.integer("gpu_layers", -1, 100000, out.local_gpu_layers));
@@ -353,6 +353,7 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
       return r.error("local.tool_choice", "must be auto or required, not '" + *out.local_tool_choice + "'");
     }
     KEEL_TRY(local.boolean("grammar", out.local_grammar));
+    KEEL_TRY(local.boolean("kv_cache", out.local_kv_cache));
     KEEL_TRY(local.string("chat_template", out.local_chat_template));
     KEEL_TRY(local.string("tokenizer", out.local_tokenizer));
     KEEL_TRY(local.integer("seed", 0, 0xFFFFFFFFLL, out.local_seed));

@@ -52,7 +52,7 @@ struct ConfigLayer {
   std::optional<int> local_context_size, local_gpu_layers, local_threads, local_max_tokens, local_max_calls,
       local_max_string_chars;  // local.*
   std::optional<std::string> local_tool_choice, local_chat_template, local_tokenizer;
-  std::optional<bool> local_grammar;
+  std::optional<bool> local_grammar, local_kv_cache;
   std::optional<double> local_temperature;
   std::optional<int64_t> local_seed;
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #if KEEL_HAS_LLAMA
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.hpp"
@@ -74,6 +75,44 @@ TEST(LocalCliTest, ARandomModelUnderTheGrammarDrivesAWholeRun) {
   const json& last = events.back();
   EXPECT_EQ(last["type"], "run_finished");
   EXPECT_FALSE(last["answer"].get<std::string>().empty());
+}
+
+// The first model reply's usage in `--json` output.
+json first_usage(const std::string& out) {
+  for (const json& e : events_of(out)) {
+    if (e["type"] == "model_reply") return e["usage"];
+  }
+  return nullptr;
+}
+
+TEST(LocalCliTest, ASessionContinuedInANewProcessStartsFromItsSavedCache) {
+  testing::TempDir ws;
+  std::string model = write_model(ws);
+  ws.write("keel.yaml", "max_rounds: 1\ntools: {shell: {enabled: false}, web: {enabled: false}}\n"
+                        "local: {kv_cache: true, temperature: 1.0, seed: 7, threads: 1, context_size: 8192, max_tokens: 12}\n");
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.timeout_ms = 120000;
+  opts.env["KEEL_HOME"] = (ws.path() / "home").string();
+  std::vector<std::string> args = {"run", "--json", "--model", "gguf:" + model, "--workspace", ws.path().string()};
+  std::vector<std::string> first = args;
+  first.push_back("say hello");
+  testing::CliRun one = testing::run_cli(KEEL_BINARY, first, opts);
+  ASSERT_EQ(one.exit_code, 0) << one.err << one.out.substr(0, 3000);
+  std::string session = events_of(one.out).back()["session_id"];
+  ASSERT_FALSE(session.empty());
+  EXPECT_TRUE(std::filesystem::exists(ws.path() / "home" / "kv" / (session + ".kv")));
+  EXPECT_FALSE(first_usage(one.out).contains("cached_prompt_tokens"));  // a cold start
+
+  std::vector<std::string> second = args;
+  second.insert(second.end(), {"--session", session, "and goodbye"});
+  testing::CliRun two = testing::run_cli(KEEL_BINARY, second, opts);
+  ASSERT_EQ(two.exit_code, 0) << two.err << two.out.substr(0, 3000);
+  json usage = first_usage(two.out);
+  ASSERT_TRUE(usage.contains("cached_prompt_tokens")) << two.out.substr(0, 3000);
+  // The system prompt and the first exchange come from the file; only the new turn is evaluated.
+  EXPECT_GT(usage["cached_prompt_tokens"].get<int64_t>(), first_usage(one.out)["prompt_tokens"].get<int64_t>() - 2);
+  EXPECT_LT(usage["prompt_tokens_evaluated"].get<int64_t>(), 60);
 }
 
 TEST(LocalCliTest, LanesFallBackWhenTheModelFileIsMissingOrBroken) {

@@ -7,7 +7,7 @@
 namespace keel::detail {
 namespace {
 
-bool is_space(char c) {
+bool digest_is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
 }
 
@@ -33,7 +33,7 @@ void append_key(std::string& out, std::string_view line, size_t max_chars) {
   bool cut = false;
   bool clean_end = false;  // the cut falls on a space: nothing to take back
   for (char c : line) {
-    if (is_space(c)) {
+    if (digest_is_space(c)) {
       pending_space = out.size() > start;
       continue;
     }
@@ -74,7 +74,7 @@ std::string make_digest(std::string_view tool_name, bool ok, std::string_view co
 void write_digest(std::string& out, std::string_view tool_name, bool ok, std::string_view content, size_t max_chars) {
   std::string_view line = first_nonempty_line(content);
   size_t lead = 0;
-  while (lead < line.size() && is_space(line[lead])) ++lead;
+  while (lead < line.size() && digest_is_space(line[lead])) ++lead;
   line.remove_prefix(lead);
   if (!ok && starts_with_error(line)) line.remove_prefix(6);
 

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxEntries = 1000;
 
-constexpr const char* kSchema = R"json({
+constexpr const char* kFsListSchema = R"json({
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "Directory to list, relative to the workspace, or NAME:path in another root; default \".\""}
@@ -82,7 +82,7 @@ Result<std::string> list_dir(const WorkspacePtr& ws, const nlohmann::json& args)
 std::unique_ptr<Tool> make_fs_list_tool(WorkspacePtr workspace) {
   ToolSpec spec = read_only_fs_spec(
       "fs_list", "List the entries of one directory (not recursive), with type and size; fs_tree shows deeper levels.",
-      kSchema);
+      kFsListSchema);
   // Every listing names what it listed, an empty directory included ("x is empty"): a blank ok
   // output would be a bug, never an honest listing.
   spec.postconditions.push_back(Postcondition::not_empty());
