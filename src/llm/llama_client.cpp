@@ -147,6 +147,7 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
     if (std::filesystem::exists(s.options.state_file, ec)) (void)load_state(s.options.state_file);
   }
   KEEL_ASSIGN_OR_RETURN(std::vector<llama_token> prompt, s.render(request));
+  if (prompt.empty()) return Status::InvalidArgument("the request renders to an empty prompt");
   int max_tokens = request.sampling.max_tokens.value_or(s.options.max_tokens);
   if (static_cast<int>(prompt.size()) + 1 > s.n_ctx) {
     return Status::InvalidArgument("the prompt has " + std::to_string(prompt.size()) + " tokens but the context holds " +
