@@ -88,6 +88,7 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
       reply_.model = stream_string(*message, "model");
       if (const json* usage = object_field(*message, "usage")) {
         reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
+        reply_.usage.cached_prompt_tokens = anthropic_cached_prompt_tokens(*usage);
         reply_.usage.completion_tokens = stream_count(*usage, "output_tokens").value_or(0);
       }
     }
@@ -101,7 +102,10 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
     if (const json* usage = object_field(payload, "usage")) {
       // Counts here are cumulative; input counts appear only when they changed.
       if (auto out = stream_count(*usage, "output_tokens")) reply_.usage.completion_tokens = *out;
-      if (stream_count(*usage, "input_tokens")) reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
+      if (stream_count(*usage, "input_tokens")) {
+        reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
+        reply_.usage.cached_prompt_tokens = anthropic_cached_prompt_tokens(*usage);
+      }
     }
     return Status::Ok();
   }

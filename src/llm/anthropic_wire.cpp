@@ -154,6 +154,7 @@ Result<ModelReply> parse_anthropic_message(const json& body) {
   reply.finish_reason = finish_reason_of(anth_string(body, "stop_reason"));
   if (const auto usage = body.find("usage"); usage != body.end() && usage->is_object()) {
     reply.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
+    reply.usage.cached_prompt_tokens = anthropic_cached_prompt_tokens(*usage);
     reply.usage.completion_tokens = anth_int(*usage, "output_tokens");
   }
   for (const json& block : *content) {
@@ -231,6 +232,8 @@ int64_t anthropic_prompt_tokens(const json& usage) {
   return anth_int(usage, "input_tokens") + anth_int(usage, "cache_creation_input_tokens") +
          anth_int(usage, "cache_read_input_tokens");
 }
+
+int64_t anthropic_cached_prompt_tokens(const json& usage) { return anth_int(usage, "cache_read_input_tokens"); }
 
 Result<ModelReply> parse_messages_reply(std::string_view body) {
   try {

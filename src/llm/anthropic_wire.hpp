@@ -34,6 +34,8 @@ std::string finish_reason_of(std::string_view stop_reason);
 
 // Prompt tokens of a usage object: input_tokens plus the cache creation and cache read tokens.
 int64_t anthropic_prompt_tokens(const nlohmann::json& usage);
+// The part of those read from the prompt cache (cache_read_input_tokens), or 0.
+int64_t anthropic_cached_prompt_tokens(const nlohmann::json& usage);
 
 // Parses a non-streamed "message" body. A body that is not JSON, is an error object, or is not a
 // message fails with kUnavailable (the caller may retry).

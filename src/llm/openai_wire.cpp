@@ -107,6 +107,7 @@ Result<ModelReply> parse_completion_json(const json& body) {
   if (const auto usage = body.find("usage"); usage != body.end() && usage->is_object()) {
     reply.usage.prompt_tokens = int_field(*usage, "prompt_tokens");
     reply.usage.completion_tokens = int_field(*usage, "completion_tokens");
+    reply.usage.cached_prompt_tokens = openai_cached_prompt_tokens(*usage);
   }
   const auto message = choice.find("message");
   if (message == choice.end() || !message->is_object()) {
@@ -169,6 +170,13 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
   } catch (const std::exception& e) {
     return Status::Internal(std::string("cannot build the request JSON: ") + e.what());
   }
+}
+
+int64_t openai_cached_prompt_tokens(const json& usage) {
+  const auto details = usage.find("prompt_tokens_details");
+  if (details == usage.end() || !details->is_object()) return 0;
+  const auto cached = details->find("cached_tokens");
+  return cached != details->end() && cached->is_number_integer() ? cached->get<int64_t>() : 0;
 }
 
 Result<ModelReply> parse_chat_completion(std::string_view body) {

@@ -33,6 +33,9 @@ Result<ModelReply> parse_chat_completion(std::string_view body);
 // serialised, null/absent/empty become "{}".
 std::string arguments_text(const nlohmann::json& arguments);
 
+// usage.prompt_tokens_details.cached_tokens (prompt tokens the provider served from its cache), or 0.
+int64_t openai_cached_prompt_tokens(const nlohmann::json& usage);
+
 // Message content that may be a string, null, or an array of {"type":"text","text":...} parts.
 std::string content_text(const nlohmann::json& content);
 

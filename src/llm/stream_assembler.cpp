@@ -64,6 +64,7 @@ Status StreamAssembler::on_chunk(const json& chunk) {
       const auto it = usage->find(key);
       if (it != usage->end() && it->is_number()) reply_.usage.*field = it->get<int64_t>();
     }
+    reply_.usage.cached_prompt_tokens = openai_cached_prompt_tokens(*usage);
   }
   const auto choices = chunk.find("choices");
   if (choices == chunk.end() || !choices->is_array()) return Status::Ok();
