@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,18 @@ std::vector<keel::Message> conversation(int rounds) {
     h.push_back(r);
   }
   return h;
+}
+
+// The reply and its wall time in seconds; nullopt (the error printed) when the call failed.
+std::optional<std::pair<keel::ModelReply, double>> timed_complete(keel::LocalClient& client, const keel::ModelRequest& r) {
+  auto t0 = Clock::now();
+  keel::Result<keel::ModelReply> reply = client.complete(r, {});
+  double s = seconds_since(t0);
+  if (!reply.ok()) {
+    std::fprintf(stderr, "keel_local_bench: %s\n", reply.status().to_string().c_str());
+    return std::nullopt;
+  }
+  return std::pair{std::move(reply).value(), s};
 }
 
 }  // namespace
@@ -119,13 +133,10 @@ int main(int argc, char** argv) {
     r.tools_enabled = false;
     r.sampling.max_tokens = 1;
     (void)client.complete(r, {});  // warm-up
-    t0 = Clock::now();
-    auto reply = client.complete(r, {});
-    double s = seconds_since(t0);
-    if (!reply.ok()) {
-      std::fprintf(stderr, "keel_local_bench: %s\n", reply.status().to_string().c_str());
-      return 1;
-    }
+    auto timed = timed_complete(client, r);
+    if (!timed) return 1;
+    const auto& [reply_value, s] = *timed;
+    const keel::ModelReply* reply = &reply_value;
     std::printf("prompt evaluation: %lld tokens in %.1f ms = %.0f tokens/s\n",
                 static_cast<long long>(reply->usage.prompt_tokens), s * 1e3, reply->usage.prompt_tokens / s);
   }
@@ -143,13 +154,10 @@ int main(int argc, char** argv) {
     r.tools = tools;
     r.tools_enabled = grammar;
     (void)client.complete(r, {});  // the prompt is cached after this
-    t0 = Clock::now();
-    auto reply = client.complete(r, {});
-    double s = seconds_since(t0);
-    if (!reply.ok()) {
-      std::fprintf(stderr, "keel_local_bench: %s\n", reply.status().to_string().c_str());
-      return 1;
-    }
+    auto timed = timed_complete(client, r);
+    if (!timed) return 1;
+    const auto& [reply_value, s] = *timed;
+    const keel::ModelReply* reply = &reply_value;
     std::printf("generation (%s): %lld tokens in %.1f ms = %.0f tokens/s\n", mode,
                 static_cast<long long>(reply->usage.completion_tokens), s * 1e3, reply->usage.completion_tokens / s);
   }
