@@ -13,6 +13,7 @@
 
 #include "llm/anthropic_reader.hpp"
 #include "llm/anthropic_wire.hpp"
+#include "llm/http_call.hpp"
 #include "llm/http_transport.hpp"
 #include "llm/retry_policy.hpp"
 
@@ -28,33 +29,6 @@ std::string messages_url(std::string base) {
   base += base.ends_with("/v1") ? "/messages" : "/v1/messages";
   return base;
 }
-
-// CallOptions::timeout_ms as a point in time; inactive when the call has no timeout of its own.
-// Thread-safety: a value; not shared.
-class CallDeadline {
- public:
-  explicit CallDeadline(int64_t timeout_ms)
-      : timeout_ms_(timeout_ms), end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms)) {}
-  bool active() const { return timeout_ms_ > 0; }
-  // Milliseconds left (0 once passed); INT64_MAX when inactive.
-  int64_t remaining_ms() const {
-    if (!active()) return std::numeric_limits<int64_t>::max();
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
-    return std::max<int64_t>(0, left.count());
-  }
-  Status exceeded(const std::string& last_error) const {
-    std::string message = "the call's timeout of " + std::to_string(timeout_ms_) + " ms passed";
-    if (!last_error.empty()) {
-      message += " before a retry could succeed; last error: ";
-      message += last_error;
-    }
-    return Status::DeadlineExceeded(std::move(message));
-  }
-
- private:
-  int64_t timeout_ms_;
-  std::chrono::steady_clock::time_point end_;
-};
 
 // Thread-safety: complete() is serialised by mutex_; describe() reads immutable state.
 class AnthropicClient final : public LlmClient {
@@ -94,57 +68,25 @@ class AnthropicClient final : public LlmClient {
     wire.stream = options.stream;
     KEEL_ASSIGN_OR_RETURN(std::string body, detail::build_messages_request(request, wire));
 
-    const int max_attempts = std::max(1, options_.retry.max_attempts);
-    const CallDeadline deadline(options.timeout_ms);
-    for (int attempt = 1;; ++attempt) {
-      if (options.stop.stop_requested()) return Status::Cancelled("request cancelled before it was sent");
-      if (deadline.remaining_ms() == 0) return deadline.exceeded("");
-      detail::AttemptOutcome outcome = run_attempt(body, options, deadline);
-      if (outcome.reply.ok() || !outcome.retryable) return std::move(outcome.reply);
-      const Status why = outcome.reply.status();
-      if (attempt >= max_attempts) {
-        std::string message = "gave up after " + std::to_string(attempt);
-        message += attempt == 1 ? " attempt: " : " attempts: ";
-        message += why.message();
-        return Status::Unavailable(std::move(message));
-      }
-      const int64_t delay = outcome.retry_after_ms
-                                ? std::min(*outcome.retry_after_ms, options_.retry.max_delay_ms)
-                                : detail::backoff_delay_ms(options_.retry, attempt, unit_(rng_));
-      if (deadline.active() && delay >= deadline.remaining_ms()) return deadline.exceeded(why.message());
-      if (options.on_retry) {
-        try {
-          options.on_retry(attempt, why, delay);
-        } catch (...) {
-          return Status::Internal("the on_retry callback threw");
-        }
-      }
-      if (!detail::sleep_unless_stopped(delay, options.stop)) {
-        return Status::Cancelled("cancelled while waiting to retry after: " + why.message());
-      }
-    }
+    return detail::call_with_retries(options_.retry, options, [this] { return unit_(rng_); },
+                                     [&](const detail::CallDeadline& deadline) {
+                                       return run_attempt(body, options, deadline);
+                                     });
   }
 
   detail::AttemptOutcome run_attempt(const std::string& body, const CallOptions& options,
-                                     const CallDeadline& deadline) {
+                                     const detail::CallDeadline& deadline) {
     detail::AnthropicReader reader(options, options.stream, url_);
     detail::HttpRequest http;
     http.url = url_;
     http.target = options_.base_url;
     http.body = body;
     http.headers = headers(options.stream);
-    http.connect_timeout_ms = options_.connect_timeout_ms;
-    http.total_timeout_ms = options_.request_timeout_ms;
-    if (deadline.active()) {
-      const int64_t remaining = deadline.remaining_ms();
-      if (http.total_timeout_ms == 0 || remaining < http.total_timeout_ms) {
-        http.total_timeout_ms = remaining;
-        http.total_timeout_name = "the call's timeout_ms";
-      }
-      if (http.connect_timeout_ms == 0 || remaining < http.connect_timeout_ms) http.connect_timeout_ms = remaining;
-    }
-    http.idle_timeout_ms = options.stream ? options_.stream_idle_timeout_ms : 0;
-    http.stop = options.stop;
+    detail::HttpCallLimits limits;
+    limits.connect_timeout_ms = options_.connect_timeout_ms;
+    limits.request_timeout_ms = options_.request_timeout_ms;
+    limits.stream_idle_timeout_ms = options_.stream_idle_timeout_ms;
+    detail::apply_call_limits(http, limits, options, deadline);
     http.on_body = [&reader](const detail::HttpHead& head, std::string_view bytes) {
       return reader.on_body(head, bytes);
     };

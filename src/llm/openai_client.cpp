@@ -11,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "llm/http_call.hpp"
 #include "llm/http_transport.hpp"
 #include "llm/openai_wire.hpp"
 #include "llm/reply_reader.hpp"
@@ -27,30 +28,6 @@ std::string strip_trailing_slashes(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
 }
-
-// CallOptions::timeout_ms as a point in time; inactive when the call has no timeout of its own.
-// Thread-safety: a value; not shared.
-class Deadline {
- public:
-  explicit Deadline(int64_t timeout_ms)
-      : timeout_ms_(timeout_ms), end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms)) {}
-  bool active() const { return timeout_ms_ > 0; }
-  // Milliseconds left (at least 1 while time remains, 0 once passed); INT64_MAX when inactive.
-  int64_t remaining_ms() const {
-    if (!active()) return std::numeric_limits<int64_t>::max();
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now());
-    return std::max<int64_t>(0, left.count());
-  }
-  Status exceeded(const std::string& last_error) const {
-    std::string message = "the call's timeout of " + std::to_string(timeout_ms_) + " ms passed";
-    if (!last_error.empty()) message += " before a retry could succeed; last error: " + last_error;
-    return Status::DeadlineExceeded(std::move(message));
-  }
-
- private:
-  int64_t timeout_ms_;
-  std::chrono::steady_clock::time_point end_;
-};
 
 // Thread-safety: complete() is serialised by mutex_; describe() reads immutable state.
 class OpenAiClient final : public LlmClient {
@@ -85,54 +62,25 @@ class OpenAiClient final : public LlmClient {
     detail::WireOptions wire{options_.model, options.stream, options_.stream_usage};
     KEEL_ASSIGN_OR_RETURN(std::string body, detail::build_chat_request(request, wire));
 
-    const int max_attempts = std::max(1, options_.retry.max_attempts);
-    const Deadline deadline(options.timeout_ms);
-    for (int attempt = 1;; ++attempt) {
-      if (options.stop.stop_requested()) return Status::Cancelled("request cancelled before it was sent");
-      if (deadline.remaining_ms() == 0) return deadline.exceeded("");
-      detail::AttemptOutcome outcome = run_attempt(body, options, deadline);
-      if (outcome.reply.ok() || !outcome.retryable) return std::move(outcome.reply);
-      const Status why = outcome.reply.status();
-      if (attempt >= max_attempts) {
-        return Status::Unavailable("gave up after " + std::to_string(attempt) +
-                                   (attempt == 1 ? " attempt: " : " attempts: ") + why.message());
-      }
-      const int64_t delay = outcome.retry_after_ms
-                                ? std::min(*outcome.retry_after_ms, options_.retry.max_delay_ms)
-                                : detail::backoff_delay_ms(options_.retry, attempt, unit_(rng_));
-      if (deadline.active() && delay >= deadline.remaining_ms()) return deadline.exceeded(why.message());
-      if (options.on_retry) {
-        try {
-          options.on_retry(attempt, why, delay);
-        } catch (...) {
-          return Status::Internal("the on_retry callback threw");
-        }
-      }
-      if (!detail::sleep_unless_stopped(delay, options.stop)) {
-        return Status::Cancelled("cancelled while waiting to retry after: " + why.message());
-      }
-    }
+    return detail::call_with_retries(options_.retry, options, [this] { return unit_(rng_); },
+                                     [&](const detail::CallDeadline& deadline) {
+                                       return run_attempt(body, options, deadline);
+                                     });
   }
 
-  detail::AttemptOutcome run_attempt(const std::string& body, const CallOptions& options, const Deadline& deadline) {
+  detail::AttemptOutcome run_attempt(const std::string& body, const CallOptions& options,
+                                     const detail::CallDeadline& deadline) {
     detail::ReplyReader reader(options, options.stream, url_);
     detail::HttpRequest http;
     http.url = url_;
     http.target = options_.base_url;
     http.body = body;
     http.headers = headers(options.stream);
-    http.connect_timeout_ms = options_.connect_timeout_ms;
-    http.total_timeout_ms = options_.request_timeout_ms;
-    if (deadline.active()) {
-      const int64_t remaining = deadline.remaining_ms();
-      if (http.total_timeout_ms == 0 || remaining < http.total_timeout_ms) {
-        http.total_timeout_ms = remaining;
-        http.total_timeout_name = "the call's timeout_ms";
-      }
-      if (http.connect_timeout_ms == 0 || remaining < http.connect_timeout_ms) http.connect_timeout_ms = remaining;
-    }
-    http.idle_timeout_ms = options.stream ? options_.stream_idle_timeout_ms : 0;
-    http.stop = options.stop;
+    detail::HttpCallLimits limits;
+    limits.connect_timeout_ms = options_.connect_timeout_ms;
+    limits.request_timeout_ms = options_.request_timeout_ms;
+    limits.stream_idle_timeout_ms = options_.stream_idle_timeout_ms;
+    detail::apply_call_limits(http, limits, options, deadline);
     http.on_body = [&reader](const detail::HttpHead& head, std::string_view bytes) {
       return reader.on_body(head, bytes);
     };

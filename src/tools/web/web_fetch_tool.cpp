@@ -16,7 +16,7 @@
 namespace keel::detail {
 namespace {
 
-std::string schema(const WebToolOptions& options) {
+std::string web_fetch_schema(const WebToolOptions& options) {
   nlohmann::json s = {
       {"type", "object"},
       {"properties",
@@ -118,7 +118,7 @@ std::unique_ptr<Tool> make_web_fetch_tool(WebFetcherPtr fetcher) {
       "web_fetch",
       "Read a web page as text: headings, paragraphs, lists, tables, code and links (as [text](url)) without "
       "scripts, navigation, ads or other page chrome. Plain-text URLs are returned as they are.",
-      schema(fetcher->options()), fetcher->options());
+      web_fetch_schema(fetcher->options()), fetcher->options());
   return make_tool(std::move(spec), [fetcher = std::move(fetcher)](const nlohmann::json& args,
                                                                   const ToolContext& ctx) -> Result<std::string> {
     return run_web_fetch(*fetcher, args, ctx);
