@@ -42,7 +42,7 @@ test-wasm: deps-test
 # from the protocol corpus; each runs FUZZ_SECONDS and any crash, leak or hang fails the build.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS = -std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -I$(CURDIR)/include -I$(CURDIR)/src
-FUZZ_CORE = $(abspath $(wildcard src/core/*.cpp src/core/formats/*.cpp src/core/context/*.cpp src/core/plan/*.cpp))
+FUZZ_CORE = $(abspath $(shell find src/core -name '*.cpp'))
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 test-fuzz: deps-test
 	@rm -rf build/fuzz && mkdir -p build/fuzz/obj

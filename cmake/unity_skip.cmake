@@ -2,23 +2,24 @@
 # that clashes with a neighbour in the same batch. Renaming the clash lets a file leave the list.
 set(KEEL_UNITY_SKIP_FILES
   src/cli/json_events.cpp
+  src/cli/memory_command.cpp
   src/cli/otlp_json.cpp
   src/cli/session_json.cpp
   src/cli/sessions_command.cpp
   src/cli/skills_knowledge_command.cpp
   src/cli/skills_proposals_command.cpp
   src/cli/skills_run_command.cpp
-  src/core/formats/deepseek_format.cpp
-  src/core/formats/firefunction_format.cpp
-  src/core/formats/glm45_format.cpp
-  src/core/formats/granite_format.cpp
-  src/core/formats/harmony_format.cpp
-  src/core/formats/hermes_format.cpp
-  src/core/formats/kimi_k2_format.cpp
-  src/core/formats/mistral_format.cpp
-  src/core/json_view.cpp
-  src/mcp/mcp_http_endpoint.cpp
-  src/mcp/stdio_server.cpp
+  src/core/parsing/formats/deepseek_format.cpp
+  src/core/parsing/formats/firefunction_format.cpp
+  src/core/parsing/formats/glm45_format.cpp
+  src/core/parsing/formats/granite_format.cpp
+  src/core/parsing/formats/harmony_format.cpp
+  src/core/parsing/formats/hermes_format.cpp
+  src/core/parsing/formats/kimi_k2_format.cpp
+  src/core/parsing/formats/mistral_format.cpp
+  src/core/parsing/json/json_view.cpp
+  src/mcp_server/mcp_http_endpoint.cpp
+  src/mcp_server/stdio_server.cpp
   src/tools/call_preparation.cpp
   src/tools/data/parse_csv_tool.cpp
   src/tools/data/parse_json_tool.cpp
@@ -35,7 +36,7 @@ set(KEEL_UNITY_SKIP_FILES
   src/tools/fs/fs_walk_tool.cpp
   src/tools/fs/fs_write_tool.cpp
   src/tools/shell_tool.cpp
-  src/tools/thread_pool.cpp
+  src/base/thread_pool.cpp
   src/tools/tool_executor.cpp
   src/tools/web/html_document.cpp
   src/tools/web/markdown_writer.cpp

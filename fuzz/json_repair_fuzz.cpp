@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/json_repair.hpp"
-#include "core/json_scan.hpp"
-#include "core/json_view.hpp"
+#include "core/parsing/json/json_repair.hpp"
+#include "core/parsing/json/json_scan.hpp"
+#include "core/parsing/json/json_view.hpp"
 
 namespace {
 

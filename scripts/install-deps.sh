@@ -8,6 +8,7 @@ build_pkgs=(cmake ninja-build g++ make pkg-config git
   nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libre2-dev libvalijson-dev libsqlite3-dev
   liblua5.4-dev libgumbo-dev libasio-dev
   libgtest-dev libgmock-dev
+  tzdata  # the IANA zone files get_datetime reads at run time (its tests need them too)
   npm)  # npm fetches llama.cpp for the local backend (cmake/llama.cmake)
 test_pkgs=(emscripten nodejs clang-14 libclang-rt-14-dev python3 chromium)
 

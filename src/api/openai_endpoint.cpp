@@ -15,7 +15,7 @@
 #include "api/openai_reply.hpp"
 #include "api/openai_request.hpp"
 #include "api/openai_stream.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/approver.hpp"
 
 namespace keel::api {

@@ -37,7 +37,7 @@
 #include "api/api_access.hpp"
 #include "keel/result.hpp"
 #include "server/http_server.hpp"
-#include "tools/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 namespace keel::api {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::api {
 namespace {

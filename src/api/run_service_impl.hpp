@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "api/run_service.hpp"
-#include "tools/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 namespace keel::api {
 

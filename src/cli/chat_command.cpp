@@ -59,7 +59,7 @@ void print_tokens(Store& store, const std::string& session_id) {
 int chat(const ChatArgs& args) {
   std::stop_token stop = install_interrupt_handler();
   AgentFlags flags = args.flags;
-  if (args.session && !flags.workspace) flags.workspace = stored_workspace(*args.session);
+  if (args.session && !flags.workspace) flags.workspace = assembly::stored_workspace(*args.session);
   Result<std::unique_ptr<CliAgent>> cli = CliAgent::create(flags);
   if (!cli.ok()) return usage_failure(false, cli.status().message());
   CliAgent& c = **cli;

@@ -82,6 +82,8 @@ void add_executable_skill_commands(CLI::App& skills, CommandAction& action);
 void add_mcp_serve_command(CLI::App& mcp, CommandAction& action);
 // `keel serve` (serve_command.cpp).
 void add_serve_command(CLI::App& app, CommandAction& action);
+// `keel skills proposals|approve|reject|autorun` (skills_proposals_command.cpp).
+void add_skill_proposal_commands(CLI::App& skills, CommandAction& action);
 // `keel models list` and `keel model pull` (models_command.cpp).
 void add_model_commands(CLI::App& app, CommandAction& action);
 
@@ -102,8 +104,8 @@ struct ParseArgs {
 // Prints {"format","content","reasoning","tool_calls","repairs","error"}; exit 3 when error is set.
 int parse_command(const ParseArgs& args);
 
-// The workspace folder: the flag, else the current directory, made absolute and canonical.
-// Empty with a message in `error` when it does not exist or is not a directory.
+// The workspace folder (keel::assembly::resolve_workspace); empty with the message in `error`
+// when it does not exist or is not a directory.
 std::string resolve_workspace(const std::optional<std::string>& flag, std::string& error);
 
 }  // namespace keel::cli

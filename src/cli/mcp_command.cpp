@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/mcp_setup.hpp"
-#include "cli/store_access.hpp"
+#include "assembly/mcp_setup.hpp"
+#include "assembly/store_access.hpp"
 #include "cli/store_output.hpp"
 #include "keel/config.hpp"
 #include "keel/mcp.hpp"
@@ -56,7 +56,7 @@ std::optional<Context> open_context(const std::optional<std::string>& flag, int&
     return std::nullopt;
   }
   c.config = std::move(*config);
-  Result<std::unique_ptr<Store>> store = open_cli_store();
+  Result<std::unique_ptr<Store>> store = assembly::open_default_store();
   if (store.ok()) c.store = std::move(*store);
   return c;
 }
@@ -72,7 +72,7 @@ int list_command(const McpArgs& args) {
   int code = 0;
   std::optional<Context> c = open_context(args.workspace, code);
   if (!c) return code;
-  std::unique_ptr<McpHub> hub = make_mcp_hub(c->config, c->workspace, c->store.get());
+  std::unique_ptr<McpHub> hub = assembly::make_mcp_hub(c->config, c->workspace, c->store.get());
   hub->connect_all();
   std::vector<McpServerStatus> servers = hub->status();
   hub->close_all();
@@ -121,7 +121,7 @@ int call_command(const McpArgs& args) {
     std::fprintf(stderr, "keel: no MCP server named '%s' (see keel mcp list)\n", args.server.c_str());
     return kExitNotFound;
   }
-  if (!mcp_server_trusted(*server, c->store.get(), c->workspace)) {
+  if (!assembly::mcp_server_trusted(*server, c->store.get(), c->workspace)) {
     return report_usage_error("MCP server '" + server->name + "' from " + server->source +
                               " is not trusted; run `keel mcp trust " + server->name + "` first");
   }
@@ -160,8 +160,8 @@ int trust_command(const McpArgs& args) {
     }
     ApprovalRule rule;
     rule.workspace = c->workspace;
-    rule.tool = mcp_trust_tool(s);
-    rule.pattern = mcp_trust_fingerprint(s);
+    rule.tool = assembly::mcp_trust_tool(s);
+    rule.pattern = assembly::mcp_trust_fingerprint(s);
     rule.verdict = ApprovalVerdict::kAllow;
     Status added = c->store->add_approval_rule(rule);
     if (!added.ok()) return report_store_error(added);

@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
-#include "mcp/mcp_http_endpoint.hpp"
+#include "mcp_server/mcp_http_endpoint.hpp"
 #include "server/http_server.hpp"
 
 namespace keel::cli {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "mcp/keel_mcp_handler.hpp"
+#include "mcp_server/keel_mcp_handler.hpp"
 
 namespace keel::cli {
 

@@ -8,13 +8,14 @@
 #include "cli/agent_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/mcp_http_serve.hpp"
-#include "cli/mcp_setup.hpp"
-#include "cli/store_access.hpp"
+#include "assembly/mcp_setup.hpp"
+#include "assembly/store_access.hpp"
 #include "cli/store_output.hpp"
-#include "cli/tool_setup.hpp"
+#include "assembly/tool_setup.hpp"
 #include "keel/config.hpp"
-#include "mcp/keel_mcp_handler.hpp"
-#include "mcp/stdio_server.hpp"
+#include "mcp_server/keel_mcp_handler.hpp"
+#include "mcp_server/keel_mcp_server_options.hpp"
+#include "mcp_server/stdio_server.hpp"
 
 namespace keel::cli {
 namespace {
@@ -56,13 +57,13 @@ int serve_command(const ServeArgs& args) {
   Result<KeelConfig> config = resolve_config(inputs);
   if (!config.ok()) return report_usage_error(config.status().message());
   std::unique_ptr<Store> store;
-  if (Result<std::unique_ptr<Store>> opened = open_cli_store(); opened.ok()) store = std::move(*opened);
+  if (Result<std::unique_ptr<Store>> opened = assembly::open_default_store(); opened.ok()) store = std::move(*opened);
 
   ToolRegistry tools;
-  if (Status s = register_cli_tools(tools, *config, workspace, store.get(), false); !s.ok()) {
+  if (Status s = assembly::register_host_tools(tools, *config, workspace, store.get(), nullptr); !s.ok()) {
     return report_usage_error(s.message());
   }
-  Result<mcp::KeelMcpServerOptions> built = keel_mcp_server_options(
+  Result<mcp::KeelMcpServerOptions> built = mcp::keel_mcp_server_options(
       *config, workspace, store.get(), tools, [](const std::string& line) { std::fprintf(stderr, "keel mcp: %s\n", line.c_str()); });
   if (!built.ok()) return report_usage_error(built.status().message());
   mcp::KeelMcpServerOptions options = std::move(*built);

@@ -12,7 +12,7 @@ int resume_command(const ResumeArgs& args) {
   flags.model = args.model;
   flags.base_url = args.base_url;
   flags.api_key = args.api_key;
-  flags.workspace = args.workspace ? args.workspace : stored_workspace(args.id);
+  flags.workspace = args.workspace ? args.workspace : assembly::stored_workspace(args.id);
   flags.yes = args.yes;
   flags.approve_mode = args.approve_mode;
   flags.json = args.json;

@@ -1,5 +1,4 @@
 // `keel run`: one task to an answer, in a new session or as the next turn of a stored one.
-#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -8,17 +7,6 @@
 #include "cli/interrupt.hpp"
 
 namespace keel::cli {
-
-std::string resolve_workspace(const std::optional<std::string>& flag, std::string& error) {
-  std::error_code ec;
-  std::filesystem::path p = flag ? std::filesystem::path(*flag) : std::filesystem::current_path(ec);
-  std::filesystem::path canonical = std::filesystem::canonical(p, ec);
-  if (ec || !std::filesystem::is_directory(canonical, ec)) {
-    error = "workspace '" + p.string() + "' is not an existing directory";
-    return {};
-  }
-  return canonical.string();
-}
 
 int run_command(const RunArgs& args) {
   std::stop_token stop = install_interrupt_handler();  // first: Ctrl-C during set-up is a clean abort too
@@ -38,7 +26,7 @@ int run_command(const RunArgs& args) {
   flags.no_stream = args.no_stream;
   flags.ephemeral = args.ephemeral;
   flags.record = args.record;
-  if (args.session && !flags.workspace) flags.workspace = stored_workspace(*args.session);
+  if (args.session && !flags.workspace) flags.workspace = assembly::stored_workspace(*args.session);
   Result<std::unique_ptr<CliAgent>> cli = CliAgent::create(flags);
   if (!cli.ok()) return usage_failure(args.json, cli.status().message());
 

@@ -13,14 +13,15 @@
 #include "api/run_service.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/mcp_setup.hpp"
+#include "assembly/mcp_setup.hpp"
 #include "cli/mcp_http_serve.hpp"
-#include "cli/serve_agent_factory.hpp"
-#include "cli/store_access.hpp"
-#include "mcp/keel_mcp_handler.hpp"
-#include "mcp/mcp_http_endpoint.hpp"
+#include "api/serve_agent_factory.hpp"
+#include "assembly/store_access.hpp"
+#include "mcp_server/keel_mcp_handler.hpp"
+#include "mcp_server/keel_mcp_server_options.hpp"
+#include "mcp_server/mcp_http_endpoint.hpp"
 #include "server/http_server.hpp"
-#include "tools/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 #ifndef KEEL_WEB_DIR
 #define KEEL_WEB_DIR ""
@@ -30,7 +31,7 @@ namespace keel::cli {
 namespace {
 
 struct HttpServeArgs {
-  ServeAgentFlags agent;
+  api::ServeAgentFlags agent;
   std::string host = "127.0.0.1";
   uint16_t port = 8080;
   std::string token;
@@ -41,9 +42,9 @@ struct HttpServeArgs {
 
 // keel's tools (and run_agent) over MCP's Streamable HTTP transport at /mcp, under the default
 // profile's approval policy: what it would ask a person about is refused.
-Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(ServeAgentFactory& factory, Store& store) {
+Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(api::ServeAgentFactory& factory, Store& store) {
   KEEL_ASSIGN_OR_RETURN(mcp::KeelMcpServerOptions options,
-                        keel_mcp_server_options(factory.config(), factory.workspace(), &store, factory.tools(),
+                        mcp::keel_mcp_server_options(factory.config(), factory.workspace(), &store, factory.tools(),
                                                 [](const std::string& line) {
                                                   std::fprintf(stderr, "keel serve: mcp: %s\n", line.c_str());
                                                 }));
@@ -78,11 +79,11 @@ int http_serve_command(const HttpServeArgs& args) {
     web_dir.clear();
   }
 
-  Result<std::unique_ptr<Store>> store = open_cli_store();
+  Result<std::unique_ptr<Store>> store = assembly::open_default_store();
   if (!store.ok()) return fail(store.status().message());
   auto asker = std::make_shared<api::ForwardingAsker>();
   auto notice = [](const std::string& line) { std::fprintf(stderr, "keel serve: %s\n", line.c_str()); };
-  Result<std::unique_ptr<ServeAgentFactory>> factory = ServeAgentFactory::create(args.agent, **store, asker, notice);
+  Result<std::unique_ptr<api::ServeAgentFactory>> factory = api::ServeAgentFactory::create(args.agent, **store, asker, notice);
   if (!factory.ok()) return fail(factory.status().message());
 
   api::EventLog events(**store);

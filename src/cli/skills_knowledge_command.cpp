@@ -13,11 +13,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/store_output.hpp"
-#include "cli/tool_setup.hpp"
+#include "assembly/tool_setup.hpp"
 #include "keel/config.hpp"
 #include "keel/knowledge_skills.hpp"
 #include "keel/skill_runner.hpp"
-#include "skills/knowledge_skill_import.hpp"
+#include "knowledge/knowledge_skill_import.hpp"
 
 namespace keel::cli {
 namespace {
@@ -79,7 +79,7 @@ std::optional<Loaded> load(const std::optional<std::string>& flag, int& code) {
   out.config = std::move(config).value();
   out.store = open_store_or_report(code);
   if (!out.store) return std::nullopt;
-  out.skills = load_cli_knowledge_skills(out.config, out.workspace, out.store.get());
+  out.skills = assembly::load_workspace_knowledge_skills(out.config, out.workspace, out.store.get());
   for (const std::string& p : out.skills.problems) std::fprintf(stderr, "keel: warning: %s\n", p.c_str());
   return out;
 }

@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/skills_setup.hpp"
+#include "assembly/skills_setup.hpp"
 #include "cli/store_output.hpp"
 
 namespace keel::cli {
@@ -103,9 +103,9 @@ int approve_command(const DecideArgs& args) {
     msg.append(std::to_string(args.id)).append(", ").append(p->workspace).append(", is not an existing directory");
     return report_usage_error(msg);
   }
-  Result<SkillsWorkspace> ws = open_skills_workspace(p->workspace, SkillModelFlags{});
+  Result<assembly::SkillsWorkspace> ws = assembly::open_skills_workspace(p->workspace, assembly::SkillModelFlags{});
   if (!ws.ok()) return report_usage_error(ws.status().message());
-  Result<std::unique_ptr<ToolRegistry>> tools = make_action_tools(*ws, store.get());
+  Result<std::unique_ptr<ToolRegistry>> tools = assembly::make_action_tools(*ws, store.get());
   if (!tools.ok()) return report_usage_error(tools.status().message());
   Result<SkillProposal> done = approve_skill_proposal(*store, args.id, **tools, ws->config.approvals, stop);
   if (!done.ok()) return report_store_error(done.status());
@@ -133,7 +133,7 @@ int autorun_command(const AutorunArgs& args) {
     msg.append(args.state).append("'");
     return report_usage_error(msg);
   }
-  Result<SkillsWorkspace> ws = open_skills_workspace(args.workspace, SkillModelFlags{});
+  Result<assembly::SkillsWorkspace> ws = assembly::open_skills_workspace(args.workspace, assembly::SkillModelFlags{});
   if (!ws.ok()) return report_usage_error(ws.status().message());
   const ExecutableSkill* skill = nullptr;
   for (const ExecutableSkill& s : ws->skills) {

@@ -12,8 +12,8 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/json_events.hpp"
-#include "cli/skills_setup.hpp"
-#include "cli/store_access.hpp"
+#include "assembly/skills_setup.hpp"
+#include "assembly/store_access.hpp"
 #include "cli/store_output.hpp"
 
 namespace keel::cli {
@@ -34,7 +34,7 @@ struct SkillRunArgs {
   std::vector<std::string> ids;
   std::vector<std::string> triggers;
   std::string input = "{}";
-  SkillModelFlags model;
+  assembly::SkillModelFlags model;
   std::optional<std::string> workspace;
   bool json = false;
 };
@@ -130,19 +130,19 @@ int run_skills(const SkillRunArgs& args) {
   }
   Result<nlohmann::json> input = read_input(args.input);
   if (!input.ok()) return usage_failure(args.json, input.status().message());
-  Result<SkillsWorkspace> ws = open_skills_workspace(args.workspace, args.model);
+  Result<assembly::SkillsWorkspace> ws = assembly::open_skills_workspace(args.workspace, args.model);
   if (!ws.ok()) return usage_failure(args.json, ws.status().message());
-  Result<std::unique_ptr<LlmClient>> client = make_backend(ws->config);
+  Result<std::unique_ptr<LlmClient>> client = assembly::make_backend(ws->config);
   if (!client.ok()) return usage_failure(args.json, client.status().message());
-  Result<std::unique_ptr<Store>> store = open_cli_store();
+  Result<std::unique_ptr<Store>> store = assembly::open_default_store();
   if (!store.ok()) return usage_failure(args.json, store.status().message());
-  Result<std::unique_ptr<ToolRegistry>> tools = make_action_tools(*ws, store->get());
+  Result<std::unique_ptr<ToolRegistry>> tools = assembly::make_action_tools(*ws, store->get());
   if (!tools.ok()) return usage_failure(args.json, tools.status().message());
 
-  const bool rules = ws->config.model.kind == ModelSettings::Kind::kRules && !uses_lanes(ws->config);
+  const bool rules = ws->config.model.kind == ModelSettings::Kind::kRules && !assembly::uses_lanes(ws->config);
   SkillRunnerOptions options;
   options.rules_model = rules;
-  options.model_factory = make_skill_model_factory(*ws);
+  options.model_factory = assembly::make_skill_model_factory(*ws);
   options.store = store->get();
   options.workspace = ws->workspace;
   options.tools = tools->get();

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "cli/store_access.hpp"
+#include "assembly/store_access.hpp"
 
 namespace keel::cli {
 
@@ -22,7 +22,7 @@ int report_usage_error(std::string_view message) {
 }
 
 std::unique_ptr<Store> open_store_or_report(int& exit_code) {
-  Result<std::unique_ptr<Store>> store = open_cli_store();
+  Result<std::unique_ptr<Store>> store = assembly::open_default_store();
   if (!store.ok()) {
     // NotFound here would be a missing folder, not a missing record: always a database error.
     std::fprintf(stderr, "keel: %s\n", store.status().message().c_str());

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/tool_setup.hpp"
+#include "assembly/tool_setup.hpp"
 #include "keel/core/postcondition.hpp"
 
 namespace keel::cli {
@@ -17,7 +17,7 @@ int tools_list_command(const ToolsListArgs& args) {
   }
   ToolRegistry tools;
   KeelConfig config;  // the defaults: every family, no extra roots (the database is not opened)
-  if (Status s = register_cli_tools(tools, config, workspace, nullptr); !s.ok()) {
+  if (Status s = assembly::register_host_tools(tools, config, workspace, nullptr, nullptr); !s.ok()) {
     std::fprintf(stderr, "keel: %s\n", s.message().c_str());
     return kExitUsage;
   }

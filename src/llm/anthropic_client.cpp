@@ -14,7 +14,7 @@
 #include "llm/anthropic_reader.hpp"
 #include "llm/anthropic_wire.hpp"
 #include "llm/http_call.hpp"
-#include "llm/http_transport.hpp"
+#include "net/http_transport.hpp"
 #include "llm/retry_policy.hpp"
 
 namespace keel {

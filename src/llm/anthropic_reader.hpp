@@ -14,9 +14,9 @@
 
 #include "keel/llm_client.hpp"
 #include "llm/anthropic_stream.hpp"
-#include "llm/http_transport.hpp"
+#include "net/http_transport.hpp"
 #include "llm/reply_reader.hpp"
-#include "llm/sse_parser.hpp"
+#include "net/sse_parser.hpp"
 
 namespace keel::detail {
 

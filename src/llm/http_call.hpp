@@ -11,7 +11,7 @@
 
 #include "keel/llm_client.hpp"
 #include "keel/openai_client.hpp"
-#include "llm/http_transport.hpp"
+#include "net/http_transport.hpp"
 #include "llm/reply_reader.hpp"
 
 namespace keel::detail {

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "llm/http_call.hpp"
-#include "llm/http_transport.hpp"
+#include "net/http_transport.hpp"
 #include "llm/openai_wire.hpp"
 #include "llm/reply_reader.hpp"
 #include "llm/retry_policy.hpp"

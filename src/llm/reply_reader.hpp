@@ -16,8 +16,8 @@
 #include "keel/llm_client.hpp"
 #include "keel/model_io.hpp"
 #include "keel/result.hpp"
-#include "llm/http_transport.hpp"
-#include "llm/sse_parser.hpp"
+#include "net/http_transport.hpp"
+#include "net/sse_parser.hpp"
 #include "llm/stream_assembler.hpp"
 
 namespace keel::detail {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "keel/result.hpp"
-#include "llm/http_transport.hpp"
-#include "llm/sse_parser.hpp"
+#include "net/http_transport.hpp"
+#include "net/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
 #include "mcp/transport.hpp"
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <utility>
 
-#include "llm/http_transport.hpp"
-#include "llm/sse_parser.hpp"
+#include "net/http_transport.hpp"
+#include "net/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
 #include "mcp/http_exchange.hpp"
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/result.hpp"
 #include "mcp/stdio_transport.hpp"
 

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "mcp/line_splitter.hpp"
 #include "mcp/sigpipe_shield.hpp"
 #include "mcp/stdio_process.hpp"

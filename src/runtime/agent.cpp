@@ -12,7 +12,7 @@
 #include <sstream>
 #include <utility>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "runtime/agent_impl.hpp"
 #include "runtime/tool_cache.hpp"

@@ -5,7 +5,7 @@
 #include <array>
 #include <utility>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {

@@ -1,6 +1,6 @@
 #include "skills/compiled_skill.hpp"
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/core/extraction.hpp"
 
 namespace keel {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "keel/skill_runner.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel {
 namespace {

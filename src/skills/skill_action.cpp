@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/call_signature.hpp"
+#include "core/guards/call_signature.hpp"
 #include "runtime/approval_policy.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {

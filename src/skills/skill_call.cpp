@@ -4,7 +4,7 @@
 
 #include "skills/skill_output.hpp"
 #include "skills/skill_prompt.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "keel/core/skill_graph.hpp"
 #include "keel/skill_runner.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "keel/core/skill_graph.hpp"
 #include "keel/skill_runner.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "tools/schema_validator.hpp"
 
 namespace keel {

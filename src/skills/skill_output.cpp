@@ -1,7 +1,7 @@
 #include "skills/skill_output.hpp"
 
-#include "core/json_repair.hpp"
-#include "core/text_util.hpp"
+#include "core/parsing/json/json_repair.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "keel/skill_runner.hpp"
 #include "skills/skill_action.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel {
 

@@ -21,9 +21,9 @@
 #include "skills/skill_action.hpp"
 #include "skills/skill_call.hpp"
 #include "skills/skill_prompt.hpp"
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "skills/skill_trace.hpp"
-#include "tools/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 namespace keel {
 namespace {

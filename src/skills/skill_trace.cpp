@@ -4,7 +4,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 #include "tools/time_zone.hpp"
 
 namespace keel::detail {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 

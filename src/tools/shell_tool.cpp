@@ -19,7 +19,7 @@
 #include "keel/core/postcondition.hpp"
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
-#include "tools/subprocess.hpp"
+#include "base/subprocess.hpp"
 
 namespace keel::detail {
 namespace {

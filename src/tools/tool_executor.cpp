@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "tools/call_preparation.hpp"
-#include "tools/text_util.hpp"
-#include "tools/thread_pool.hpp"
+#include "core/text/utf8_text.hpp"
+#include "base/thread_pool.hpp"
 
 namespace keel {
 namespace {

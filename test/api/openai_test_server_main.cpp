@@ -21,7 +21,7 @@
 #include "support/mock_llm_server.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_agent_factory.hpp"
-#include "tools/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/formats/text_scan.hpp"
+#include "core/parsing/formats/text_scan.hpp"
 
 namespace keel::detail {
 namespace {

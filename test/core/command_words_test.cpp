@@ -1,5 +1,5 @@
 // Which programs a command line runs: the scope of the shell's not_metadata_only postcondition.
-#include "core/command_words.hpp"
+#include "core/guards/command_words.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "context_test_util.hpp"
-#include "core/result_budget.hpp"
+#include "core/guards/result_budget.hpp"
 #include "keel/core/context_manager.hpp"
 
 namespace keel {

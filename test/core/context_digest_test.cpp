@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "context_test_util.hpp"
-#include "core/context/digest.hpp"
+#include "core/context/microcompact_digest.hpp"
 #include "core/context/text_cut.hpp"
 #include "keel/core/context_manager.hpp"
 

@@ -2,8 +2,8 @@
 // preflight intents and prompt sections.
 #include <gtest/gtest.h>
 
-#include "core/call_signature.hpp"
-#include "core/result_budget.hpp"
+#include "core/guards/call_signature.hpp"
+#include "core/guards/result_budget.hpp"
 #include "keel/core/injection_detector.hpp"
 #include "keel/core/preflight.hpp"
 #include "keel/core/prompt_builder.hpp"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/text_scan.hpp"
+#include "core/parsing/formats/text_scan.hpp"
 #include "keel/core/universal_parser.hpp"
 
 namespace keel {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json_scan.hpp"
-#include "core/json_view.hpp"
+#include "core/parsing/json/json_scan.hpp"
+#include "core/parsing/json/json_view.hpp"
 
 namespace keel::detail {
 namespace {

@@ -1,6 +1,6 @@
 // parse_json_lenient and unwrap_string_arguments: every repair kind, their combinations, valid
 // input left alone, cut-off output refused with a precise message, deep nesting, large inputs.
-#include "core/json_repair.hpp"
+#include "core/parsing/json/json_repair.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The strict JSON scanner (json_scan.hpp) and the text readers/writers (json_view.hpp): acceptance
 // identical to nlohmann::json::parse on hand-picked and generated inputs, surrogates, numbers,
 // the depth limit, and walking/compacting validated text.
-#include "core/json_scan.hpp"
+#include "core/parsing/json/json_scan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json_view.hpp"
+#include "core/parsing/json/json_view.hpp"
 
 namespace keel::detail {
 namespace {

@@ -1,6 +1,6 @@
 // MarkerSet (marker_scan.hpp): the one-pass marker scan agrees with a find() per marker, at the
 // edges of the text, for long and overlapping markers, and past its key-byte capacity.
-#include "core/marker_scan.hpp"
+#include "core/parsing/marker_scan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/python_call.hpp"
+#include "core/parsing/formats/python_call.hpp"
 #include "keel/core/universal_parser.hpp"
 
 namespace keel {

@@ -1,6 +1,6 @@
 // SmallVector (small_vector.hpp): elements stay in order and intact across the move from inline
 // room to the heap, copies are deep, and pop_back() shrinks.
-#include "core/small_vector.hpp"
+#include "core/text/small_vector.hpp"
 
 #include <gtest/gtest.h>
 

@@ -206,15 +206,35 @@ TEST_F(GgufInfoTest, AbsurdCountsAndLengths) {
   EXPECT_NE(error_of(unknown.bytes()).find("the value of 'x' has unknown type 77"), std::string::npos);
 }
 
+#if KEEL_HAS_LLAMA  // as the other local-model tests: the vocab files come with the llama.cpp backend
+// A real file: llama.cpp's vocab-only GGUF of the Llama 3 tokenizer, from the llama.cpp packages the
+// build fetches (cmake/llama.cmake). The expected values are that file's header: 20 key-value pairs,
+// no tensors, general.file_type 1, tokenizer.ggml.model "gpt2" with 128256 tokens, no chat template.
 TEST_F(GgufInfoTest, RealVocabFile) {
-  const std::filesystem::path vocab = "/tmp/llama/src/models/ggml-vocab-llama-bpe.gguf";
-  if (!std::filesystem::exists(vocab)) GTEST_SKIP() << vocab << " is not here";
+#ifndef KEEL_LLAMA_MODELS_DIR
+  FAIL() << "KEEL_LLAMA_MODELS_DIR is not defined although llama.cpp is built: the build must point it at the "
+            "llama.cpp models/ folder (CMakeLists.txt, keel_test_support)";
+#else
+  const std::filesystem::path vocab = std::filesystem::path(KEEL_LLAMA_MODELS_DIR) / "ggml-vocab-llama-bpe.gguf";
+  ASSERT_TRUE(std::filesystem::is_regular_file(vocab))
+      << vocab << " is missing: scripts/fetch-llama.sh unpacks it from the node-llama-cpp npm package when "
+      << "CMake configures; delete " << vocab.parent_path().parent_path() << " and configure again";
   Result<GgufInfo> r = read_gguf_info(vocab);
   ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->version, 3u);
+  EXPECT_EQ(r->tensor_count, 0u);
+  EXPECT_EQ(r->kv_count, 20u);
   EXPECT_EQ(r->architecture, "llama");
+  EXPECT_EQ(r->name, "llama-bpe");
+  EXPECT_EQ(r->context_length, 8192u);
+  EXPECT_EQ(r->parameter_count, 0u);
+  EXPECT_EQ(r->quantization, "F16");
+  EXPECT_FALSE(r->has_chat_template);
   EXPECT_EQ(r->vocab_size, 128256u);
   EXPECT_EQ(r->file_size, std::filesystem::file_size(vocab));
+#endif
 }
+#endif
 
 }  // namespace
 }  // namespace keel

@@ -1,7 +1,7 @@
 // SseParser: event framing, comments, line endings and arbitrary split points; and for resumable
 // streams the last event id (committed at an event's end, kept across connections), the retry
 // delay and the size cap.
-#include "llm/sse_parser.hpp"
+#include "net/sse_parser.hpp"
 
 #include <gtest/gtest.h>
 

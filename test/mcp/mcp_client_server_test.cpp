@@ -5,7 +5,7 @@
 
 #include "keel/mcp.hpp"
 #include "mcp/client_connect.hpp"
-#include "mcp/keel_mcp_handler.hpp"
+#include "mcp_server/keel_mcp_handler.hpp"
 #include "support/mcp_loopback.hpp"
 
 namespace keel {

@@ -1,7 +1,7 @@
 // The MCP Streamable HTTP endpoint over real sockets, with a fake MessageHandler: sessions,
 // JSON and SSE answers, the transport's error statuses, DNS-rebinding protection, the bearer
 // token, and requests handled on workers.
-#include "mcp/mcp_http_endpoint.hpp"
+#include "mcp_server/mcp_http_endpoint.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The MCP HTTP endpoint's pure parts: Host/Origin policy, bearer token, Accept, protocol versions,
 // the session table (with explicit times) and session ids.
-#include "mcp/mcp_http_guard.hpp"
+#include "mcp_server/mcp_http_guard.hpp"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "mcp/mcp_http_sessions.hpp"
+#include "mcp_server/mcp_http_sessions.hpp"
 
 namespace keel::mcp::detail {
 namespace {

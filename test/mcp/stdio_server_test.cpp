@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "mcp/stdio_server.hpp"
+#include "mcp_server/stdio_server.hpp"
 
 namespace keel {
 namespace {

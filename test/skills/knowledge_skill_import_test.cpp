@@ -1,6 +1,6 @@
 // Importing knowledge skills: from a folder, a SKILL.md file and a local HTTP server; indexes
 // whole or with --only; refusals (bad skill, existing folder, escaping links, guarded addresses).
-#include "skills/knowledge_skill_import.hpp"
+#include "knowledge/knowledge_skill_import.hpp"
 
 #include <gtest/gtest.h>
 

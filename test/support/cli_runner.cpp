@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "support/temp_dir.hpp"
-#include "tools/subprocess.hpp"
+#include "base/subprocess.hpp"
 
 namespace keel::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "mcp/message_handler.hpp"
+#include "mcp_server/message_handler.hpp"
 #include "mcp/transport.hpp"
 
 namespace keel::test {

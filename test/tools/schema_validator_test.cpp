@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {

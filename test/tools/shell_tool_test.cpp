@@ -10,7 +10,7 @@
 
 #include "keel/builtin_tools.hpp"
 #include "support/temp_dir.hpp"
-#include "tools/subprocess.hpp"
+#include "base/subprocess.hpp"
 
 namespace keel {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 #include <gtest/gtest.h>
 

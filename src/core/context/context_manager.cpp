@@ -2,15 +2,15 @@
 
 #include <algorithm>
 
-#include "core/context/digest.hpp"
+#include "core/context/microcompact_digest.hpp"
 #include "core/context/history_layout.hpp"
 #include "core/context/report_stages.hpp"
 #include "core/context/summary_cache.hpp"
 #include "core/context/summary_request.hpp"
 #include "core/context/tail_fallback.hpp"
 #include "core/context/token_ledger.hpp"
-#include "core/result_budget.hpp"
-#include "core/text_util.hpp"
+#include "core/guards/result_budget.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel {
 

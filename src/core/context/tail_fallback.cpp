@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "core/context/digest.hpp"
+#include "core/context/microcompact_digest.hpp"
 #include "core/context/history_layout.hpp"
 #include "core/context/report_stages.hpp"
-#include "core/result_budget.hpp"
+#include "core/guards/result_budget.hpp"
 
 namespace keel::detail {
 namespace {

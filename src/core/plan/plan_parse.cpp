@@ -3,8 +3,8 @@
 // people step by step anyway.
 #include <set>
 
-#include "core/json_repair.hpp"
-#include "core/text_util.hpp"
+#include "core/parsing/json/json_repair.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/core/plan.hpp"
 
 namespace keel {

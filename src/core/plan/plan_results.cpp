@@ -2,7 +2,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/core/plan.hpp"
 
 namespace keel {

@@ -11,7 +11,7 @@
 #include "keel/core/postcondition.hpp"
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {

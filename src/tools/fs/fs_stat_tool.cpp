@@ -6,7 +6,7 @@
 
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {

@@ -1,7 +1,7 @@
 #include "tools/fs/transfer.hpp"
 
 #include "tools/fs_common.hpp"
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace fs = std::filesystem;

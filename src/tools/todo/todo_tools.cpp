@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/text_util.hpp"
+#include "core/text/text_util.hpp"
 #include "tools/fs_common.hpp"
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel {
 namespace {

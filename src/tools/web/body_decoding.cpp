@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
-#include "core/text_util.hpp"
-#include "tools/text_util.hpp"
+#include "core/text/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 #include "tools/web/ascii_text.hpp"
 
 namespace keel::detail {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 #include "tools/web/ascii_text.hpp"
 #include "tools/web/body_decoding.hpp"
 #include "tools/web/web_factories.hpp"

@@ -1,7 +1,7 @@
 // Page fetching and status mapping for the reading tools; see web_page.hpp.
 #include "tools/web/web_page.hpp"
 
-#include "tools/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {

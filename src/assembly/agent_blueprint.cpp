@@ -1,0 +1,42 @@
+// The one mapping from configuration to an agent's options and hooks.
+#include "assembly/local_backend.hpp"
+#include "keel/assembly.hpp"
+
+namespace keel::assembly {
+
+AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& workspace, Store* store,
+                               const Toolbox& tools, LlmClient& llm, const HostOptions& host) {
+  const std::map<std::string, std::string> env = current_environment();
+  AgentBlueprint b;
+  AgentOptions& o = b.options;
+  o.workspace = workspace;
+  o.store = store;
+  o.stream = config.stream;
+  o.approvals = config.approvals;
+  for (const auto& rule : config.intents) o.intents.push_back(rule);
+  o.planner.enabled = config.planner_enabled;
+  o.planner.timeout_ms = config.planner_timeout_ms;
+  o.knowledge_skills = tools.knowledge_skills();
+  o.skill_disclosure.share_percent = config.skills.disclosure_percent;
+  o.config.max_rounds = config.max_rounds;
+  o.config.repair_prompt = load_prompt("repair.md", workspace, env);
+  o.config.context.context_window = static_cast<size_t>(config.context_window);
+  if (!uses_lanes(config)) {
+    if (size_t local = local_context_window(config); local > 0) o.config.context.context_window = local;
+  }
+  std::string warning;
+  o.config.token_counter = make_token_counter(config, &warning);
+  if (!warning.empty() && host.notice) host.notice("warning: " + warning);
+  o.config.context.threshold = config.context_threshold_percent / 100.0;
+  o.config.context.recency_rounds = config.context_recency_rounds;
+  o.config.context.summary_cooldown_rounds = config.context_summary_cooldown_rounds;
+  o.config.context.summarize_prompt = load_prompt("summarize.md", workspace, env);
+  // A local model's KV cache is saved when a run ends and restored when its session continues;
+  // it is kept beside the store, so there is nothing to keep without one.
+  if (store != nullptr) {
+    if (std::shared_ptr<Hooks> kv = make_local_state_hooks(llm, config)) b.hooks.push_back(std::move(kv));
+  }
+  return b;
+}
+
+}  // namespace keel::assembly

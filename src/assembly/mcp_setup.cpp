@@ -1,0 +1,57 @@
+#include "assembly/mcp_setup.hpp"
+
+
+namespace keel::assembly {
+
+std::string mcp_trust_tool(const McpServerConfig& server) { return "mcp-server:" + server.name; }
+
+std::string mcp_trust_fingerprint(const McpServerConfig& server) {
+  std::string out(mcp_transport_name(server.transport));
+  out += ": ";
+  if (server.transport == McpTransportKind::kStdio) {
+    out += server.command;
+    for (const auto& a : server.args) {
+      out.push_back(' ');
+      out += a;
+    }
+  } else {
+    out += server.url;
+  }
+  return out;
+}
+
+bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::string& workspace) {
+  if (!server.from_workspace) return true;
+  if (store == nullptr) return false;
+  Result<std::vector<ApprovalRule>> rules = store->list_approval_rules(workspace);
+  if (!rules.ok()) return false;
+  const std::string tool = mcp_trust_tool(server);
+  const std::string fingerprint = mcp_trust_fingerprint(server);
+  for (const ApprovalRule& r : *rules) {
+    if (r.tool == tool && r.pattern == fingerprint && r.verdict == ApprovalVerdict::kAllow) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store) {
+  McpHubOptions options;
+  options.is_trusted = [store, workspace](const McpServerConfig& s) { return mcp_server_trusted(s, store, workspace); };
+  return std::make_unique<McpHub>(config.mcp_servers, std::move(options));
+}
+
+Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, const std::string& workspace, Store* store,
+                                                  ToolRegistry& tools,
+                                                  const std::function<void(const std::string&)>& warn) {
+  if (config.mcp_servers.empty()) return std::unique_ptr<McpHub>();
+  std::unique_ptr<McpHub> hub = make_mcp_hub(config, workspace, store);
+  hub->connect_all();
+  KEEL_TRY(hub->register_tools(tools));
+  for (const McpServerStatus& s : hub->status()) {
+    if (s.state == "failed") warn("MCP server '" + s.name + "' did not start: " + s.error);
+    if (s.state == "untrusted") warn("MCP server '" + s.name + "' is " + s.error);
+    for (const std::string& skipped : s.skipped_tools) warn("MCP server '" + s.name + "': tool " + skipped);
+  }
+  return hub;
+}
+
+}  // namespace keel::assembly

@@ -1,0 +1,35 @@
+// The CLI's MCP servers: which workspace servers the user trusted (kept in the store as approval
+// rules of the pseudo-tool "mcp-server:NAME", so `keel approvals list|rm` show and revoke them),
+// and a started hub whose tools are registered for an agent.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "keel/config.hpp"
+#include "keel/mcp.hpp"
+#include "keel/store/store.hpp"
+#include "keel/tool_registry.hpp"
+
+namespace keel::assembly {
+
+// What the user trusts when they trust a workspace server: its name and how it is launched, so a
+// changed command or URL needs trusting again.
+std::string mcp_trust_tool(const McpServerConfig& server);   // "mcp-server:NAME"
+std::string mcp_trust_fingerprint(const McpServerConfig& server);  // "stdio: cmd args" / "http: URL"
+
+// True for user-configured servers, and for workspace servers trusted in `store` for `workspace`.
+bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::string& workspace);
+
+// Starts the configured servers (in parallel, each within its startup timeout), registers their
+// tools in `tools`, and reports each server that could not start through `warn`. nullptr when
+// no server is configured. Errors only for a tool name clash.
+Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, const std::string& workspace, Store* store,
+                                                  ToolRegistry& tools,
+                                                  const std::function<void(const std::string&)>& warn);
+
+// A hub for the configured servers with the store's trust (not connected yet).
+std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store);
+
+}  // namespace keel::assembly

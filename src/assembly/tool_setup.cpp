@@ -1,0 +1,58 @@
+#include "assembly/tool_setup.hpp"
+
+#include <filesystem>
+
+#include "keel/ask_user.hpp"
+#include "keel/builtin_tools.hpp"
+#include "keel/data_tools.hpp"
+#include "keel/memory_tools.hpp"
+#include "keel/todo_tools.hpp"
+#include "keel/web_tools.hpp"
+
+namespace keel::assembly {
+
+Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
+                           std::shared_ptr<UserAsker> asker) {
+  BuiltinToolOptions builtin;
+  builtin.workspace_root = workspace;
+  builtin.enable_shell = config.shell_enabled;
+  builtin.shell_timeout_ms = config.shell_timeout_ms;
+  for (const auto& r : config.fs_roots) {
+    std::filesystem::path p(r.path);
+    if (p.is_relative()) p = std::filesystem::path(workspace) / p;
+    FsRoot root;
+    root.name = r.name;
+    root.path = p.lexically_normal().string();
+    root.read_only = r.read_only;
+    builtin.extra_roots.push_back(std::move(root));
+  }
+  KEEL_TRY(register_builtin_tools(tools, builtin));
+  KEEL_TRY(register_data_tools(tools, DataToolOptions{}));
+  if (config.web_enabled) {
+    WebToolOptions web;
+    web.allowed = config.web_allowed;
+    web.timeout_ms = config.web_timeout_ms;
+    KEEL_TRY(register_web_tools(tools, web));
+  }
+  KEEL_TRY(register_ask_user_tool(tools, std::move(asker)));
+  if (store != nullptr) {
+    KEEL_TRY(register_memory_tools(tools, *store, workspace));
+    KEEL_TRY(register_todo_tools(tools, *store, workspace));
+  }
+  return Status::Ok();
+}
+
+KnowledgeSkillSet load_workspace_knowledge_skills(const KeelConfig& config, const std::string& workspace, Store* store) {
+  KnowledgeSkillSet set = load_knowledge_skills(config.skill_dirs);
+  if (store == nullptr) return set;
+  Result<std::vector<SkillSetting>> settings = store->list_skill_settings(workspace);
+  if (!settings.ok()) {
+    set.problems.push_back("the workspace's skill settings cannot be read (every skill counts as enabled): " +
+                           settings.status().message());
+    return set;
+  }
+  apply_skill_settings(set, *settings);
+  return set;
+}
+
+}  // namespace keel::assembly

@@ -1,0 +1,238 @@
+#include "base/subprocess.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/text/utf8_text.hpp"
+
+namespace keel::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kTermGrace{200};   // SIGTERM -> SIGKILL
+constexpr milliseconds kDrainGrace{200};  // shell exited; pipes still held by background jobs
+constexpr milliseconds kPollSlice{50};    // longest sleep between stop-token checks
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Owns both ends of a pipe until they are closed. Not thread-safe (one call uses it).
+struct Pipe {
+  int read_fd = -1;
+  int write_fd = -1;
+  ~Pipe() { close_both(); }
+  void close_read() {
+    if (read_fd >= 0) ::close(read_fd);
+    read_fd = -1;
+  }
+  void close_write() {
+    if (write_fd >= 0) ::close(write_fd);
+    write_fd = -1;
+  }
+  void close_both() {
+    close_read();
+    close_write();
+  }
+};
+
+Status open_pipe(Pipe& p) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Status::Unavailable("cannot run the command: cannot create a pipe: " + errno_text(errno));
+  }
+  p.read_fd = fds[0];
+  p.write_fd = fds[1];
+  // Only our end is non-blocking; the child's end keeps blocking writes.
+  ::fcntl(p.read_fd, F_SETFL, ::fcntl(p.read_fd, F_GETFL) | O_NONBLOCK);
+  return Status::Ok();
+}
+
+// Spawns /bin/sh -c in a new process group. Returns the pid.
+Result<pid_t> spawn_shell(const SubprocessRequest& req, const Pipe& out, const Pipe& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out.write_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err.write_fd, STDERR_FILENO);
+  if (!req.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, req.cwd.c_str());
+
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group, so the whole tree can be signalled
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  sigset_t defaults;  // signals a host commonly ignores or handles; the command gets defaults
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN,
+                  SIGTTOU}) {
+    sigaddset(&defaults, sig);
+  }
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+
+  std::string arg0 = "sh", arg1 = "-c", arg2 = req.command;
+  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    std::string where = rc == ENOENT || rc == ENOTDIR ? " (is the working directory '" + req.cwd + "' there?)" : "";
+    return Status::Unavailable("cannot start /bin/sh: " + errno_text(rc) + where);
+  }
+  return pid;
+}
+
+// Reads what is available from `p` (at most 256 KiB, so a fast writer cannot keep us from
+// checking the deadline) into the result; closes it on end of file or error.
+void drain(Pipe& p, SubprocessResult& r, size_t cap) {
+  char buf[16 * 1024];
+  for (int round = 0; round < 16; ++round) {
+    const ssize_t n = ::read(p.read_fd, buf, sizeof buf);
+    if (n > 0) {
+      const size_t got = static_cast<size_t>(n);
+      r.total_bytes += got;
+      if (r.output.size() < cap) r.output.append(buf, std::min(got, cap - r.output.size()));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    p.close_read();  // EOF or a read error
+    return;
+  }
+}
+
+// waitpid without blocking; true once `pid` has been reaped (status in *status).
+bool reaped(pid_t pid, int* status) {
+  for (;;) {
+    const pid_t r = ::waitpid(pid, status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {  // ECHILD: someone else reaped it (e.g. SIGCHLD ignored); status unknown
+      *status = -1;
+      return true;
+    }
+    return false;
+  }
+}
+
+void reap_blocking(pid_t pid, int* status) {
+  while (::waitpid(pid, status, 0) < 0) {
+    if (errno != EINTR) {
+      *status = -1;
+      return;
+    }
+  }
+}
+
+// Kills what is left of the group and reaps members that were re-parented to us (possible only
+// when this process is a child subreaper); gives up after a short while.
+void clean_up_group(pid_t pgid) {
+  ::kill(-pgid, SIGKILL);
+  const auto until = Clock::now() + milliseconds(200);
+  while (Clock::now() < until) {
+    int status = 0;
+    const pid_t r = ::waitpid(-pgid, &status, WNOHANG);
+    if (r > 0) continue;
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return;  // ECHILD: none of our children is left in the group
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+}
+
+}  // namespace
+
+Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
+  const auto start = Clock::now();
+  const auto deadline = start + req.timeout;
+  Pipe out, err;
+  KEEL_TRY(open_pipe(out));
+  KEEL_TRY(open_pipe(err));
+  KEEL_ASSIGN_OR_RETURN(const pid_t pid, spawn_shell(req, out, err));
+  out.close_write();
+  err.close_write();
+
+  SubprocessResult r;
+  r.pgid = pid;
+  int status = 0;
+  bool exited = false;
+  Clock::time_point exited_at;
+  std::vector<Pipe*> pipes = {&out, &err};
+  for (;;) {
+    const auto now = Clock::now();
+    if (!exited && reaped(pid, &status)) {
+      exited = true;
+      exited_at = now;
+    }
+    const bool open = out.read_fd >= 0 || err.read_fd >= 0;
+    Clock::time_point wake;
+    if (!exited) {
+      if (req.stop.stop_requested()) {
+        r.end = SubprocessResult::End::kCancelled;
+        break;
+      }
+      if (now >= deadline) {
+        r.end = SubprocessResult::End::kTimedOut;
+        break;
+      }
+      wake = std::min(deadline, now + (open ? kPollSlice : milliseconds(5)));
+    } else {
+      if (!open || now >= exited_at + kDrainGrace) break;
+      wake = std::min(exited_at + kDrainGrace, now + kPollSlice);
+    }
+    const int wait_ms = static_cast<int>(
+        std::max<int64_t>(1, std::chrono::duration_cast<milliseconds>(wake - now).count()));
+    std::vector<pollfd> fds;
+    for (Pipe* p : pipes) {
+      if (p->read_fd >= 0) fds.push_back({p->read_fd, POLLIN, 0});
+    }
+    const int ready = ::poll(fds.data(), fds.size(), wait_ms);
+    if (ready <= 0) continue;
+    for (Pipe* p : pipes) {  // drained in the order poll() saw them ready
+      for (const pollfd& f : fds) {
+        if (f.fd == p->read_fd && (f.revents & (POLLIN | POLLHUP | POLLERR)) != 0) drain(*p, r, req.max_output_bytes);
+      }
+    }
+  }
+
+  if (!exited) {
+    ::kill(-pid, SIGTERM);
+    const auto kill_at = Clock::now() + kTermGrace;
+    while (!(exited = reaped(pid, &status)) && Clock::now() < kill_at) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    if (!exited) {
+      ::kill(-pid, SIGKILL);
+      reap_blocking(pid, &status);
+    }
+  }
+  clean_up_group(pid);
+
+  if (r.end == SubprocessResult::End::kExited) {
+    if (status == -1) {
+      r.exit_code = -1;
+    } else if (WIFSIGNALED(status)) {
+      r.end = SubprocessResult::End::kSignaled;
+      r.signal = WTERMSIG(status);
+    } else {
+      r.exit_code = WEXITSTATUS(status);
+    }
+  }
+  r.truncated = r.total_bytes > r.output.size();
+  if (r.truncated) r.output.resize(utf8_complete_prefix(r.output));
+  r.elapsed_ms = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+  return r;
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,497 @@
+#include "keel/core/agent_machine.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/guards/call_signature.hpp"
+#include "core/guards/result_budget.hpp"
+#include "core/text/text_util.hpp"
+#include "keel/core/injection_detector.hpp"
+#include "keel/core/prompt_builder.hpp"
+
+namespace keel {
+
+namespace {
+
+using detail::Overloaded;
+
+std::string trimmed(std::string_view s) { return std::string(detail::trim(s)); }
+
+using detail::one_line;
+using detail::shorten;
+
+// The user's task: the context pipeline never drops or summarizes it.
+Message task_message(std::string task) {
+  Message m = Message::user(std::move(task));
+  m.metadata["kind"] = "task";
+  return m;
+}
+
+ToolResult synthetic(const ToolCall& call, ToolStatus status, std::string content) {
+  ToolResult r;
+  r.call_id = call.id;
+  r.name = call.name;
+  r.status = status;
+  r.content = std::move(content);
+  return r;
+}
+
+}  // namespace
+
+AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt, std::string task,
+                           std::shared_ptr<const ToolCallParser> parser)
+    : AgentMachine(config, std::move(tools), std::move(parser)) {
+  commit(Message::system(std::move(system_prompt)));
+  commit(task_message(std::move(task)));
+}
+
+AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                           std::vector<Message> earlier, std::string task, std::shared_ptr<const ToolCallParser> parser)
+    : AgentMachine(config, std::move(tools), std::move(parser)) {
+  adopt(std::move(system_prompt), std::move(earlier));
+  commit(task_message(std::move(task)));
+}
+
+AgentMachine AgentMachine::resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                                    std::vector<Message> conversation, size_t run_start,
+                                    std::shared_ptr<const ToolCallParser> parser, bool calls_not_started) {
+  AgentMachine m(config, std::move(tools), std::move(parser));
+  m.resume_calls_not_started_ = calls_not_started;
+  size_t dropped = !conversation.empty() && conversation.front().role == Role::kSystem ? 1 : 0;
+  m.adopt(std::move(system_prompt), std::move(conversation));
+  m.run_start_ = std::min(m.history_.size(), std::max<size_t>(1, run_start + 1 - dropped));
+  m.resuming_ = true;
+  return m;
+}
+
+AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::shared_ptr<const ToolCallParser> parser)
+    : config_(config),
+      tools_(std::move(tools)),
+      parser_(std::move(parser)),
+      context_(config_.context, config_.token_counter) {
+  if (!parser_) parser_ = make_default_tool_call_parser();
+  config_.max_rounds = std::max(1, config_.max_rounds);
+  config_.repeated_failure_limit = std::max(1, config_.repeated_failure_limit);
+  config_.max_empty_replies = std::max(0, config_.max_empty_replies);
+}
+
+void AgentMachine::adopt(std::string system_prompt, std::vector<Message> earlier) {
+  history_.reserve(earlier.size() + 8);
+  history_.push_back(Message::system(std::move(system_prompt)));
+  size_t first = !earlier.empty() && earlier.front().role == Role::kSystem ? 1 : 0;
+  for (size_t i = first; i < earlier.size(); ++i) history_.push_back(std::move(earlier[i]));
+  run_start_ = history_.size();
+}
+
+void AgentMachine::commit(Message m) {
+  committed_.push_back(m);
+  history_.push_back(std::move(m));
+}
+
+Decision AgentMachine::decide(Action action) {
+  Decision d;
+  d.action = std::move(action);
+  d.guards = std::move(guards_);
+  guards_.clear();
+  d.committed = std::move(committed_);
+  committed_.clear();
+  d.compaction = std::move(compaction_);
+  compaction_.reset();
+  d.plan_steps = std::move(plan_updates_);
+  plan_updates_.clear();
+  return d;
+}
+
+Decision AgentMachine::start() {
+  if (phase_ != AgentPhase::kIdle) return reject("start");
+  if (resuming_) return resume_from_tail();
+  return next_model_call();
+}
+
+Decision AgentMachine::step(const Event& event) {
+  guards_.clear();
+  return std::visit(
+      Overloaded{
+          [&](const ModelReplied& e) {
+            if (phase_ == AgentPhase::kAwaitingSummary) return on_summary(&e.reply.text, nullptr);
+            return phase_ == AgentPhase::kAwaitingModel ? on_model_reply(e.reply) : reject("model_replied");
+          },
+          [&](const ModelFailed& e) {
+            if (phase_ == AgentPhase::kAwaitingSummary) return on_summary(nullptr, &e.error);
+            return phase_ == AgentPhase::kAwaitingModel
+                       ? fail(FailureKind::kBackend, e.error.message().empty() ? e.error.to_string() : e.error.message())
+                       : reject("model_failed");
+          },
+          [&](const ToolsFinished& e) {
+            return phase_ == AgentPhase::kAwaitingTools ? on_tools_finished(e) : reject("tools_finished");
+          },
+          [&](const ApprovalsGiven& e) {
+            return phase_ == AgentPhase::kAwaitingApproval ? on_approvals(e) : reject("approvals_given");
+          },
+          [&](const ContinueRequested& e) {
+            return phase_ == AgentPhase::kFinished ? on_continue(e) : reject("continue_requested");
+          },
+          [&](const Aborted& e) {
+            return done() ? reject("aborted")
+                          : fail(FailureKind::kAborted, e.reason.empty() ? "aborted by the user" : e.reason);
+          },
+      },
+      event);
+}
+
+Decision AgentMachine::on_model_reply(const ModelReply& reply) {
+  std::vector<ToolCall> calls = reply.tool_calls;
+  std::string text = reply.text;
+  std::string reasoning = reply.reasoning;
+  ParsedReply parsed;
+  if (calls.empty()) {
+    parsed = parser_->parse(reply.text, tools_);
+    calls = parsed.calls;
+    text = parsed.text;
+    if (reasoning.empty()) reasoning = parsed.reasoning;
+    if (!parsed.repairs.empty()) {
+      std::string fixes;
+      for (const auto& r : parsed.repairs) fixes += (fixes.empty() ? "" : "; ") + r;
+      guards_.push_back({GuardKind::kRepairedCall, "recovered the tool call from malformed output (" + fixes + ")", "", ""});
+    }
+  }
+  if (final_round_) return finish_final_round(text, reasoning, !calls.empty() || !parsed.errors.empty());
+  if (calls.empty() && !parsed.errors.empty()) return malformed_call(reply.text, parsed.errors.front());
+  for (const auto& err : parsed.errors) {
+    guards_.push_back({GuardKind::kMalformedCall, err, "", ""});
+    guard_notes_.push_back("One of your tool calls could not be used: " + err + ".");
+  }
+  if (calls.empty()) {
+    Result<std::optional<Plan>> plan = parse_plan(text);
+    if (!plan.ok()) return malformed_call(reply.text, plan.status().message());
+    if (*plan) return start_plan(std::move(**plan), reply.text, reasoning);
+  }
+  repair_rounds_ = 0;
+  if (calls.empty()) {
+    std::string answer = trimmed(text);
+    if (answer.empty()) return no_usable_call("the reply was empty");
+    return finish(std::move(answer), reasoning);
+  }
+
+  empty_replies_ = 0;
+  round_calls_.clear();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    PendingCall pc;
+    pc.call = calls[i];
+    if (pc.call.id.empty()) pc.call.id = "call_" + std::to_string(model_calls_) + "_" + std::to_string(i + 1);
+    round_calls_.push_back(std::move(pc));
+  }
+  std::vector<ToolCall> assistant_calls;
+  for (const auto& pc : round_calls_) assistant_calls.push_back(pc.call);
+  Message m = Message::assistant(trimmed(text), std::move(assistant_calls));
+  m.reasoning = reasoning;
+  m.metadata["round"] = std::to_string(model_calls_);
+  commit(std::move(m));
+
+  for (size_t i = 0; i < round_calls_.size(); ++i) classify_call(i);
+  return ask_or_dispatch();
+}
+
+Decision AgentMachine::ask_or_dispatch() {
+  AskApproval ask;
+  for (const auto& pc : round_calls_) {
+    if (pc.state != PendingCall::State::kApprove) continue;
+    ask.requests.push_back({pc.call, pc.spec->risk, pc.approval_reason});
+  }
+  if (!ask.requests.empty()) {
+    phase_ = AgentPhase::kAwaitingApproval;
+    return decide(std::move(ask));
+  }
+  return dispatch_tools();
+}
+
+void AgentMachine::classify_call(size_t index) {
+  PendingCall& pc = round_calls_[index];
+  const ToolCall& call = pc.call;
+  pc.spec = find_tool(call.name);
+  if (pc.spec == nullptr) {
+    std::string names;
+    for (const auto& t : tools_) names += (names.empty() ? "" : ", ") + t.name;
+    pc.result = synthetic(call, ToolStatus::kError,
+                          "unknown tool '" + call.name + "'; available: " + (names.empty() ? "(none)" : names));
+    return;
+  }
+  Result<std::string> canonical = detail::canonical_arguments(call.arguments);
+  if (!canonical.ok()) {
+    std::string why = "the arguments of " + call.name + " are not usable: " + canonical.status().message();
+    guards_.push_back({GuardKind::kMalformedCall, why, call.name, call.id});
+    pc.result = synthetic(call, ToolStatus::kError, why + ". Send the arguments as a JSON object.");
+    return;
+  }
+  pc.canonical = *canonical;
+  std::string sig = detail::call_signature(call.name, pc.canonical);
+  if (disabled_signatures_.count(sig) != 0) {
+    std::string why = call.name + " with these arguments failed " + std::to_string(config_.repeated_failure_limit) +
+                      " times and is disabled for this run";
+    guards_.push_back({GuardKind::kRepeatedFailure, why, call.name, call.id});
+    guard_notes_.push_back(why + "; change the arguments or take another approach.");
+    pc.result = synthetic(call, ToolStatus::kBlocked, "blocked: " + why + ". Change the arguments or take another approach.");
+    return;
+  }
+  auto is_duplicate = [&](const std::string& tool, const std::string& canon) {
+    if (tool != call.name) return false;
+    if (canon == pc.canonical) return true;
+    return pc.spec->read_only && config_.near_duplicate_threshold <= 1.0 &&
+           detail::argument_similarity(canon, pc.canonical) >= config_.near_duplicate_threshold;
+  };
+  bool duplicate = std::any_of(successful_calls_.begin(), successful_calls_.end(),
+                               [&](const SuccessfulCall& done) { return is_duplicate(done.tool, done.canonical); });
+  for (size_t j = 0; j < index && !duplicate; ++j) {
+    const PendingCall& earlier = round_calls_[j];
+    if (earlier.state != PendingCall::State::kSettled && is_duplicate(earlier.call.name, earlier.canonical)) duplicate = true;
+  }
+  if (duplicate) {
+    std::string why = call.name + " " + shorten(pc.canonical, 120) + " repeats an earlier call with the same arguments";
+    guards_.push_back({GuardKind::kSemanticRepeat, why, call.name, call.id});
+    guard_notes_.push_back("A duplicate call was blocked (" + why + "); use the result you already have.");
+    pc.result = synthetic(call, ToolStatus::kBlocked,
+                          "blocked: duplicate of an earlier call; nothing has changed since, so use the result you already have.");
+    return;
+  }
+  // Without a gate, the risk threshold decides.
+  GateVerdict verdict = GateVerdict::allow();
+  if (config_.approval_gate) {
+    verdict = config_.approval_gate->check(call, pc.canonical, *pc.spec);
+  } else if (pc.spec->risk >= config_.approval_threshold) {
+    verdict = GateVerdict::ask(call.name + " is a " + std::string(risk_name(pc.spec->risk)) + "-risk tool");
+  }
+  if (verdict.kind == GateVerdict::Kind::kDeny) return deny_call(pc, std::move(verdict.reason));
+  bool ask = verdict.kind == GateVerdict::Kind::kAsk && always_allowed_.count(call.name) == 0;
+  pc.state = ask ? PendingCall::State::kApprove : PendingCall::State::kRun;
+  if (ask) pc.approval_reason = verdict.reason.empty() ? call.name + " needs approval" : std::move(verdict.reason);
+}
+
+void AgentMachine::deny_call(PendingCall& pc, std::string reason) {
+  if (reason.empty()) reason = "denied";
+  pc.state = PendingCall::State::kSettled;
+  std::string what = pc.call.name + " " + shorten(pc.canonical, 160);
+  denials_.push_back(what + " — " + reason);
+  guards_.push_back({GuardKind::kPermissionDenied, what + " was denied: " + reason, pc.call.name, pc.call.id});
+  pc.result = synthetic(pc.call, ToolStatus::kDenied,
+                        "denied: " + reason + ". Do not retry this call; find another way or explain what you could not do.");
+}
+
+Decision AgentMachine::on_approvals(const ApprovalsGiven& given) {
+  for (auto& pc : round_calls_) {
+    if (pc.state != PendingCall::State::kApprove) continue;
+    auto it = std::find_if(given.decisions.begin(), given.decisions.end(),
+                           [&](const ApprovalDecision& d) { return d.call_id == pc.call.id; });
+    ApprovalVerdict verdict = it == given.decisions.end() ? ApprovalVerdict::kDeny : it->verdict;
+    std::string reason = it == given.decisions.end() ? "no approval decision was given" : it->reason;
+    if (verdict == ApprovalVerdict::kAllowAlways) always_allowed_.insert(pc.call.name);
+    if (verdict != ApprovalVerdict::kDeny) {
+      pc.state = PendingCall::State::kRun;
+      continue;
+    }
+    deny_call(pc, std::move(reason));
+  }
+  return dispatch_tools();
+}
+
+Decision AgentMachine::dispatch_tools() {
+  RunTools run;
+  for (const auto& pc : round_calls_) {
+    if (pc.state == PendingCall::State::kRun) run.calls.push_back(pc.call);
+  }
+  if (run.calls.empty()) return close_round();
+  phase_ = AgentPhase::kAwaitingTools;
+  return decide(std::move(run));
+}
+
+Decision AgentMachine::on_tools_finished(const ToolsFinished& done) {
+  size_t next = 0;
+  for (auto& pc : round_calls_) {
+    if (pc.state != PendingCall::State::kRun) continue;
+    if (next >= done.results.size()) break;
+    const ToolResult& r = done.results[next];
+    if (!r.call_id.empty() && r.call_id != pc.call.id) {
+      return fail(FailureKind::kInternal, "tool result for '" + r.call_id + "' arrived where '" + pc.call.id + "' was expected");
+    }
+    pc.result = r;
+    pc.ran = true;
+    pc.state = PendingCall::State::kSettled;
+    ++next;
+  }
+  if (next != done.results.size() ||
+      std::any_of(round_calls_.begin(), round_calls_.end(), [](const PendingCall& pc) { return !pc.result; })) {
+    return fail(FailureKind::kInternal, "expected one tool result per call; got " + std::to_string(done.results.size()));
+  }
+  return close_round();
+}
+
+void AgentMachine::record_result(PendingCall& pc) {
+  ToolResult& r = *pc.result;
+  r.call_id = pc.call.id;
+  r.name = pc.call.name;
+  if (pc.ran) {
+    enforce_postconditions(pc);  // on the full output, before the budget cuts it
+    if (detail::apply_result_budget(r.content, config_.result_char_budget)) {
+      r.truncated = true;
+      guards_.push_back({GuardKind::kContextLimit,
+                         pc.call.name + " returned more than " + std::to_string(config_.result_char_budget) +
+                             " characters; the result was truncated",
+                         pc.call.name, pc.call.id});
+    }
+    InjectionScan scan = scan_for_injection(r.content);
+    if (scan.flagged) {
+      injection_warning_ = true;
+      std::string signals;
+      for (const auto& s : scan.signals) signals += (signals.empty() ? "" : "; ") + s;
+      guards_.push_back({GuardKind::kInjectionFlag, "output of " + pc.call.name + " looks like a prompt injection (" + signals + ")",
+                         pc.call.name, pc.call.id});
+    }
+    std::string sig = detail::call_signature(pc.call.name, pc.canonical);
+    if (!pc.spec->read_only) successful_calls_.clear();  // the world may have changed: re-reads are legitimate
+    if (r.status == ToolStatus::kError || r.status == ToolStatus::kTimeout) {
+      if (++failure_counts_[sig] == config_.repeated_failure_limit) {
+        disabled_signatures_.insert(sig);
+        std::string why = pc.call.name + " " + shorten(pc.canonical, 120) + " failed " +
+                          std::to_string(config_.repeated_failure_limit) + " times; it is disabled for the rest of this run";
+        guards_.push_back({GuardKind::kRepeatedFailure, why, pc.call.name, pc.call.id});
+        guard_notes_.push_back(why + ". Change the arguments or take another approach.");
+      }
+    } else if (r.status == ToolStatus::kOk) {
+      successful_calls_.push_back({pc.call.name, pc.canonical, pc.call.id});
+    }
+  }
+  std::string line = pc.call.name + " " + shorten(pc.canonical.empty() ? pc.call.arguments : pc.canonical, 80) + " → " +
+                     std::string(tool_status_name(r.status));
+  if (!r.ok()) line += ": " + shorten(one_line(r.content), 160);
+  else line += " (" + std::to_string(r.content.size()) + " chars" + (r.truncated ? ", truncated" : "") + ")";
+  tool_summary_.push_back(std::move(line));
+  Message m = Message::tool(r);
+  m.metadata["round"] = std::to_string(model_calls_);
+  if (r.truncated) m.metadata["truncated"] = "true";
+  commit(std::move(m));
+}
+
+Decision AgentMachine::close_round() {
+  // A plan step's references read the whole output, not what the result budget keeps of it.
+  std::string full_output = plan_ && !round_calls_.empty() && round_calls_[0].result ? round_calls_[0].result->content : "";
+  for (auto& pc : round_calls_) record_result(pc);
+  if (postcondition_fail_) return fail_on_postcondition();
+  if (plan_) return continue_plan(std::move(full_output));
+  round_calls_.clear();
+  return next_model_call();
+}
+
+Decision AgentMachine::no_usable_call(const std::string& why) {
+  ++empty_replies_;
+  guards_.push_back({GuardKind::kNoUsableCall, why, "", ""});
+  if (empty_replies_ > config_.max_empty_replies) {
+    return fail(FailureKind::kModelOutput, "the model gave no usable reply " + std::to_string(empty_replies_) +
+                                               " times in a row (last time: " + why + ")");
+  }
+  correction_ = "Your previous reply could not be used (" + why +
+                "). Either call one of the available tools, or write your final answer as plain text.";
+  return next_model_call();
+}
+
+Decision AgentMachine::finish_final_round(const std::string& text, const std::string& reasoning, bool wanted_tools) {
+  std::string answer = trimmed(text);
+  if (answer.empty()) {
+    return fail(FailureKind::kGuardrail,
+                "the round limit of " + std::to_string(config_.max_rounds) + " was reached and the model " +
+                    (wanted_tools ? "still asked for tools instead of answering" : "gave no final answer"));
+  }
+  return finish(std::move(answer), reasoning);
+}
+
+Decision AgentMachine::malformed_call(const std::string& raw, const std::string& error) {
+  guards_.push_back({GuardKind::kMalformedCall, error, "", ""});
+  if (repair_rounds_ >= 1) {
+    return fail(FailureKind::kModelOutput, "the model's tool call could not be parsed, again after a repair round: " +
+                                               error + "; raw output: " + shorten(one_line(raw), 300));
+  }
+  ++repair_rounds_;
+  if (!trimmed(raw).empty()) commit(Message::assistant(raw));
+  std::string names;
+  for (const auto& t : tools_) names += (names.empty() ? "" : ", ") + t.name;
+  correction_ = render_repair_prompt(config_.repair_prompt, error, names);
+  return next_model_call();
+}
+
+Decision AgentMachine::finish(std::string answer, const std::string& reasoning) {
+  Message m = Message::assistant(answer);
+  m.reasoning = reasoning;
+  commit(std::move(m));
+  last_answer_ = answer;
+  phase_ = AgentPhase::kFinished;
+  return decide(Finish{std::move(answer)});
+}
+
+Decision AgentMachine::on_continue(const ContinueRequested& req) {
+  if (final_round_) {
+    guards_.push_back({GuardKind::kRoundLimit, "a request for another round was refused: the round limit was reached", "", ""});
+    return decide(Finish{last_answer_});
+  }
+  commit(Message::user(req.message));
+  return next_model_call();
+}
+
+Decision AgentMachine::call_model() {
+  if (rounds_used_ >= config_.max_rounds) {
+    final_round_ = true;
+    guards_.push_back({GuardKind::kRoundLimit,
+                       "round limit of " + std::to_string(config_.max_rounds) + " reached; asking for a final answer without tools",
+                       "", ""});
+  } else {
+    ++rounds_used_;
+  }
+  ++model_calls_;
+  CallModel call;
+  call.request.history = history_;
+  if (config_.tool_protocol == ToolProtocol::kNative) call.request.tools = tools_;
+  call.context = context_.measure(history_, call.request.tools);
+  call.context_window = config_.context.context_window;
+  call.request.tools_enabled = !final_round_;
+  call.request.final_round = final_round_;
+  call.request.round = model_calls_;
+  if (model_calls_ > 1) {
+    ContinuationParts parts;
+    parts.round = final_round_ ? config_.max_rounds : rounds_used_;
+    parts.max_rounds = config_.max_rounds;
+    parts.tool_summary = std::move(tool_summary_);
+    parts.denials = denials_;
+    parts.guard_notes = std::move(guard_notes_);
+    parts.injection_warning = injection_warning_;
+    parts.final_round = final_round_;
+    parts.correction = std::move(correction_);
+    Message note = config_.continuation_role == ContinuationRole::kUser
+                       ? Message::user(build_continuation_prompt(parts))
+                       : Message::system(build_continuation_prompt(parts));
+    note.metadata["kind"] = "continuation";
+    call.request.appended.push_back(std::move(note));
+  }
+  tool_summary_.clear();
+  guard_notes_.clear();
+  correction_.clear();
+  injection_warning_ = false;
+  phase_ = AgentPhase::kAwaitingModel;
+  return decide(std::move(call));
+}
+
+Decision AgentMachine::fail(FailureKind kind, std::string reason) {
+  phase_ = AgentPhase::kFailed;
+  return decide(Fail{kind, std::move(reason)});
+}
+
+Decision AgentMachine::reject(const char* event_name) {
+  std::string reason = std::string("event '") + event_name + "' is not expected while the agent is " +
+                       std::string(agent_phase_name(phase_));
+  phase_ = AgentPhase::kFailed;
+  guards_.clear();
+  return decide(Fail{FailureKind::kInternal, std::move(reason)});
+}
+
+const ToolSpec* AgentMachine::find_tool(const std::string& name) const {
+  auto it = std::find_if(tools_.begin(), tools_.end(), [&](const ToolSpec& t) { return t.name == name; });
+  return it == tools_.end() ? nullptr : &*it;
+}
+
+}  // namespace keel

@@ -1,0 +1,144 @@
+// Cohere Command R7B:
+//   <|START_THINKING|>...<|END_THINKING|>                                  reasoning
+//   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, ...]<|END_ACTION|>
+//   <|START_RESPONSE|>...<|END_RESPONSE|>                                  the answer (content)
+// tool_call_id is kept as ToolCall::id; a single action object instead of a list is accepted.
+// An action block without <|END_ACTION|> counts when its JSON is complete and is an error when it
+// is not. <|END_OF_TURN_TOKEN|> is dropped; tokens right after a backtick, and an action block
+// that holds no JSON, are a mention in prose.
+#include <array>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "core/parsing/formats/format_util.hpp"
+#include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/special_tokens.hpp"
+#include "core/parsing/json/json_repair.hpp"
+#include "core/text/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+
+constexpr size_t npos = std::string_view::npos;
+
+enum class Tok { kText, kThink, kThinkEnd, kAction, kActionEnd, kResponse, kResponseEnd, kEot };
+
+constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
+    {"<|START_THINKING|>", Tok::kThink},
+    {"<|END_THINKING|>", Tok::kThinkEnd},
+    {"<|START_ACTION|>", Tok::kAction},
+    {"<|END_ACTION|>", Tok::kActionEnd},
+    {"<|START_RESPONSE|>", Tok::kResponse},
+    {"<|END_RESPONSE|>", Tok::kResponseEnd},
+    {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
+}};
+constexpr auto kTable = special_tokens("<|", kTokens);
+
+using Piece = TokenPiece<Tok>;
+
+// Splits the reply into text and special tokens in one pass.
+TokenPieces<Tok> tokenize(std::string_view s) {
+  return split_special_tokens(s, kTable);
+}
+
+// A tool_call_id as text: a string's value, any other JSON value as nlohmann writes it.
+std::string call_id(JsonView v) {
+  if (v.is_string()) return v.str();
+  return nlohmann::json::parse(v.raw()).dump();
+}
+
+// The calls of one action block's JSON text; false when the block holds prose, not JSON.
+bool actions(std::string_view body, bool terminated, FormatResult& out) {
+  std::string_view b = trim(body);
+  if (!b.empty() && b[0] != '[' && b[0] != '{') return false;
+  if (b.empty()) {
+    out.error = terminated ? "an empty <|START_ACTION|> block" : "the action block was cut off before its JSON";
+    return true;
+  }
+  LenientText parsed;
+  if (!terminated && json_extent(b, 0) == npos) {
+    parsed = parse_json_lenient_text(b);
+    out.error = "the action block was cut off before <|END_ACTION|>: its JSON is " +
+                (parsed.ok() ? std::string("not closed") : "incomplete (" + parsed.error + ")");
+    return true;
+  }
+  if (!parse_payload(b, parsed, out, "the action block")) return true;
+  const JsonView v = parsed.view();
+  if (!v.is_object() && (!v.is_array() || v.empty())) {
+    out.error = "the action block must be a list of actions";
+    return true;
+  }
+  size_t n = 0;
+  auto add = [&](JsonView a) {
+    ++n;
+    const auto [name, params, id] = a.find_each({"tool_name", "parameters", "tool_call_id"});
+    if (!name || !name->is_string() || name->raw().size() == 2) {
+      out.error = "action " + std::to_string(n) + " has no \"tool_name\"";
+      return false;
+    }
+    return add_view_call(out, name->str(), params, id ? call_id(*id) : std::string());
+  };
+  if (v.is_object()) {
+    add(v);
+    return true;
+  }
+  JsonView::Items it = v.items();
+  JsonView key, a;
+  while (it.next(key, a) && add(a)) {
+  }
+  return true;
+}
+
+class CommandR7bFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "command_r7b"; }
+  std::string_view description() const override {
+    return "Command R7B: <|START_THINKING|>, <|START_ACTION|>[{\"tool_name\", \"parameters\"}]<|END_ACTION|>, "
+           "<|START_RESPONSE|>";
+  }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>"};
+    return kMarkers;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    TokenPieces<Tok> pieces = tokenize(text);
+    size_t i = 0;
+    while (i < pieces.size() && !out.error) {
+      Tok t = pieces[i].tok;
+      if (t == Tok::kText) append_line(out.content, pieces[i].text);
+      if (t != Tok::kThink && t != Tok::kAction && t != Tok::kResponse) {
+        ++i;  // text done above; stray end tokens and <|END_OF_TURN_TOKEN|> drop
+        continue;
+      }
+      // A block: text up to its end token, another block's start, or the end of the reply.
+      Tok end = t == Tok::kThink ? Tok::kThinkEnd : t == Tok::kAction ? Tok::kActionEnd : Tok::kResponseEnd;
+      Gathered gathered;  // a view of the reply unless the block's text comes in several pieces
+      for (++i; i < pieces.size() && pieces[i].tok != end; ++i) {
+        Tok b = pieces[i].tok;
+        if (b == Tok::kThink || b == Tok::kAction || b == Tok::kResponse) break;
+        if (b == Tok::kText) gathered.add(pieces[i].text);
+      }
+      const std::string_view body = gathered.view();
+      bool terminated = i < pieces.size() && pieces[i].tok == end;
+      if (terminated) ++i;
+      if (t == Tok::kThink) {
+        append_line(out.reasoning, body);
+      } else if (t == Tok::kResponse) {
+        append_line(out.content, body);
+      } else if (!actions(body, terminated, out)) {  // prose between the tokens: keep it as written
+        append_line(out.content, concat({"<|START_ACTION|>", body, terminated ? "<|END_ACTION|>" : ""}));
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_command_r7b_format() {
+  return std::make_unique<CommandR7bFormat>();
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,84 @@
+// Helpers shared by the tool-call formats.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/parsing/json/json_repair.hpp"
+#include "core/parsing/json/json_view.hpp"
+#include "keel/core/tool_call_format.hpp"
+#include "keel/tool_spec.hpp"
+
+namespace keel::detail {
+
+// End (exclusive) of the balanced JSON object/array starting at text[pos] ('{' or '['), skipping
+// strings; npos when it is not closed before the end. Linear.
+size_t json_extent(std::string_view text, size_t pos);
+
+// The registered tool called `name`, or nullptr.
+const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name);
+
+// The declared JSON types of one tool's parameters, read from its JSON Schema (validated and
+// indexed once, when the first parameter is looked up). Not copyable: its views read its index.
+class ParameterTypes {
+ public:
+  ParameterTypes(std::span<const ToolSpec> tools, std::string_view tool) : spec_(find_tool(tools, tool)) {}
+  ParameterTypes(const ParameterTypes&) = delete;
+  ParameterTypes& operator=(const ParameterTypes&) = delete;
+  // The declared type of `param` ("integer", "string", ...), or "" when unknown; valid until the
+  // next call.
+  std::string_view of(std::string_view param);
+
+ private:
+  const ToolSpec* spec_;
+  bool read_ = false;
+  JsonIndex index_;  // the schema's
+  std::optional<JsonView> properties_;
+  std::string decoded_;  // a type name that held an escape
+};
+
+// Appends the raw (untyped) value of parameter `param` to `args` (after its key), typed by the
+// tool's JSON Schema: integer, number, boolean, null, object and array values are written as the
+// JSON they are when they fit the declared type; strings stay strings. Without a schema for the
+// parameter, JSON-looking values are taken as JSON and anything else is a string.
+void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
+
+// Appends a call whose `arguments` are JSON object text (the strings are moved into it).
+void add_call(FormatResult& out, std::string&& name, std::string&& arguments, std::string&& id = std::string());
+
+// Calls add(element) for `value` when it is an object, or for each element of it when it is an
+// array, until add returns false (a list of calls stops at the first unusable one).
+template <class AddCall>
+void for_each_call_object(JsonView value, AddCall&& add) {
+  if (value.is_object()) {
+    add(value);
+    return;
+  }
+  JsonView::Items it = value.items();
+  JsonView key, element;
+  while (it.next(key, element) && add(element)) {
+  }
+}
+
+// Appends a call whose arguments are the JSON value `args`: an object, null or absent ({}), or a
+// string holding an object (unwrapped, listed as a repair of "the call to 'NAME'"). Anything else
+// sets out.error; returns false when out.error is set.
+bool add_view_call(FormatResult& out, std::string name, std::optional<JsonView> args, std::string id = {});
+
+// The strictly valid JSON value at text[pos] ('{' or '['), taken into `parsed` (indexed); returns
+// its end, or npos when none starts there.
+size_t valid_json_at(std::string_view text, size_t pos, LenientText& parsed);
+
+// The JSON value at text[pos] ('{' or '['), parsed leniently into `parsed`: up to where it
+// balances, or — left open — to the end of the text (`open`). Returns its end. One pass when the
+// value is valid JSON.
+size_t lenient_json_at(std::string_view text, size_t pos, LenientText& parsed, bool& open);
+
+// Parses a JSON value leniently (see json_repair.hpp) into `parsed`; on success appends the
+// repairs to out.repairs, prefixed with `where` ("call 2: removed a trailing comma"); on failure
+// sets out.error to "<where>: <why>" and returns false.
+bool parse_payload(std::string_view text, LenientText& parsed, FormatResult& out, std::string_view where);
+
+}  // namespace keel::detail

@@ -1,0 +1,218 @@
+// Qwen3-Coder: XML-style calls whose parameter values are untyped text,
+//   <tool_call>
+//   <function=get_weather>
+//   <parameter=city>
+//   Paris
+//   </parameter>
+//   </function>
+//   </tool_call>
+// Exactly one leading and one trailing newline of each value belong to the template and are
+// stripped; the value is then typed by the tool's JSON Schema. Several calls may follow each other
+// (or share one <tool_call>); a bare <function=N> block without the <tool_call> wrapper is also a
+// call. <function=N>{json} is Functionary v3.1's and left alone. A </parameter> the model forgot is
+// closed at the next <parameter= or </function> that starts a line and listed as a repair; a call
+// cut off anywhere is an error.
+#include <algorithm>
+
+#include "core/parsing/formats/format_util.hpp"
+#include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/text_scan.hpp"
+
+namespace keel::detail {
+namespace {
+
+constexpr std::string_view kToolOpen = "<tool_call>";
+constexpr std::string_view kToolClose = "</tool_call>";
+constexpr std::string_view kFunction = "<function=";
+constexpr std::string_view kFunctionClose = "</function>";
+constexpr std::string_view kParam = "<parameter=";
+constexpr std::string_view kParamClose = "</parameter>";
+
+// Drops exactly one leading and one trailing line break (the template's).
+std::string_view strip_one_newline(std::string_view v) {
+  if (v.starts_with("\r\n"))
+    v.remove_prefix(2);
+  else if (v.starts_with('\n'))
+    v.remove_prefix(1);
+  if (v.ends_with("\r\n"))
+    v.remove_suffix(2);
+  else if (v.ends_with('\n'))
+    v.remove_suffix(1);
+  return v;
+}
+
+// Whether a tag that starts a line (<parameter= or </function>, as the template prints them)
+// begins at a line break in text[from, to).
+bool line_tag_before(std::string_view text, size_t from, size_t to) {
+  for (size_t nl = text.find('\n', from); nl < to; nl = text.find('\n', nl + 1)) {
+    if (starts_at(text, nl + 1, kParam) || starts_at(text, nl + 1, kFunctionClose)) return true;
+  }
+  return false;
+}
+
+// The searches shared by every call of one reply (positions only move forward).
+struct Scan {
+  explicit Scan(std::string_view t)
+      : text(t),
+        param_close(t, kParamClose),
+        function_close(t, kFunctionClose),
+        param_open(t, kParam),
+        line_param(t, "\n<parameter="),
+        line_function(t, "\n</function>") {}
+  std::string_view text;
+  Finder param_close;
+  Finder function_close;
+  Finder param_open;
+  Finder line_param;  // tags at a line start, as the template prints them
+  Finder line_function;
+};
+
+// Outcome of reading one <function=...> block.
+struct Block {
+  bool mine = true;  // false: not Qwen3-Coder syntax (left to other formats or prose)
+  size_t end = 0;    // just past </function> (or where reading stopped)
+  bool cut_off = false;
+};
+
+class Qwen3CoderFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "qwen3_coder"; }
+  std::string_view description() const override {
+    return "Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>value</parameter></function></tool_call>";
+  }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kFunction};
+    return kMarkers;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
+    FormatResult out;
+    Cuts cuts;
+    MarkdownCode code(text);
+    Scan scan(text);
+    size_t pos = 0;
+    size_t fn;
+    while ((fn = find_outside_code(text, kFunction, pos, code)) != kNpos) {
+      size_t begin = wrapper_start(text, fn, pos);
+      Block b = read_function(scan, fn, begin != fn, tools, out);
+      if (!b.mine) {
+        pos = fn + kFunction.size();
+        continue;
+      }
+      size_t end = b.end;
+      size_t after = skip_space(text, end);
+      if (!b.cut_off && starts_at(text, after, kToolClose)) end = after + kToolClose.size();
+      cuts.emplace_back(begin, end);
+      code.consumed(end);
+      pos = end;
+      if (b.cut_off) break;
+    }
+    out.content = text_outside(text, cuts, {"<|im_end|>"});
+    return out;
+  }
+
+ private:
+  // Start of the <tool_call> directly before `fn` (whitespace between), else `fn`; not before `floor`.
+  static size_t wrapper_start(std::string_view text, size_t fn, size_t floor) {
+    size_t i = fn;
+    while (i > floor && (text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n' || text[i - 1] == '\r')) --i;
+    if (i >= floor + kToolOpen.size() && text.substr(i - kToolOpen.size(), kToolOpen.size()) == kToolOpen) {
+      return i - kToolOpen.size();
+    }
+    return fn;
+  }
+
+  static Block read_function(Scan& s, size_t fn, bool wrapped, std::span<const ToolSpec> tools, FormatResult& out) {
+    std::string_view text = s.text;
+    Block b;
+    const Label where({"<function="}, fn);
+    auto cut = [&](const std::string& what) {
+      fail(out, where + ": cut off " + what);
+      b.cut_off = true;
+      b.end = text.size();
+      return b;
+    };
+    auto broken = [&](const std::string& what) {
+      fail(out, where + ": " + what);
+      size_t close = s.function_close.next(fn);
+      b.end = close == kNpos ? text.size() : close + kFunctionClose.size();
+      return b;
+    };
+    size_t name_b = fn + kFunction.size();
+    size_t name_e = name_end(text, name_b);
+    if (name_e == text.size()) return cut("inside the function name");
+    CallDraft draft;
+    JsonObjectWriter args;
+    draft.name = std::string(text.substr(name_b, name_e - name_b));
+    size_t first = skip_space(text, name_e + 1);
+    bool shaped = text[name_e] == '>' && !draft.name.empty() &&
+                  (first == text.size() || starts_at(text, first, kParam) || starts_at(text, first, kFunctionClose));
+    if (!shaped) {
+      // <function=N>{json} is Functionary's; other text is prose unless a <tool_call> announced a call.
+      if (!wrapped || (text[name_e] == '>' && first < text.size() && text[first] == '{')) {
+        b.mine = false;
+        return b;
+      }
+      return broken("expected <function=NAME> followed by <parameter=KEY> or </function>");
+    }
+    size_t p = name_e + 1;
+    ParameterTypes types(tools, draft.name);
+    while (true) {
+      size_t q = skip_space(text, p);
+      if (q == text.size()) return cut("in the call to '" + draft.name + "': expected <parameter=KEY> or </function>");
+      if (starts_at(text, q, kFunctionClose)) {
+        b.end = q + kFunctionClose.size();
+        break;
+      }
+      if (starts_at(text, q, kToolClose)) {  // </function> forgotten before </tool_call>
+        draft.repairs.push_back(where + ": closed <function=" + draft.name + "> that had no </function>");
+        b.end = q;
+        break;
+      }
+      if (!starts_at(text, q, kParam)) {
+        return broken("expected <parameter=KEY> or </function> at offset " + std::to_string(q) + " in the call to '" +
+                      draft.name + "'");
+      }
+      size_t key_b = q + kParam.size();
+      size_t key_e = name_end(text, key_b);
+      if (key_e == text.size()) return cut("inside a parameter name of '" + draft.name + "'");
+      if (text[key_e] != '>' || key_e == key_b) {
+        return broken("malformed <parameter=KEY> tag at offset " + std::to_string(q));
+      }
+      std::string key(text.substr(key_b, key_e - key_b));
+      size_t value_b = key_e + 1;
+      // The value ends at </parameter>; a tag starting a line before it means the model forgot
+      // that close tag (a repair); without either, any later tag ends it.
+      size_t pc = s.param_close.next(value_b);
+      size_t value_e;
+      if (pc != kNpos && !line_tag_before(text, value_b, pc)) {  // the usual case: no need to look past pc
+        value_e = pc;
+        p = pc + kParamClose.size();
+      } else if (size_t fc = s.function_close.next(value_b),
+                 line_tag = std::min(s.line_param.next(value_b), s.line_function.next(value_b));
+                 line_tag != kNpos || fc != kNpos) {
+        size_t next = s.param_open.next(value_b);
+        value_e = line_tag != kNpos ? line_tag + 1 : std::min(next, fc);
+        p = value_e;
+        draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
+      } else {
+        return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
+      }
+      std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b));
+      args.key(key);
+      write_typed_parameter(args, raw, types, key);
+    }
+    draft.valid_utf8 = args.valid();
+    draft.arguments = std::move(args).finish();
+    commit(out, std::move(draft), where);
+    return b;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_qwen3_coder_format() {
+  return std::make_unique<Qwen3CoderFormat>();
+}
+
+}  // namespace keel::detail

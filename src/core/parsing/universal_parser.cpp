@@ -1,0 +1,186 @@
+#include "keel/core/universal_parser.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <optional>
+
+#include "core/parsing/marker_scan.hpp"
+#include "core/text/text_util.hpp"
+
+namespace keel {
+
+std::pair<std::string, std::string> split_reasoning(std::string_view text) {
+  constexpr std::string_view kOpen = "<think>";
+  constexpr std::string_view kClose = "</think>";
+  std::string content;
+  std::string reasoning;
+  auto add_reasoning = [&](std::string_view r) {
+    std::string_view t = detail::trim(r);
+    if (t.empty()) return;
+    if (!reasoning.empty()) reasoning += "\n";
+    reasoning.append(t);
+  };
+  size_t pos = 0;
+  // Templates that open <think> in the prompt make the reply start inside it: reasoning up to the
+  // first </think> when no <think> precedes it.
+  size_t first_close = detail::find_literal(text, kClose);
+  size_t first_open = detail::find_literal(text, kOpen);
+  if (first_close != std::string_view::npos && (first_open == std::string_view::npos || first_open > first_close)) {
+    add_reasoning(text.substr(0, first_close));
+    pos = first_close + kClose.size();
+  }
+  while (pos < text.size()) {
+    size_t open = detail::find_literal(text, kOpen, pos);
+    if (open == std::string_view::npos) {
+      content.append(text.substr(pos));
+      break;
+    }
+    content.append(text.substr(pos, open - pos));
+    size_t body = open + kOpen.size();
+    size_t close = detail::find_literal(text, kClose, body);
+    if (close == std::string_view::npos) {  // cut off while thinking: all of it is reasoning
+      add_reasoning(text.substr(body));
+      break;
+    }
+    add_reasoning(text.substr(body, close - body));
+    pos = close + kClose.size();
+  }
+  return {std::move(content), std::move(reasoning)};
+}
+
+namespace {
+
+// MarkerSet owners of <think> and </think>; formats are owners 0 to 61 (there are 16).
+constexpr unsigned kThinkOpen = 62;
+constexpr unsigned kThinkClose = 63;
+constexpr std::uint64_t kThinkBits = (std::uint64_t{1} << kThinkOpen) | (std::uint64_t{1} << kThinkClose);
+
+}  // namespace
+
+UniversalToolCallParser::UniversalToolCallParser() : markers_(std::make_unique<detail::MarkerSet>()) {}
+UniversalToolCallParser::~UniversalToolCallParser() = default;
+
+void UniversalToolCallParser::index_markers() {
+  markers_->add("<think>", kThinkOpen);
+  markers_->add("</think>", kThinkClose);
+  for (size_t i = 0; i < formats_.size(); ++i) {
+    for (std::string_view m : formats_[i]->markers()) {
+      markers_->add(m, static_cast<unsigned>(i));
+      marked_ |= std::uint64_t{1} << i;
+    }
+    if (formats_[i]->markers().empty() || formats_[i]->unmarked_detection()) unmarked_ |= std::uint64_t{1} << i;
+  }
+  markers_->build();
+}
+
+Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create(std::string_view format) {
+  std::unique_ptr<UniversalToolCallParser> p(new UniversalToolCallParser());
+  auto all = builtin_tool_call_formats();
+  if (format == "auto") {
+    p->formats_ = std::move(all);
+    p->index_markers();
+    return p;
+  }
+  std::string names;
+  for (auto& f : all) {
+    if (f->name() == format) {
+      p->formats_.push_back(std::move(f));
+      p->auto_detect_ = false;
+      p->index_markers();
+      return p;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(f->name());
+  }
+  return Status::InvalidArgument("unknown tool-call format '" + std::string(format) + "'; known: auto, " + names);
+}
+
+namespace {
+
+// The outcome decided by `format`'s result `r`, after the reasoning split off before the formats
+// ran. Built member by member in place (the callers return it as it is made).
+ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& reasoning) {
+  if (!r.reasoning.empty()) {
+    if (reasoning.empty()) {
+      reasoning = std::move(r.reasoning);
+    } else {
+      reasoning += '\n';
+      reasoning += r.reasoning;
+    }
+  }
+  // Empty strings are left default-made: moving a short string copies its bytes through a call.
+  ParseOutcome out{std::string(format), {}, {}, std::move(r.calls), std::move(r.repairs), std::move(r.error)};
+  if (!r.content.empty()) out.content = std::move(r.content);
+  if (!reasoning.empty()) out.reasoning = std::move(reasoning);
+  return out;
+}
+
+}  // namespace
+
+ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::span<const ToolSpec> tools) const {
+  // One scan finds every marker; reasoning is split off only when <think> or </think> is there.
+  std::uint64_t found = markers_->scan(text);
+  std::string visible;
+  std::string reasoning;
+  std::string_view content = text;
+  if ((found & kThinkBits) != 0) {
+    auto [c, r] = split_reasoning(text);
+    visible = std::move(c);
+    reasoning = std::move(r);
+    content = visible;
+    if (auto_detect_) found = markers_->scan(content);
+  }
+  // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
+  // its own framing but found no call is kept as the answer's format unless a later format finds calls.
+  // (Kept on the heap: only a few replies need it, and an empty optional of it is zeroed per reply.)
+  const ToolCallFormat* framing = nullptr;
+  std::unique_ptr<FormatResult> framed;
+  // Auto-detection asks only the formats whose markers occur, and those that may be recognised
+  // without them; the others cannot match.
+  const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
+  const std::uint64_t present = formats_.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << formats_.size()) - 1;
+  for (std::uint64_t left = asked & present; left != 0; left &= left - 1) {  // the asked formats, in order
+    const size_t i = static_cast<size_t>(std::countr_zero(left));
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    const ToolCallFormat& f = *formats_[i];
+    if (auto_detect_) {
+      const bool detected = (marked_ & bit) == 0 ? f.detect(content)
+                            : (found & bit) != 0 ? f.detect_marked(content)
+                                                 : f.detect_unmarked(content);
+      if (!detected) continue;
+    }
+    FormatResult r = f.parse(content, tools);
+    if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r), std::move(reasoning));
+    if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
+      framing = &f;
+      framed = std::make_unique<FormatResult>(std::move(r));
+    }
+  }
+  if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));
+  return ParseOutcome{"none", std::string(detail::trim(content)), std::move(reasoning), {}, {}, {}};
+}
+
+ParsedReply UniversalToolCallParser::parse(std::string_view text, std::span<const ToolSpec> tools) const {
+  ParseOutcome o = parse_full(text, tools);
+  ParsedReply r;
+  r.calls = std::move(o.calls);
+  r.text = std::move(o.content);
+  if (o.error) r.errors.push_back(*o.error);
+  r.format = std::move(o.format);
+  r.reasoning = std::move(o.reasoning);
+  r.repairs = std::move(o.repairs);
+  return r;
+}
+
+std::vector<std::pair<std::string, std::string>> UniversalToolCallParser::formats() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : builtin_tool_call_formats())
+    out.emplace_back(std::string(f->name()), std::string(f->description()));
+  return out;
+}
+
+std::unique_ptr<ToolCallParser> make_default_tool_call_parser() {
+  auto p = UniversalToolCallParser::create("auto");
+  return std::move(p).value();
+}
+
+}  // namespace keel

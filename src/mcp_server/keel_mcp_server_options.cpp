@@ -1,0 +1,26 @@
+#include "mcp_server/keel_mcp_server_options.hpp"
+
+#include "runtime/approval_policy.hpp"
+
+namespace keel::mcp {
+
+Result<KeelMcpServerOptions> keel_mcp_server_options(const KeelConfig& config, const std::string& workspace,
+                                                          Store* store, const ToolRegistry& tools,
+                                                          std::function<void(const std::string&)> log) {
+  std::vector<ApprovalRule> saved;
+  if (store != nullptr) {
+    if (Result<std::vector<ApprovalRule>> rules = store->list_approval_rules(workspace); rules.ok()) saved = *rules;
+  }
+  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<detail::ApprovalPolicyGate> gate,
+                        detail::ApprovalPolicyGate::create(config.approvals, Risk::kHigh, saved));
+  KeelMcpServerOptions options;
+  options.tools = &tools;
+  options.gate = std::move(gate);
+  options.workspace_root = workspace;
+  options.instructions = "keel's tools for the workspace " + workspace +
+                         ". Calls follow keel's approval policy; what it would ask a person about is refused.";
+  options.on_log = std::move(log);
+  return options;
+}
+
+}  // namespace keel::mcp
