@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "keel/assembly.hpp"
 #include "assembly/mcp_setup.hpp"
 #include "assembly/store_access.hpp"
 #include "cli/store_output.hpp"
@@ -28,11 +29,7 @@ struct McpArgs {
 
 // The configuration of the workspace, for the mcp commands.
 Result<KeelConfig> load_config(const std::string& workspace) {
-  ConfigInputs inputs;
-  inputs.env = current_environment();
-  inputs.workspace = workspace;
-  if (const char* home = std::getenv("HOME")) inputs.home = home;
-  return resolve_config(inputs);
+  return assembly::resolve_host_config({}, workspace);
 }
 
 struct Context {

@@ -7,6 +7,7 @@
 
 #include "cli/agent_setup.hpp"
 #include "cli/commands.hpp"
+#include "keel/assembly.hpp"
 #include "cli/mcp_http_serve.hpp"
 #include "assembly/mcp_setup.hpp"
 #include "assembly/store_access.hpp"
@@ -47,14 +48,11 @@ int serve_command(const ServeArgs& args) {
   std::string error;
   std::string workspace = resolve_workspace(args.workspace, error);
   if (workspace.empty()) return report_usage_error(error);
-  ConfigInputs inputs;
+  assembly::HostInputs inputs;
   inputs.model = args.model;
   inputs.base_url = args.base_url;
   inputs.api_key = args.api_key;
-  inputs.env = current_environment();
-  inputs.workspace = workspace;
-  if (const char* home = std::getenv("HOME")) inputs.home = home;
-  Result<KeelConfig> config = resolve_config(inputs);
+  Result<KeelConfig> config = assembly::resolve_host_config(inputs, workspace);
   if (!config.ok()) return report_usage_error(config.status().message());
   std::unique_ptr<Store> store;
   if (Result<std::unique_ptr<Store>> opened = assembly::open_default_store(); opened.ok()) store = std::move(*opened);

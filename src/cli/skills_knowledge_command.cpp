@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "keel/assembly.hpp"
 #include "cli/store_output.hpp"
 #include "assembly/tool_setup.hpp"
 #include "keel/config.hpp"
@@ -67,11 +68,7 @@ std::optional<Loaded> load(const std::optional<std::string>& flag, int& code) {
     code = report_usage_error(error);
     return std::nullopt;
   }
-  ConfigInputs inputs;
-  inputs.env = current_environment();
-  inputs.workspace = out.workspace;
-  if (const char* home = std::getenv("HOME")) inputs.home = home;
-  Result<KeelConfig> config = resolve_config(inputs);
+  Result<KeelConfig> config = assembly::resolve_host_config({}, out.workspace);
   if (!config.ok()) {
     code = report_usage_error(config.status().message());
     return std::nullopt;
@@ -244,11 +241,7 @@ int import_command(const ImportArgs& args) {
   std::string error;
   const std::string workspace = resolve_workspace(args.workspace, error);
   if (workspace.empty()) return report_usage_error(error);
-  ConfigInputs inputs;
-  inputs.env = current_environment();
-  inputs.workspace = workspace;
-  if (const char* home = std::getenv("HOME")) inputs.home = home;
-  Result<KeelConfig> config = resolve_config(inputs);
+  Result<KeelConfig> config = assembly::resolve_host_config({}, workspace);
   if (!config.ok()) return report_usage_error(config.status().message());
 
   detail::KnowledgeImportOptions o;
