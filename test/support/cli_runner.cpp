@@ -1,6 +1,12 @@
 #include "support/cli_runner.hpp"
 
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "support/temp_dir.hpp"
 #include "base/subprocess.hpp"
@@ -29,7 +35,9 @@ CliRun run_cli(const std::string& keel_binary, const std::vector<std::string>& a
   if (options.tty_input) {
     command = "printf '%s' " + quote(*options.tty_input) + " | script -qefc " + quote(keel) + " /dev/null";
   } else {
-    command = "exec ";
+    // $$ is the shell, which becomes keel through exec (env execs too): its pid is keel's.
+    if (options.interrupt_when) command = "echo $$ >" + quote((capture.path() / "pid").string()) + "; ";
+    command += "exec ";
     if (options.interrupt_after_s > 0) {
       command += "timeout --preserve-status -s INT " + std::to_string(options.interrupt_after_s) + " ";
     }
@@ -42,7 +50,25 @@ CliRun run_cli(const std::string& keel_binary, const std::vector<std::string>& a
   req.cwd = options.cwd.empty() ? capture.path().string() : options.cwd;
   req.timeout = std::chrono::milliseconds(options.timeout_ms);
   CliRun run;
+  std::atomic<bool> done{false};
+  std::thread interrupter;
+  if (options.interrupt_when) {
+    interrupter = std::thread([&] {
+      const std::filesystem::path pid_file = capture.path() / "pid";
+      while (!done.load()) {
+        pid_t pid = 0;
+        if (std::ifstream in(pid_file); in) in >> pid;
+        if (pid > 0 && options.interrupt_when()) {
+          ::kill(pid, SIGINT);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  }
   auto result = detail::run_subprocess(req);
+  done.store(true);
+  if (interrupter.joinable()) interrupter.join();
   if (result.ok()) {
     run.elapsed_ms = result->elapsed_ms;
     if (result->end == detail::SubprocessResult::End::kExited) run.exit_code = result->exit_code;

@@ -2,6 +2,8 @@
 // exit code, stdout and stderr separately.
 #pragma once
 
+#include <functional>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +23,9 @@ struct CliOptions {
   std::map<std::string, std::string> env;   // the whole environment besides PATH and HOME
   int timeout_ms = 30000;                   // killed after this long
   double interrupt_after_s = 0;             // > 0: send SIGINT after this many seconds
+  // When set, polled every few milliseconds while keel runs; the first time it returns true keel
+  // gets SIGINT. Tests use it to interrupt on an event (the mock received the request), not a time.
+  std::function<bool()> interrupt_when;
   // When set, keel runs on a pseudo-terminal (util-linux `script`) that receives this input;
   // stdout and stderr then both arrive in CliRun::out.
   std::optional<std::string> tty_input;
