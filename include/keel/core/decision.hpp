@@ -5,6 +5,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,16 @@ struct Summarize {
   ModelRequest request;
   size_t messages = 0;    // how many history messages the summary will replace
   uint64_t span_hash = 0; // identifies the summarized span: a host may cache summaries by it
+};
+
+// Ask a planner, before the first round of a new run, which tools to use in what order: send
+// `request` (the planner's instructions listing the tools, then the task; no tools) and give up
+// after `timeout_ms`. Report ModelReplied (its text is the plan) or ModelFailed (a timeout or an
+// error). Neither ends the run: the next decision is the first CallModel, and its
+// Decision::planner says whether the plan was used or why it was skipped.
+struct CallPlanner {
+  ModelRequest request;
+  int64_t timeout_ms = 0;
 };
 
 // Run these calls (arguments are JSON object text) and report ToolsFinished.
@@ -72,7 +83,7 @@ struct Fail {
   std::string reason;
 };
 
-using Action = std::variant<CallModel, Summarize, RunTools, AskApproval, Finish, Fail>;
+using Action = std::variant<CallModel, CallPlanner, Summarize, RunTools, AskApproval, Finish, Fail>;
 
 enum class GuardKind {
   kRoundLimit,        // max_rounds reached: final call without tools
@@ -123,6 +134,13 @@ struct PlanStepUpdate {
   std::string detail;           // kFailed / kSkipped: why
 };
 
+// How the planner call of a CallPlanner ended; exactly one field is set. A host records it
+// (keel's runtime as the run's "planner" metadata: the plan, or "skipped: " + the reason).
+struct PlannerOutcome {
+  std::string plan;     // the plan as hinted to the model (at most 600 bytes of the reply)
+  std::string skipped;  // why there is no plan: "empty reply" or the error the host reported
+};
+
 struct Decision {
   Action action;
   std::vector<GuardEvent> guards;  // guards that fired during this step, in order
@@ -133,6 +151,8 @@ struct Decision {
   std::optional<CompactionReport> compaction;
   // Plan steps that changed state during this step, in order.
   std::vector<PlanStepUpdate> plan_steps;
+  // Set on the decision that follows a CallPlanner.
+  std::optional<PlannerOutcome> planner;
 };
 
 }  // namespace keel
