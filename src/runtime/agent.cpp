@@ -143,15 +143,15 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
   return ModelReplied{std::move(reply).value()};
 }
 
-// A summary for the context pipeline: from the store's context_summary cache when this span was
-// summarized before (another run of the session, a resume), else one model call without tools.
+// A summary for the context pipeline, as the Summarize decision says: from the store's cache entry
+// it names when this span was summarized before (another run of the session, a resume), else one
+// model call without tools whose reply is stored there.
 Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder,
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kCompacting);
-  char key[32];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(s.span_hash));
-  if (options_.store != nullptr) {
-    Result<std::optional<std::string>> hit = options_.store->cache_get("context_summary", key);
+  bool use_cache = options_.store != nullptr && !s.cache_key.empty();
+  if (use_cache) {
+    Result<std::optional<std::string>> hit = options_.store->cache_get(s.cache_scope, s.cache_key);
     if (hit.ok() && hit->has_value()) {
       ModelReply cached;
       cached.text = std::move(**hit);
@@ -175,8 +175,8 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   }
   outcome.usage.prompt_tokens += reply->usage.prompt_tokens;
   outcome.usage.completion_tokens += reply->usage.completion_tokens;
-  if (options_.store != nullptr && !reply->text.empty()) {
-    (void)options_.store->cache_put("context_summary", key, reply->text);  // a cache: a failed put only costs a call later
+  if (use_cache && !reply->text.empty()) {
+    (void)options_.store->cache_put(s.cache_scope, s.cache_key, reply->text);  // a cache: a failed put only costs a call later
   }
   return ModelReplied{std::move(reply).value()};
 }

@@ -29,10 +29,19 @@ struct CallModel {
 
 // Ask the model to summarize older history for the context pipeline: send `request` (no tools)
 // and report the reply as ModelReplied (its text is the summary) or ModelFailed.
+//
+// The summary may come from a cache instead of the model. The core's own cache
+// (ContextPolicy::summary_cache_entries) has no entry for this span, or there would be no
+// Summarize. A host that keeps summaries across runs (keel's runtime: in its store) looks
+// `cache_key` up in `cache_scope` first: on a hit it reports the stored text as ModelReplied and
+// calls no model; on a miss it calls the model and stores a non-empty reply under the same key.
+// An empty `cache_key` means: call the model, cache nothing.
 struct Summarize {
   ModelRequest request;
-  size_t messages = 0;    // how many history messages the summary will replace
-  uint64_t span_hash = 0; // identifies the summarized span: a host may cache summaries by it
+  size_t messages = 0;      // how many history messages the summary will replace
+  uint64_t span_hash = 0;   // identifies the summarized span (the FNV-1a of its messages)
+  std::string cache_scope;  // "context_summary"
+  std::string cache_key;    // span_hash as 16 lowercase hex digits
 };
 
 // Ask a planner, before the first round of a new run, which tools to use in what order: send

@@ -137,7 +137,11 @@ json decision_to_json(const Decision& d) {
             return j;
           },
           [](const Summarize& s) {
-            return json{{"action", "summarize"}, {"messages", s.messages}, {"request_size", s.request.history.size()}};
+            return json{{"action", "summarize"},
+                        {"messages", s.messages},
+                        {"request_size", s.request.history.size()},
+                        {"cache_scope", s.cache_scope},
+                        {"cache_key", s.cache_key}};
           },
           [](const RunTools& r) {
             json calls = json::array();
