@@ -374,7 +374,7 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
       ctx.metadata["planner"] =
           decision.planner->plan.empty() ? "skipped: " + decision.planner->skipped : decision.planner->plan;
     }
-    log_policy_decisions(ctx, recorder);
+    log_gate_decisions(ctx, decision, recorder);
     for (const auto& g : decision.guards) emit([&](Hooks& h) { h.on_guard_fired(ctx, g); });
     for (const auto& u : decision.plan_steps) emit([&](Hooks& h) { h.on_plan_step(ctx, u); });
     if (decision.compaction) {

@@ -71,8 +71,9 @@ class Agent::Impl {
   Event summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder, std::stop_token stop,
                   RunOutcome& outcome);
   Event ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder, std::stop_token stop);
-  // Reports and records what the policy gate decided on its own during the last step.
-  void log_policy_decisions(RunContext& ctx, detail::SessionRecorder* recorder);
+  // Reports and records what keel's policy gate decided on its own in `decision`
+  // (Decision::gate_decisions); nothing when the run uses a gate of the application's.
+  void log_gate_decisions(RunContext& ctx, const Decision& decision, detail::SessionRecorder* recorder);
   std::shared_ptr<detail::ApprovalPolicyGate> gate() {
     std::lock_guard<std::mutex> lock(gate_mutex_);
     return gate_;

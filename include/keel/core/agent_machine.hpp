@@ -185,6 +185,7 @@ class AgentMachine {
   // The round in progress.
   std::vector<PendingCall> round_calls_;
   std::vector<GuardEvent> guards_;        // fired during the current step
+  std::vector<GateDecision> gate_decisions_;  // the gate's own verdicts during the current step
   std::vector<std::string> guard_notes_;  // for the next continuation prompt
   std::vector<std::string> tool_summary_;
   std::string correction_;

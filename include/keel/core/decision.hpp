@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "keel/core/context_manager.hpp"
+#include "keel/core/event.hpp"
 #include "keel/core/token_counter.hpp"
 #include "keel/message.hpp"
 #include "keel/model_io.hpp"
@@ -143,6 +144,18 @@ struct PlanStepUpdate {
   std::string detail;           // kFailed / kSkipped: why
 };
 
+// A verdict the approval gate (AgentConfig::approval_gate) reached without asking anyone: every
+// refusal, and every call it let run although the call's risk (at or above
+// AgentConfig::approval_threshold) would have been asked about without a gate. Calls the gate left
+// to the host's approver are not here: they are in AskApproval, and the host learns their answers
+// itself. A host logs these with those answers (keel's runtime: approval events and the store).
+struct GateDecision {
+  ToolCall call;
+  Risk risk = Risk::kHigh;
+  ApprovalVerdict verdict = ApprovalVerdict::kDeny;  // kAllow or kDeny
+  std::string reason;                                // the gate's, naming the rule that decided
+};
+
 // How the planner call of a CallPlanner ended; exactly one field is set. A host records it
 // (keel's runtime as the run's "planner" metadata: the plan, or "skipped: " + the reason).
 struct PlannerOutcome {
@@ -162,6 +175,8 @@ struct Decision {
   std::vector<PlanStepUpdate> plan_steps;
   // Set on the decision that follows a CallPlanner.
   std::optional<PlannerOutcome> planner;
+  // What the approval gate decided on its own during this step, in the order of the calls.
+  std::vector<GateDecision> gate_decisions;
 };
 
 }  // namespace keel

@@ -25,7 +25,8 @@
 namespace keel {
 
 // {"action": "call_model"|"call_planner"|"summarize"|"run_tools"|"ask_approval"|"finish"|"fail", ...,
-// "guards": [...]}; "planner": {"plan", "skipped"} on the decision after a call_planner.
+// "guards": [...]}; "planner": {"plan", "skipped"} on the decision after a call_planner;
+// "plan_steps" and "gate_decisions" ([{"call", "risk", "verdict", "reason"}]) when there are any.
 nlohmann::json decision_to_json(const Decision& decision);
 
 // InvalidArgument naming the missing or mistyped field.

@@ -92,6 +92,8 @@ Decision AgentMachine::decide(Action action) {
   plan_updates_.clear();
   d.planner = std::move(planner_);
   planner_.reset();
+  d.gate_decisions = std::move(gate_decisions_);
+  gate_decisions_.clear();
   return d;
 }
 

@@ -1,6 +1,7 @@
 // Screening the calls of a round before anything runs: the core's guards (unknown tool, unusable
 // arguments, a disabled or duplicate call), then the approval gate's verdict (run, ask the host,
-// refuse), and the answers the host gives back for the calls it was asked about.
+// refuse; what it settled on its own is reported in Decision::gate_decisions), and the answers
+// the host gives back for the calls it was asked about.
 #include <algorithm>
 
 #include "core/guards/call_signature.hpp"
@@ -88,6 +89,12 @@ void AgentMachine::classify_call(size_t index) {
   GateVerdict verdict = GateVerdict::allow();
   if (config_.approval_gate) {
     verdict = config_.approval_gate->check(call, pc.canonical, *pc.spec);
+    // What the gate settled without anyone being asked travels with the decision.
+    bool allowed_past_risk = verdict.kind == GateVerdict::Kind::kAllow && pc.spec->risk >= config_.approval_threshold;
+    if (verdict.kind == GateVerdict::Kind::kDeny || allowed_past_risk) {
+      gate_decisions_.push_back({call, pc.spec->risk,
+                                 allowed_past_risk ? ApprovalVerdict::kAllow : ApprovalVerdict::kDeny, verdict.reason});
+    }
   } else if (pc.spec->risk >= config_.approval_threshold) {
     verdict = GateVerdict::ask(call.name + " is a " + std::string(risk_name(pc.spec->risk)) + "-risk tool");
   }

@@ -170,6 +170,13 @@ json decision_to_json(const Decision& d) {
                                    {"save_as", u.save_as}, {"detail", u.detail}});
     }
   }
+  if (!d.gate_decisions.empty()) {  // only a gate makes them: other decisions keep their shape
+    out["gate_decisions"] = json::array();
+    for (const auto& g : d.gate_decisions) {
+      out["gate_decisions"].push_back({{"call", call_to_json(g.call)}, {"risk", risk_name(g.risk)},
+                                       {"verdict", approval_verdict_name(g.verdict)}, {"reason", g.reason}});
+    }
+  }
   if (d.planner) out["planner"] = {{"plan", d.planner->plan}, {"skipped", d.planner->skipped}};
   return out;
 }
