@@ -42,6 +42,7 @@ set(KEEL_UNITY_SKIP_FILES
   src/tools/web/markdown_writer.cpp
   src/tools/web/page_metadata_tool.cpp
   test/core/agent_machine_plan_test.cpp
+  test/core/agent_machine_planner_test.cpp
   test/core/agent_machine_session_test.cpp
   test/core/agent_machine_test.cpp
   test/core/approval_gate_test.cpp

@@ -38,6 +38,8 @@ namespace keel {
 
 class Store;
 
+// Enabled, it turns on AgentConfig::planner for the agent's runs (the machine then asks for the
+// planner call first; keel/core/decision.hpp CallPlanner).
 struct PlannerOptions {
   bool enabled = false;      // make a short planner model call before the first round
   int64_t timeout_ms = 2000; // the planner's deadline; on timeout or error the run goes on without it

@@ -86,34 +86,22 @@ std::string_view run_status_name(RunStatus status) {
   return "starting";
 }
 
-std::vector<std::string> Agent::Impl::plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
-                                           std::stop_token stop, RunOutcome& outcome) {
+// The planner call the machine asks for before round 1: no streaming, the machine's deadline. An
+// empty reply, an error or a timeout is handed back as it is; the machine goes on without a plan.
+Event Agent::Impl::call_planner(RunContext& ctx, const CallPlanner& p, std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kPlanning);
-  std::string names;
-  for (const auto& t : tools) names += (names.empty() ? "" : ", ") + t.name;
-  std::vector<Message> messages = {
-      Message::system("You plan tool use for an agent. In at most three short lines, say which of these tools to use, "
-                      "in what order, for the user's task. Tools: " + names + ". Do not solve the task."),
-      Message::user(std::string(task))};
-  ModelRequest request;
-  request.history = messages;
-  request.tools_enabled = false;
-  request.round = 0;
   CallOptions call;
   call.stream = false;
   call.stop = stop;
-  call.timeout_ms = options_.planner.timeout_ms;
+  call.timeout_ms = p.timeout_ms;
   ++outcome.model_calls;
-  Result<ModelReply> reply = llm_.complete(request, call);
-  if (!reply.ok() || reply->text.empty()) {
-    ctx.metadata["planner"] = "skipped: " + (reply.ok() ? std::string("empty reply") : reply.status().to_string());
-    return {};
+  Result<ModelReply> reply = llm_.complete(p.request, call);
+  if (!reply.ok()) return ModelFailed{reply.status()};
+  if (!reply->text.empty()) {
+    outcome.usage.prompt_tokens += reply->usage.prompt_tokens;
+    outcome.usage.completion_tokens += reply->usage.completion_tokens;
   }
-  outcome.usage.prompt_tokens += reply->usage.prompt_tokens;
-  outcome.usage.completion_tokens += reply->usage.completion_tokens;
-  std::string text = reply->text.substr(0, 600);
-  ctx.metadata["planner"] = text;
-  return {"planner: " + text};
+  return ModelReplied{std::move(reply).value()};
 }
 
 Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder,
@@ -155,15 +143,15 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
   return ModelReplied{std::move(reply).value()};
 }
 
-// A summary for the context pipeline: from the store's context_summary cache when this span was
-// summarized before (another run of the session, a resume), else one model call without tools.
+// A summary for the context pipeline, as the Summarize decision says: from the store's cache entry
+// it names when this span was summarized before (another run of the session, a resume), else one
+// model call without tools whose reply is stored there.
 Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder,
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kCompacting);
-  char key[32];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(s.span_hash));
-  if (options_.store != nullptr) {
-    Result<std::optional<std::string>> hit = options_.store->cache_get("context_summary", key);
+  bool use_cache = options_.store != nullptr && !s.cache_key.empty();
+  if (use_cache) {
+    Result<std::optional<std::string>> hit = options_.store->cache_get(s.cache_scope, s.cache_key);
     if (hit.ok() && hit->has_value()) {
       ModelReply cached;
       cached.text = std::move(**hit);
@@ -187,8 +175,8 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   }
   outcome.usage.prompt_tokens += reply->usage.prompt_tokens;
   outcome.usage.completion_tokens += reply->usage.completion_tokens;
-  if (options_.store != nullptr && !reply->text.empty()) {
-    (void)options_.store->cache_put("context_summary", key, reply->text);  // a cache: a failed put only costs a call later
+  if (use_cache && !reply->text.empty()) {
+    (void)options_.store->cache_put(s.cache_scope, s.cache_key, reply->text);  // a cache: a failed put only costs a call later
   }
   return ModelReplied{std::move(reply).value()};
 }
@@ -262,6 +250,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
     std::erase_if(specs, [&](const ToolSpec& s) { return std::find(allowed.begin(), allowed.end(), s.name) == allowed.end(); });
   }
   AgentConfig config = options_.config;
+  if (options_.planner.enabled) config.planner = {true, options_.planner.timeout_ms};
   std::shared_ptr<detail::ApprovalPolicyGate> gate;
   if (!config.approval_gate) {
     KEEL_ASSIGN_OR_RETURN(gate, detail::load_approval_gate(options_.approvals, config.approval_threshold, options_.store,
@@ -303,9 +292,6 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   if (options_.load_agents_md) parts.project_instructions = read_agents_md(options_.workspace);
   if (!options_.knowledge_skills.empty()) parts.skills = skills_section(options_, *counter_, task, specs, ctx);
   parts.hints = preflight.hints(task, specs);
-  if (options_.planner.enabled && start.kind != Start::Kind::kResume) {
-    for (auto& h : plan(ctx, task, specs, stop, outcome)) parts.hints.push_back(std::move(h));
-  }
   std::string system_prompt = build_system_prompt(parts);
   AgentMachine machine =
       start.kind == Start::Kind::kResume
@@ -316,12 +302,9 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
           : AgentMachine(config, specs, std::move(system_prompt), task, options_.parser);
   ctx.machine = &machine;
   if (force_compaction_.exchange(false)) machine.request_compaction();
-  if (start.kind != Start::Kind::kResume) {
-    emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[machine.run_start()]); });
-  }
   set_gate(gate);
   set_running(true);
-  drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome);
+  drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome, start.kind != Start::Kind::kResume);
   set_running(false);
   set_gate(nullptr);
   outcome.rounds = machine.rounds_used();
@@ -347,11 +330,16 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
 }
 
 void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder,
-                        std::stop_token stop, RunOutcome& outcome) {
+                        std::stop_token stop, RunOutcome& outcome, bool announce_task) {
   Decision decision = machine.start();
   // A resumed run goes on in the round it stopped in: its events carry that round.
   if (ctx.round == 0) ctx.round = machine.model_calls();
   for (;;) {
+    // The task is announced once the planner, if one was asked, has answered.
+    if (announce_task && !std::holds_alternative<CallPlanner>(decision.action)) {
+      announce_task = false;
+      emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[machine.run_start()]); });
+    }
     // A stop the host turns into a suspension keeps the stored conversation as it was: the
     // messages that close an aborted round (cancelled results) are not saved, so a resume takes
     // the round up again.
@@ -382,7 +370,11 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
         return;
       }
     }
-    log_policy_decisions(ctx, recorder);
+    if (decision.planner) {  // read by the first calling_model status event (run_event_json.cpp)
+      ctx.metadata["planner"] =
+          decision.planner->plan.empty() ? "skipped: " + decision.planner->skipped : decision.planner->plan;
+    }
+    log_gate_decisions(ctx, decision, recorder);
     for (const auto& g : decision.guards) emit([&](Hooks& h) { h.on_guard_fired(ctx, g); });
     for (const auto& u : decision.plan_steps) emit([&](Hooks& h) { h.on_plan_step(ctx, u); });
     if (decision.compaction) {
@@ -429,6 +421,7 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
               emit([&](Hooks& h) { h.on_context(ctx, c.context, c.context_window); });
               return call_model(ctx, std::move(c.request), recorder, stop, outcome);
             },
+            [&](CallPlanner& p) -> Event { return call_planner(ctx, p, stop, outcome); },
             [&](Summarize& s) -> Event { return summarize(ctx, s, recorder, stop, outcome); },
             [&](AskApproval& a) -> Event { return ask_approval(ctx, a, recorder, stop); },
             [&](RunTools& r) -> Event { return run_tools(ctx, r, recorder, stop, outcome); },

@@ -1,5 +1,6 @@
 // The approval side of keel::Agent: asking the approver about what the policy gate left open,
-// logging what the gate decided on its own, and remembering standing answers per workspace.
+// logging what the gate decided on its own (as the machine's decisions report it), and
+// remembering standing answers per workspace.
 #include <algorithm>
 
 #include "runtime/agent_impl.hpp"
@@ -33,12 +34,11 @@ Event Agent::Impl::ask_approval(RunContext& ctx, const AskApproval& ask, detail:
   return ApprovalsGiven{std::move(given)};
 }
 
-void Agent::Impl::log_policy_decisions(RunContext& ctx, detail::SessionRecorder* recorder) {
-  std::shared_ptr<detail::ApprovalPolicyGate> g = gate();
-  if (!g) return;
-  for (detail::PolicyDecision& p : g->take_decisions()) {
-    ApprovalRequest r{std::move(p.call), p.risk, p.reason};
-    ApprovalDecision d{r.call.id, p.verdict, std::move(p.reason)};
+void Agent::Impl::log_gate_decisions(RunContext& ctx, const Decision& decision, detail::SessionRecorder* recorder) {
+  if (!gate()) return;  // a gate the application put in AgentConfig keeps its own records
+  for (const GateDecision& g : decision.gate_decisions) {
+    ApprovalRequest r{g.call, g.risk, g.reason};
+    ApprovalDecision d{r.call.id, g.verdict, g.reason};
     emit([&](Hooks& h) { h.on_approval_decided(ctx, r, d); });
     if (recorder != nullptr) recorder->approval_decided(r, d);
   }

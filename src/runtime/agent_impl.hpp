@@ -52,8 +52,10 @@ class Agent::Impl {
   Result<RunOutcome> run(const Start& start, std::stop_token stop);
 
  private:
+  // Drives the machine until it finishes or fails. `announce_task`: report the run's task as a user
+  // message (not for a resumed run) once the planner, if any, has answered.
   void drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder, std::stop_token stop,
-             RunOutcome& outcome);
+             RunOutcome& outcome, bool announce_task);
   template <class F>
   void emit(F&& f) {
     std::lock_guard<std::mutex> lock(hook_mutex_);
@@ -63,15 +65,15 @@ class Agent::Impl {
     ctx.status = s;
     emit([&](Hooks& h) { h.on_status_changed(ctx, s); });
   }
-  std::vector<std::string> plan(RunContext& ctx, std::string_view task, std::span<const ToolSpec> tools,
-                                std::stop_token stop, RunOutcome& outcome);
+  Event call_planner(RunContext& ctx, const CallPlanner& p, std::stop_token stop, RunOutcome& outcome);
   Event call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder, std::stop_token stop,
                    RunOutcome& outcome);
   Event summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder, std::stop_token stop,
                   RunOutcome& outcome);
   Event ask_approval(RunContext& ctx, const AskApproval& ask, detail::SessionRecorder* recorder, std::stop_token stop);
-  // Reports and records what the policy gate decided on its own during the last step.
-  void log_policy_decisions(RunContext& ctx, detail::SessionRecorder* recorder);
+  // Reports and records what keel's policy gate decided on its own in `decision`
+  // (Decision::gate_decisions); nothing when the run uses a gate of the application's.
+  void log_gate_decisions(RunContext& ctx, const Decision& decision, detail::SessionRecorder* recorder);
   std::shared_ptr<detail::ApprovalPolicyGate> gate() {
     std::lock_guard<std::mutex> lock(gate_mutex_);
     return gate_;

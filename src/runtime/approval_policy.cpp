@@ -65,17 +65,7 @@ Result<std::shared_ptr<ApprovalPolicyGate>> ApprovalPolicyGate::create(const App
 
 GateVerdict ApprovalPolicyGate::check(const ToolCall& call, std::string_view canonical_args, const ToolSpec& spec) const {
   std::lock_guard lock(mu_);
-  GateVerdict v = decide(call, canonical_args, spec);
-  bool risk_asks = spec.risk >= confirm_at_;
-  if (v.kind == GateVerdict::Kind::kDeny || (v.kind == GateVerdict::Kind::kAllow && risk_asks)) {
-    PolicyDecision d;
-    d.call = call;
-    d.risk = spec.risk;
-    d.verdict = v.kind == GateVerdict::Kind::kDeny ? ApprovalVerdict::kDeny : ApprovalVerdict::kAllow;
-    d.reason = v.reason;
-    decisions_.push_back(std::move(d));
-  }
-  return v;
+  return decide(call, canonical_args, spec);
 }
 
 GateVerdict ApprovalPolicyGate::decide(const ToolCall& call, std::string_view canonical_args, const ToolSpec& spec) const {
@@ -138,13 +128,6 @@ GateVerdict ApprovalPolicyGate::by_mode(const ToolCall& call, const ToolSpec& sp
 Status ApprovalPolicyGate::remember(const ApprovalRule& rule) {
   std::lock_guard lock(mu_);
   return saved_.add(rule);
-}
-
-std::vector<PolicyDecision> ApprovalPolicyGate::take_decisions() {
-  std::lock_guard lock(mu_);
-  std::vector<PolicyDecision> out;
-  out.swap(decisions_);
-  return out;
 }
 
 Result<std::shared_ptr<ApprovalPolicyGate>> load_approval_gate(const ApprovalPolicy& policy, Risk confirm_at,

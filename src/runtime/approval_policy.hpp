@@ -10,7 +10,9 @@
 //   KEEL_ASSIGN_OR_RETURN(auto gate, detail::ApprovalPolicyGate::create(policy, Risk::kHigh, saved_rules));
 //   config.approval_gate = gate;           // the core asks it about every call
 //   gate->remember(rule);                  // an "always" answer applies from the next call on
-//   for (auto& d : gate->take_decisions()) log(d);
+//
+// What it decides without asking (refusals, and calls it lets run that the risk alone would have
+// asked about) reaches the host in the machine's Decision::gate_decisions.
 //
 // Thread-safety: thread-safe (one mutex); check() may run while remember() is called elsewhere.
 #pragma once
@@ -30,16 +32,6 @@
 
 namespace keel::detail {
 
-// A decision the policy took on its own without asking anyone: every refusal, and every call it
-// let run although the tool's risk alone would have asked first. Hosts log these with the
-// approvals they ask for.
-struct PolicyDecision {
-  ToolCall call = {};
-  Risk risk = Risk::kHigh;
-  ApprovalVerdict verdict = ApprovalVerdict::kDeny;  // kAllow or kDeny
-  std::string reason = {};
-};
-
 class ApprovalPolicyGate final : public ApprovalGate {
  public:
   // InvalidArgument naming the tool and the pattern when a policy pattern does not compile.
@@ -55,8 +47,6 @@ class ApprovalPolicyGate final : public ApprovalGate {
   // pattern). InvalidArgument for a verdict other than kAllow / kDeny or a pattern that does not
   // compile.
   Status remember(const ApprovalRule& rule);
-  // The decisions taken since the last call, oldest first.
-  std::vector<PolicyDecision> take_decisions();
 
  private:
   struct Pattern;
@@ -72,8 +62,7 @@ class ApprovalPolicyGate final : public ApprovalGate {
   std::string override_source_;
   Risk confirm_at_ = Risk::kHigh;
   mutable std::mutex mu_;
-  SavedRules saved_;                                // guarded by mu_
-  mutable std::vector<PolicyDecision> decisions_;  // guarded by mu_
+  SavedRules saved_;  // guarded by mu_
 };
 
 // The gate of one run in `workspace`: `policy` plus the decisions remembered for the workspace in

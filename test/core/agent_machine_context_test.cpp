@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "keel/core/agent_machine.hpp"
 
@@ -127,6 +128,31 @@ TEST(AgentMachineContext, OverTheLimitTheHostIsAskedForASummary) {
   EXPECT_TRUE(found);
   EXPECT_EQ(m.history()[0].content, "SYS");
   EXPECT_EQ(m.history().back().content, "TASK");
+}
+
+TEST(AgentMachineContext, TheSummaryRequestNamesTheCacheEntryThatMayAnswerIt) {
+  AgentMachine m = chatty_session(1200);
+  Decision d = m.start();
+  auto* s = std::get_if<Summarize>(&d.action);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->cache_scope, "context_summary");
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(s->span_hash));
+  EXPECT_EQ(s->cache_key, hex);
+  // The same span in another run has the same key; another span has another.
+  AgentMachine again = chatty_session(1200);
+  Decision d2 = again.start();
+  ASSERT_TRUE(std::holds_alternative<Summarize>(d2.action));
+  EXPECT_EQ(std::get<Summarize>(d2.action).cache_key, s->cache_key);
+  std::vector<Message> other;
+  for (int i = 0; i < 12; ++i) {
+    other.push_back(Message::user("query " + std::to_string(i) + " " + std::string(300, 'q')));
+    other.push_back(Message::assistant("reply " + std::to_string(i) + " " + std::string(300, 'a')));
+  }
+  AgentMachine third(small_window(1200), {read_tool()}, "SYS", other, "TASK");
+  Decision d3 = third.start();
+  ASSERT_TRUE(std::holds_alternative<Summarize>(d3.action));
+  EXPECT_NE(std::get<Summarize>(d3.action).cache_key, s->cache_key);
 }
 
 TEST(AgentMachineContext, AFailedSummaryFallsBackInsteadOfFailingTheRun) {

@@ -155,6 +155,45 @@ TEST_F(ApprovalGateTest, CallsStoppedByOtherGuardsNeverReachTheGate) {
   EXPECT_TRUE(std::holds_alternative<CallModel>(d.action));
 }
 
+TEST_F(ApprovalGateTest, TheGatesOwnVerdictsTravelInTheDecision) {
+  gate_->verdicts["fs_write"] = GateVerdict::deny("refused by deny pattern '\\.env'");
+  gate_->verdicts["fs_read"] = GateVerdict::ask("fs_read needs confirmation");
+  auto m = make();
+  (void)m.start();
+  Decision d = m.step(ModelReplied{calls({{"fs_read", R"({"path":"a"})"},
+                                          {"shell", R"({"command":"ls"})"},
+                                          {"fs_write", R"({"path":".env","content":"x"})"}})});
+  ASSERT_TRUE(std::holds_alternative<AskApproval>(d.action));
+  // fs_read is left to the approver: not a verdict of the gate's own. shell is high-risk and
+  // allowed without asking; fs_write is refused.
+  ASSERT_EQ(d.gate_decisions.size(), 2u);
+  EXPECT_EQ(d.gate_decisions[0].call.name, "shell");
+  EXPECT_EQ(d.gate_decisions[0].call.id, "call_1_2");
+  EXPECT_EQ(d.gate_decisions[0].risk, Risk::kHigh);
+  EXPECT_EQ(d.gate_decisions[0].verdict, ApprovalVerdict::kAllow);
+  EXPECT_EQ(d.gate_decisions[1].call.name, "fs_write");
+  EXPECT_EQ(d.gate_decisions[1].call.arguments, R"({"path":".env","content":"x"})");
+  EXPECT_EQ(d.gate_decisions[1].risk, Risk::kMedium);
+  EXPECT_EQ(d.gate_decisions[1].verdict, ApprovalVerdict::kDeny);
+  EXPECT_EQ(d.gate_decisions[1].reason, "refused by deny pattern '\\.env'");
+  d = m.step(ApprovalsGiven{{{std::get<AskApproval>(d.action).requests[0].call.id, ApprovalVerdict::kAllow, ""}}});
+  ASSERT_TRUE(std::holds_alternative<RunTools>(d.action));
+  EXPECT_TRUE(d.gate_decisions.empty());  // reported once
+}
+
+TEST_F(ApprovalGateTest, AnAllowBelowTheApprovalThresholdIsNotReported) {
+  AgentConfig cfg;
+  cfg.approval_gate = gate_;
+  cfg.approval_threshold = Risk::kMedium;
+  AgentMachine m(cfg, tools(), "SYSTEM", "TASK");
+  (void)m.start();
+  Decision d = m.step(ModelReplied{calls({{"fs_read", R"({"path":"a"})"}, {"fs_write", R"({"path":"b","content":"x"})"}})});
+  ASSERT_TRUE(std::holds_alternative<RunTools>(d.action));
+  ASSERT_EQ(d.gate_decisions.size(), 1u);  // fs_read is low-risk: it would not have been asked about
+  EXPECT_EQ(d.gate_decisions[0].call.name, "fs_write");
+  EXPECT_EQ(d.gate_decisions[0].verdict, ApprovalVerdict::kAllow);
+}
+
 TEST(ApprovalGateNull, WithoutAGateTheRiskThresholdDecides) {
   AgentConfig cfg;  // approval_gate nullptr, threshold high
   AgentMachine m(cfg, tools(), "SYSTEM", "TASK");
@@ -174,6 +213,7 @@ TEST(ApprovalGateNull, WithoutAGateTheRiskThresholdDecides) {
   ASSERT_TRUE(std::holds_alternative<AskApproval>(d.action));
   ASSERT_EQ(std::get<AskApproval>(d.action).requests.size(), 1u);
   EXPECT_EQ(std::get<AskApproval>(d.action).requests[0].reason, "fs_write is a medium-risk tool");
+  EXPECT_TRUE(d.gate_decisions.empty());  // no gate, no verdicts of its own
   d = m2.step(ModelReplied{text("unexpected")});
   EXPECT_TRUE(std::holds_alternative<Fail>(d.action));  // still awaiting approval: the phase is enforced
 }

@@ -155,6 +155,13 @@ TEST(ContextSummaryTest, TheSpanHashCoversRolesContentsAndCalls) {
   for (const auto& other : {role, split, args}) EXPECT_NE(span_hash(a), span_hash(other));
 }
 
+TEST(ContextSummaryTest, TheCacheKeyIsTheSpanHashIn16HexDigits) {
+  EXPECT_EQ(detail::summary_cache_key(0), "0000000000000000");
+  EXPECT_EQ(detail::summary_cache_key(0x1234abcdULL), "000000001234abcd");
+  EXPECT_EQ(detail::summary_cache_key(0xfedcba9876543210ULL), "fedcba9876543210");
+  EXPECT_EQ(detail::kSummaryCacheScope, "context_summary");
+}
+
 TEST(ContextSummaryTest, TheCacheIsBoundedAndEvictsTheOldest) {
   ContextPolicy p;
   p.summary_cache_entries = 16;

@@ -220,6 +220,35 @@ TEST_F(AgentSessionTest, CacheableToolsAreAnsweredFromTheStoreAcrossRuns) {
   EXPECT_EQ(runs_.load(), 3);
 }
 
+TEST_F(AgentSessionTest, ASummaryIsKeptInTheStoreAndAnswersTheSameSpanInALaterRun) {
+  std::vector<Message> earlier;  // plain conversation: nothing to digest, only a summary helps
+  for (int i = 0; i < 12; ++i) {
+    earlier.push_back(Message::user("question " + std::to_string(i) + " " + std::string(300, 'q')));
+    earlier.push_back(Message::assistant("answer " + std::to_string(i) + " " + std::string(300, 'a')));
+  }
+  AgentOptions o = options();
+  o.config.context.context_window = 2000;
+  o.config.context.recency_rounds = 1;
+  llm_.push_text("twelve questions, all answered");
+  llm_.push_text("one");
+  {
+    Agent agent(llm_, tools_, o);
+    auto out = agent.run_after(earlier, "TASK");
+    ASSERT_TRUE(out.ok() && out->ok);
+  }
+  ASSERT_EQ(llm_.requests().size(), 2u);  // the summary, then the answer
+  llm_.push_text("two");
+  Agent agent(llm_, tools_, o);
+  auto out = agent.run_after(earlier, "TASK");
+  ASSERT_TRUE(out.ok() && out->ok);
+  EXPECT_EQ(out->answer, "two");
+  auto reqs = llm_.requests();
+  ASSERT_EQ(reqs.size(), 3u);  // the summary came from the store
+  bool summarized = false;
+  for (const auto& m : reqs[2].messages) summarized |= m.content.find("twelve questions, all answered") != std::string::npos;
+  EXPECT_TRUE(summarized);
+}
+
 TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
   StoreOptions so;
   so.path = dir_.path() / "small.db";

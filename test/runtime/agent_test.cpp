@@ -208,5 +208,45 @@ TEST_F(AgentTest, PlannerHintsAreUsedAndItsFailureIsNotFatal) {
   EXPECT_EQ(out->answer, "still answered");
 }
 
+// What a user sees of the planner: the status it runs under, before the task is announced, and the
+// run's "planner" metadata (the plan, or why it was skipped) when the first model call starts.
+struct PlannerWatch : Hooks {
+  std::vector<std::string> events;
+  void on_user_message(RunContext&, const Message&) override { events.push_back("user_message"); }
+  void on_status_changed(RunContext& ctx, RunStatus s) override {
+    std::string e(run_status_name(s));
+    auto planner = ctx.metadata.find("planner");
+    if (s == RunStatus::kCallingModel && planner != ctx.metadata.end()) e += " [" + planner->second + "]";
+    events.push_back(e);
+  }
+};
+
+TEST_F(AgentTest, ThePlannerRunsBeforeTheTaskIsAnnouncedAndItsOutcomeIsInTheMetadata) {
+  AgentOptions o = options();
+  o.planner.enabled = true;
+  llm_.push_text("use echo first");
+  llm_.push_text("answer");
+  {
+    Agent agent(llm_, tools_, o);
+    auto watch = std::make_shared<PlannerWatch>();
+    agent.add_hooks(watch);
+    auto out = agent.run("task");
+    ASSERT_TRUE(out.ok() && out->ok);
+    EXPECT_EQ(out->model_calls, 2);
+    std::vector<std::string> want = {"planning", "user_message", "calling_model [use echo first]", "finished"};
+    EXPECT_EQ(watch->events, want);
+  }
+  FakeLlm failing;
+  failing.push(Status::DeadlineExceeded("planner timed out"));
+  failing.push_text("still answered");
+  Agent agent(failing, tools_, o);
+  auto watch = std::make_shared<PlannerWatch>();
+  agent.add_hooks(watch);
+  ASSERT_TRUE(agent.run("task")->ok);
+  ASSERT_GE(watch->events.size(), 3u);
+  EXPECT_EQ(watch->events[2],
+            "calling_model [skipped: " + Status::DeadlineExceeded("planner timed out").to_string() + "]");
+}
+
 }  // namespace
 }  // namespace keel

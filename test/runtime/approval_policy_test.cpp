@@ -1,11 +1,13 @@
 // The approval policy gate: the evaluation order (deny patterns, allow patterns, remembered
 // decisions, mode), risk defaults, the "*" entry and default mode, --approve-mode, shell patterns
-// over the command line, invalid patterns, and the decisions it reports for logging.
+// over the command line, invalid patterns, and its own decisions as the machine reports them.
 #include "runtime/approval_policy.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+
+#include "keel/core/agent_machine.hpp"
 
 namespace keel {
 namespace {
@@ -185,23 +187,36 @@ TEST(ApprovalPolicyRemembered, UnusableSavedRulesNeverMatch) {
   EXPECT_EQ(check(*gate, "shell", Risk::kHigh, {{"command", "("}}).kind, Kind::kAsk);
 }
 
+// The policy's own decisions reach the host in the machine's Decision::gate_decisions.
 TEST(ApprovalPolicyLog, RefusalsAndAllowsThatSkipARiskQuestionAreReported) {
   ApprovalPolicy policy;
   policy.tools["shell"].allow_patterns = {"^ls$"};
   policy.tools["fs_write"].mode = ApprovalMode::kDeny;
   auto gate = make_gate(policy);
-  check(*gate, "fs_read", Risk::kLow, {{"path", "a"}});      // plain auto: not reported
-  check(*gate, "shell", Risk::kHigh, {{"command", "make"}});  // asked: the approver's answer is logged instead
-  check(*gate, "shell", Risk::kHigh, {{"command", "ls"}});    // allowed without the risk question
-  check(*gate, "fs_write", Risk::kMedium, {{"path", "a"}});   // refused
-  std::vector<detail::PolicyDecision> log = gate->take_decisions();
+  AgentConfig cfg;  // approval_threshold high: the gate's confirm_at
+  cfg.approval_gate = gate;
+  AgentMachine m(cfg, {spec("fs_read", Risk::kLow), spec("shell", Risk::kHigh), spec("fs_write", Risk::kMedium)},
+                 "SYSTEM", "TASK");
+  (void)m.start();
+  ModelReply reply;
+  reply.tool_calls = {{"c1", "fs_read", R"({"path":"a"})"},       // plain auto: not reported
+                      {"c2", "shell", R"({"command":"make"})"},   // asked: the approver's answer is logged instead
+                      {"c3", "shell", R"({"command":"ls"})"},     // allowed without the risk question
+                      {"c4", "fs_write", R"({"path":"a"})"}};     // refused
+  Decision d = m.step(ModelReplied{reply});
+  ASSERT_TRUE(std::holds_alternative<AskApproval>(d.action));
+  const std::vector<GateDecision>& log = d.gate_decisions;
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0].call.name, "shell");
   EXPECT_EQ(log[0].verdict, ApprovalVerdict::kAllow);
   EXPECT_NE(log[0].reason.find("allow pattern '^ls$'"), std::string::npos);
   EXPECT_EQ(log[1].call.name, "fs_write");
   EXPECT_EQ(log[1].verdict, ApprovalVerdict::kDeny);
-  EXPECT_TRUE(gate->take_decisions().empty());
+  EXPECT_EQ(log[1].risk, Risk::kMedium);
+  EXPECT_NE(log[1].reason.find("approval mode deny"), std::string::npos) << log[1].reason;
+  d = m.step(ApprovalsGiven{{{"c2", ApprovalVerdict::kAllow, ""}}});
+  ASSERT_TRUE(std::holds_alternative<RunTools>(d.action));
+  EXPECT_TRUE(d.gate_decisions.empty());  // each is reported once
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,14 @@ enum class ToolProtocol {
 // Which role carries the runtime continuation prompt. kUser is the portable choice: many chat
 // templates reject a system message after the first position.
 enum class ContinuationRole { kUser, kSystem };
+
+// A short planner model call before the first round of a new run (never when resuming): the
+// machine's first decision is then CallPlanner, and the planner's reply becomes a "planner: ..."
+// hint in the system prompt. Its failure is not fatal: the run goes on without a plan.
+struct PlannerPolicy {
+  bool enabled = false;
+  int64_t timeout_ms = 2000;  // the deadline the host applies to the planner call
+};
 
 struct AgentConfig {
   // Model calls with tools enabled before the round limit fires (then one last call without
@@ -59,6 +68,8 @@ struct AgentConfig {
   ContextPolicy context;
   // Counts tokens for the pipeline and the breakdown in CallModel; nullptr: the estimator.
   std::shared_ptr<const TokenCounter> token_counter;
+  // The planner call before the first round (off by default).
+  PlannerPolicy planner;
 };
 
 }  // namespace keel

@@ -38,6 +38,7 @@ namespace keel {
 
 enum class AgentPhase {
   kIdle,              // start() not called yet
+  kAwaitingPlanner,   // a CallPlanner is outstanding
   kAwaitingModel,     // a CallModel is outstanding
   kAwaitingApproval,  // an AskApproval is outstanding
   kAwaitingTools,     // a RunTools is outstanding
@@ -46,7 +47,7 @@ enum class AgentPhase {
   kFailed,            // Fail was decided
 };
 
-// "idle", "awaiting_model", "awaiting_approval", "awaiting_tools", "awaiting_summary", "finished",
+// "idle", "awaiting_planner", "awaiting_model", "awaiting_approval", "awaiting_tools", "awaiting_summary", "finished",
 // "failed".
 std::string_view agent_phase_name(AgentPhase phase);
 
@@ -74,7 +75,8 @@ class AgentMachine {
                                std::shared_ptr<const ToolCallParser> parser = nullptr,
                                bool calls_not_started = false);
 
-  // The first decision: CallModel for round 1 (or, when resuming, whatever the tail needs).
+  // The first decision: CallPlanner when AgentConfig::planner is enabled, else CallModel for
+  // round 1 (or, when resuming, whatever the tail needs; a resumed run is never planned).
   Decision start();
   // Advances the machine with the outcome of the last decision.
   Decision step(const Event& event);
@@ -146,6 +148,11 @@ class AgentMachine {
   Decision finish(std::string answer, const std::string& reasoning);
   Decision fail(FailureKind kind, std::string reason);
   Decision reject(const char* event_name);
+  // The planner (agent_machine_planner.cpp): asked before round 1 when AgentConfig::planner is
+  // enabled; its plan becomes a hint in the system prompt. The CallPlanner decision commits
+  // nothing: the system prompt and the task are committed with the next decision, the plan in it.
+  Decision ask_planner();
+  Decision on_planner(const std::string* text, const Status* error);
   void classify_call(size_t index);
   // Settles a call as refused: a denied result, a permission_denied guard and a standing
   // constraint for the rest of the run.
@@ -178,6 +185,7 @@ class AgentMachine {
   // The round in progress.
   std::vector<PendingCall> round_calls_;
   std::vector<GuardEvent> guards_;        // fired during the current step
+  std::vector<GateDecision> gate_decisions_;  // the gate's own verdicts during the current step
   std::vector<std::string> guard_notes_;  // for the next continuation prompt
   std::vector<std::string> tool_summary_;
   std::string correction_;
@@ -219,6 +227,8 @@ class AgentMachine {
   };
   std::optional<PlanRun> plan_;
   std::vector<PlanStepUpdate> plan_updates_;      // reported with the next Decision
+  std::vector<Message> planner_messages_;          // what the outstanding CallPlanner's request borrows
+  std::optional<PlannerOutcome> planner_;          // reported with the next Decision
 };
 
 }  // namespace keel

@@ -5,6 +5,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "keel/core/context_manager.hpp"
+#include "keel/core/event.hpp"
 #include "keel/core/token_counter.hpp"
 #include "keel/message.hpp"
 #include "keel/model_io.hpp"
@@ -28,10 +30,29 @@ struct CallModel {
 
 // Ask the model to summarize older history for the context pipeline: send `request` (no tools)
 // and report the reply as ModelReplied (its text is the summary) or ModelFailed.
+//
+// The summary may come from a cache instead of the model. The core's own cache
+// (ContextPolicy::summary_cache_entries) has no entry for this span, or there would be no
+// Summarize. A host that keeps summaries across runs (keel's runtime: in its store) looks
+// `cache_key` up in `cache_scope` first: on a hit it reports the stored text as ModelReplied and
+// calls no model; on a miss it calls the model and stores a non-empty reply under the same key.
+// An empty `cache_key` means: call the model, cache nothing.
 struct Summarize {
   ModelRequest request;
-  size_t messages = 0;    // how many history messages the summary will replace
-  uint64_t span_hash = 0; // identifies the summarized span: a host may cache summaries by it
+  size_t messages = 0;      // how many history messages the summary will replace
+  uint64_t span_hash = 0;   // identifies the summarized span (the FNV-1a of its messages)
+  std::string cache_scope;  // "context_summary"
+  std::string cache_key;    // span_hash as 16 lowercase hex digits
+};
+
+// Ask a planner, before the first round of a new run, which tools to use in what order: send
+// `request` (the planner's instructions listing the tools, then the task; no tools) and give up
+// after `timeout_ms`. Report ModelReplied (its text is the plan) or ModelFailed (a timeout or an
+// error). Neither ends the run: the next decision is the first CallModel, and its
+// Decision::planner says whether the plan was used or why it was skipped.
+struct CallPlanner {
+  ModelRequest request;
+  int64_t timeout_ms = 0;
 };
 
 // Run these calls (arguments are JSON object text) and report ToolsFinished.
@@ -72,7 +93,7 @@ struct Fail {
   std::string reason;
 };
 
-using Action = std::variant<CallModel, Summarize, RunTools, AskApproval, Finish, Fail>;
+using Action = std::variant<CallModel, CallPlanner, Summarize, RunTools, AskApproval, Finish, Fail>;
 
 enum class GuardKind {
   kRoundLimit,        // max_rounds reached: final call without tools
@@ -123,6 +144,25 @@ struct PlanStepUpdate {
   std::string detail;           // kFailed / kSkipped: why
 };
 
+// A verdict the approval gate (AgentConfig::approval_gate) reached without asking anyone: every
+// refusal, and every call it let run although the call's risk (at or above
+// AgentConfig::approval_threshold) would have been asked about without a gate. Calls the gate left
+// to the host's approver are not here: they are in AskApproval, and the host learns their answers
+// itself. A host logs these with those answers (keel's runtime: approval events and the store).
+struct GateDecision {
+  ToolCall call;
+  Risk risk = Risk::kHigh;
+  ApprovalVerdict verdict = ApprovalVerdict::kDeny;  // kAllow or kDeny
+  std::string reason;                                // the gate's, naming the rule that decided
+};
+
+// How the planner call of a CallPlanner ended; exactly one field is set. A host records it
+// (keel's runtime as the run's "planner" metadata: the plan, or "skipped: " + the reason).
+struct PlannerOutcome {
+  std::string plan;     // the plan as hinted to the model (at most 600 bytes of the reply)
+  std::string skipped;  // why there is no plan: "empty reply" or the error the host reported
+};
+
 struct Decision {
   Action action;
   std::vector<GuardEvent> guards;  // guards that fired during this step, in order
@@ -133,6 +173,10 @@ struct Decision {
   std::optional<CompactionReport> compaction;
   // Plan steps that changed state during this step, in order.
   std::vector<PlanStepUpdate> plan_steps;
+  // Set on the decision that follows a CallPlanner.
+  std::optional<PlannerOutcome> planner;
+  // What the approval gate decided on its own during this step, in the order of the calls.
+  std::vector<GateDecision> gate_decisions;
 };
 
 }  // namespace keel

@@ -24,7 +24,9 @@
 
 namespace keel {
 
-// {"action": "call_model"|"run_tools"|"ask_approval"|"finish"|"fail", ..., "guards": [...]}.
+// {"action": "call_model"|"call_planner"|"summarize"|"run_tools"|"ask_approval"|"finish"|"fail", ...,
+// "guards": [...]}; "planner": {"plan", "skipped"} on the decision after a call_planner;
+// "plan_steps" and "gate_decisions" ([{"call", "risk", "verdict", "reason"}]) when there are any.
 nlohmann::json decision_to_json(const Decision& decision);
 
 // InvalidArgument naming the missing or mistyped field.
@@ -35,7 +37,9 @@ Result<Event> event_from_json(const nlohmann::json& json);
 Result<ToolSpec> tool_spec_from_json(const nlohmann::json& json);
 
 // Known keys: max_rounds, max_empty_replies, repeated_failure_limit, near_duplicate_threshold,
-// result_char_budget, approval_threshold ("low"|"medium"|"high"), tool_protocol ("native"|"text").
+// result_char_budget, approval_threshold ("low"|"medium"|"high"), tool_protocol ("native"|"text"),
+// context_window, context_threshold, recency_rounds, summary_cooldown_rounds, planner (bool),
+// planner_timeout_ms.
 Result<AgentConfig> agent_config_from_json(const nlohmann::json& json);
 
 }  // namespace keel

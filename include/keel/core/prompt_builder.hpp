@@ -11,6 +11,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "keel/core/agent_config.hpp"
@@ -31,6 +32,11 @@ struct SystemPromptParts {
 std::string default_core_instructions();
 
 std::string build_system_prompt(const SystemPromptParts& parts);
+
+// `system_prompt` with `hint` added as the last item of its Hints section, which
+// build_system_prompt() puts last; a prompt whose last section is not "# Hints" gets one. The
+// result is what build_system_prompt() gives with `hint` appended to SystemPromptParts::hints.
+std::string add_prompt_hint(std::string system_prompt, std::string_view hint);
 
 struct ContinuationParts {
   int round = 2;                            // the round about to start

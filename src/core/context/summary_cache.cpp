@@ -39,6 +39,13 @@ uint64_t span_hash(std::span<const Message> span) {
   return h;
 }
 
+std::string summary_cache_key(uint64_t span_hash) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string key(16, '0');
+  for (int i = 15; i >= 0; --i, span_hash >>= 4) key[static_cast<size_t>(i)] = kHex[span_hash & 0xF];
+  return key;
+}
+
 std::optional<std::string> SummaryCache::find(uint64_t hash) const {
   auto it =
       std::find_if(entries_.begin(), entries_.end(), [&](const SummaryCacheEntry& e) { return e.span_hash == hash; });

@@ -21,6 +21,11 @@ namespace keel::detail {
 // field length-prefixed so that different splits of the same bytes hash differently.
 uint64_t span_hash(std::span<const Message> span);
 
+// Where hosts keep summaries across runs (Summarize::cache_scope), and the key of one span there:
+// its hash as 16 lowercase hex digits (Summarize::cache_key).
+inline constexpr std::string_view kSummaryCacheScope = "context_summary";
+std::string summary_cache_key(uint64_t span_hash);
+
 class SummaryCache {
  public:
   explicit SummaryCache(size_t capacity) : capacity_(capacity) {}

@@ -3,6 +3,7 @@
 // compaction is a visible guard and a line of the next continuation prompt.
 #include <algorithm>
 
+#include "core/context/summary_cache.hpp"
 #include "keel/core/agent_machine.hpp"
 
 namespace keel {
@@ -34,6 +35,8 @@ Decision AgentMachine::next_model_call() {
   s.request.round = model_calls_ + 1;
   s.messages = pending_summary_->span_end - pending_summary_->span_begin;
   s.span_hash = pending_summary_->span_hash;
+  s.cache_scope = detail::kSummaryCacheScope;
+  s.cache_key = detail::summary_cache_key(s.span_hash);
   phase_ = AgentPhase::kAwaitingSummary;
   return decide(std::move(s));
 }

@@ -56,6 +56,7 @@ std::string_view plan_step_state_name(PlanStepState state) {
 std::string_view agent_phase_name(AgentPhase phase) {
   switch (phase) {
     case AgentPhase::kIdle: return "idle";
+    case AgentPhase::kAwaitingPlanner: return "awaiting_planner";
     case AgentPhase::kAwaitingModel: return "awaiting_model";
     case AgentPhase::kAwaitingApproval: return "awaiting_approval";
     case AgentPhase::kAwaitingTools: return "awaiting_tools";

@@ -126,8 +126,22 @@ json decision_to_json(const Decision& d) {
             if (!r.appended.empty()) j["continuation"] = r.appended.back().content;
             return j;
           },
+          [](const CallPlanner& p) {
+            const ModelRequest& r = p.request;
+            json j = {{"action", "call_planner"}, {"round", r.round}, {"tools_enabled", r.tools_enabled},
+                      {"timeout_ms", p.timeout_ms}, {"request_size", r.history.size()}};
+            if (r.history.size() == 2) {
+              j["instructions"] = r.history[0].content;
+              j["task"] = r.history[1].content;
+            }
+            return j;
+          },
           [](const Summarize& s) {
-            return json{{"action", "summarize"}, {"messages", s.messages}, {"request_size", s.request.history.size()}};
+            return json{{"action", "summarize"},
+                        {"messages", s.messages},
+                        {"request_size", s.request.history.size()},
+                        {"cache_scope", s.cache_scope},
+                        {"cache_key", s.cache_key}};
           },
           [](const RunTools& r) {
             json calls = json::array();
@@ -156,6 +170,14 @@ json decision_to_json(const Decision& d) {
                                    {"save_as", u.save_as}, {"detail", u.detail}});
     }
   }
+  if (!d.gate_decisions.empty()) {  // only a gate makes them: other decisions keep their shape
+    out["gate_decisions"] = json::array();
+    for (const auto& g : d.gate_decisions) {
+      out["gate_decisions"].push_back({{"call", call_to_json(g.call)}, {"risk", risk_name(g.risk)},
+                                       {"verdict", approval_verdict_name(g.verdict)}, {"reason", g.reason}});
+    }
+  }
+  if (d.planner) out["planner"] = {{"plan", d.planner->plan}, {"skipped", d.planner->skipped}};
   return out;
 }
 
@@ -197,6 +219,8 @@ Result<AgentConfig> agent_config_from_json(const json& j) {
       else if (k == "context_threshold") c.context.threshold = it->get<double>();
       else if (k == "recency_rounds") c.context.recency_rounds = it->get<int>();
       else if (k == "summary_cooldown_rounds") c.context.summary_cooldown_rounds = it->get<int>();
+      else if (k == "planner") c.planner.enabled = it->get<bool>();
+      else if (k == "planner_timeout_ms") c.planner.timeout_ms = it->get<int64_t>();
       else if (k == "approval_threshold") {
         KEEL_ASSIGN_OR_RETURN(c.approval_threshold, risk_from(it->get<std::string>()));
       } else if (k == "tool_protocol") {
