@@ -1,9 +1,7 @@
 #include "base/subprocess.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/process_spawn.hpp"
 #include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
@@ -26,72 +25,44 @@ constexpr milliseconds kPollSlice{50};    // longest sleep between stop-token ch
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// Owns both ends of a pipe until they are closed. Not thread-safe (one call uses it).
+// The read end of one of the child's output pipes, closed on destruction.
 struct Pipe {
   int read_fd = -1;
-  int write_fd = -1;
-  ~Pipe() { close_both(); }
+  explicit Pipe(int fd) : read_fd(fd) {}
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  ~Pipe() { close_read(); }
   void close_read() {
     if (read_fd >= 0) ::close(read_fd);
     read_fd = -1;
   }
-  void close_write() {
-    if (write_fd >= 0) ::close(write_fd);
-    write_fd = -1;
-  }
-  void close_both() {
-    close_read();
-    close_write();
-  }
 };
 
-Status open_pipe(Pipe& p) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return Status::Unavailable("cannot run the command: cannot create a pipe: " + errno_text(errno));
-  }
-  p.read_fd = fds[0];
-  p.write_fd = fds[1];
-  // Only our end is non-blocking; the child's end keeps blocking writes.
-  ::fcntl(p.read_fd, F_SETFL, ::fcntl(p.read_fd, F_GETFL) | O_NONBLOCK);
-  return Status::Ok();
-}
+// Signals a host commonly ignores or handles; the command gets their defaults.
+const std::vector<int> kDefaultSignals = {SIGPIPE, SIGINT,  SIGQUIT, SIGTERM, SIGHUP,  SIGCHLD,
+                                          SIGALRM, SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU};
 
-// Spawns /bin/sh -c in a new process group. Returns the pid.
-Result<pid_t> spawn_shell(const SubprocessRequest& req, const Pipe& out, const Pipe& err) {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out.write_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.write_fd, STDERR_FILENO);
-  if (!req.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, req.cwd.c_str());
-
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group, so the whole tree can be signalled
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  sigset_t defaults;  // signals a host commonly ignores or handles; the command gets defaults
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN,
-                  SIGTTOU}) {
-    sigaddset(&defaults, sig);
-  }
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-
-  std::string arg0 = "sh", arg1 = "-c", arg2 = req.command;
-  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    std::string where = rc == ENOENT || rc == ENOTDIR ? " (is the working directory '" + req.cwd + "' there?)" : "";
-    return Status::Unavailable("cannot start /bin/sh: " + errno_text(rc) + where);
-  }
-  return pid;
+// Spawns /bin/sh -c in a new process group, stdin from /dev/null, stdout and stderr into pipes.
+Result<SpawnedProcess> spawn_shell(const SubprocessRequest& req) {
+  SpawnRequest spawn;
+  spawn.program = "/bin/sh";
+  spawn.argv = {"sh", "-c", req.command};
+  spawn.env = environment_with({});
+  spawn.cwd = req.cwd;
+  spawn.stdin_stream = ChildStream::kNull;
+  spawn.stdout_stream = ChildStream::kPipe;
+  spawn.stderr_stream = ChildStream::kPipe;
+  spawn.new_process_group = true;  // its own group, so the whole tree can be signalled
+  spawn.default_signals = kDefaultSignals;
+  spawn.describe_failure = [&req](const SpawnFailure& f) {
+    if (f.step == SpawnFailure::Step::kPipe) {
+      return Status::Unavailable("cannot run the command: cannot create a pipe: " + errno_text(f.error));
+    }
+    std::string where =
+        f.error == ENOENT || f.error == ENOTDIR ? " (is the working directory '" + req.cwd + "' there?)" : "";
+    return Status::Unavailable("cannot start /bin/sh: " + errno_text(f.error) + where);
+  };
+  return spawn_process(spawn);
 }
 
 // Reads what is available from `p` (at most 256 KiB, so a fast writer cannot keep us from
@@ -156,12 +127,9 @@ void clean_up_group(pid_t pgid) {
 Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
   const auto start = Clock::now();
   const auto deadline = start + req.timeout;
-  Pipe out, err;
-  KEEL_TRY(open_pipe(out));
-  KEEL_TRY(open_pipe(err));
-  KEEL_ASSIGN_OR_RETURN(const pid_t pid, spawn_shell(req, out, err));
-  out.close_write();
-  err.close_write();
+  KEEL_ASSIGN_OR_RETURN(const SpawnedProcess child, spawn_shell(req));
+  const pid_t pid = child.pid;
+  Pipe out(child.stdout_fd), err(child.stderr_fd);
 
   SubprocessResult r;
   r.pgid = pid;

@@ -1,10 +1,10 @@
-// tools/subprocess.hpp — runs `/bin/sh -c <command>` with a deadline, a stop token and captured,
+// base/subprocess.hpp — runs `/bin/sh -c <command>` with a deadline, a stop token and captured,
 // size-limited output. Used by the shell tool.
 //
-// The child is started with posix_spawn (safe in a multithreaded process) in its own process
-// group, with the given working directory, stdin from /dev/null, default signal dispositions and
-// an empty signal mask. stdout and stderr are read through two pipes with poll() and merged in
-// arrival order. Output beyond `max_output_bytes` is read and discarded, so the child never
+// The child is started by spawn_process (base/process_spawn.hpp) in its own process group, with
+// the given working directory, stdin from /dev/null, default signal dispositions and an empty
+// signal mask. stdout and stderr are read through two pipes with poll() and merged in arrival
+// order. Output beyond `max_output_bytes` is read and discarded, so the child never
 // blocks on a full pipe, and only counted.
 //
 // Ending: when the shell exits, output still in the pipes is drained for a short while and then

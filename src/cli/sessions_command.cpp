@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/session_json.hpp"
 #include "cli/store_output.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::cli {
 namespace {
@@ -104,8 +105,7 @@ void print_message(const StoredMessage& sm) {
   std::string body = m.content;
   if ((m.role == Role::kTool || m.role == Role::kSystem) && body.size() > kToolResultPreview) {
     const size_t total = body.size();
-    size_t cut = kToolResultPreview;
-    while (cut > 0 && (static_cast<unsigned char>(body[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8 characters
+    const size_t cut = detail::utf8_char_start(body, kToolResultPreview);  // whole UTF-8 characters
     body.resize(cut);
     body += "\n… (" + std::to_string(total - cut) +
             " more bytes cut; see keel sessions show --json or keel sessions export)";

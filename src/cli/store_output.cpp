@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "assembly/store_access.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::cli {
 
@@ -51,10 +52,7 @@ std::string one_line(std::string_view text, size_t max_bytes) {
     out.push_back(u < 0x20 || u == 0x7f ? ' ' : c);
   }
   if (out.size() <= max_bytes) return out;
-  size_t cut = max_bytes;
-  // Back up over UTF-8 continuation bytes so no character is split.
-  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-  out.resize(cut);
+  out.resize(detail::utf8_char_start(out, max_bytes));  // no character split
   return out + "…";
 }
 

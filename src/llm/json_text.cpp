@@ -2,31 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text/utf8_text.hpp"
+
 namespace keel::detail {
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid.
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  size_t len = 0;
-  if (c >= 0xC2 && c <= 0xDF) len = 2;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4;
-  else return 0;
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  const unsigned char c1 = byte(i + 1);
-  if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong
-  if (c == 0xED && c1 > 0x9F) return 0;  // UTF-16 surrogate
-  if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
-  if (c == 0xF4 && c1 > 0x8F) return 0;  // above U+10FFFF
-  return len;
-}
-
-}  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";

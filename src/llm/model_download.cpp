@@ -1,8 +1,7 @@
-// `keel model pull` (see keel/model_download.hpp): one libcurl easy handle per download, a .part
-// file that survives interruptions, and a SHA-256 computed as the bytes arrive.
+// `keel model pull` (see keel/model_download.hpp): one libcurl easy handle per download
+// (net/curl_easy), a .part file that survives interruptions, and a SHA-256 computed as the bytes
+// arrive.
 #include "keel/model_download.hpp"
-
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,17 +9,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <memory>
-#include <mutex>
 #include <system_error>
 #include <vector>
 
 #include "llm/sha256.hpp"
+#include "net/curl_easy.hpp"
 
 namespace keel {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using detail::CurlEasy;
+using detail::CurlHooks;
+using detail::CurlList;
+using detail::CurlTransfer;
 
 std::string lowercase(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -60,11 +62,6 @@ Result<std::string> file_name_for(const ModelPullOptions& o, std::string_view ur
   }
   if (!name.ends_with(".gguf")) name += ".gguf";
   return name;
-}
-
-void ensure_curl_initialised() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 // One transfer's state, shared with libcurl's callbacks.
@@ -137,54 +134,53 @@ struct Transfer {
   }
 };
 
-size_t on_header(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const std::string_view line(data, size * count);
+// One header line of a response in the redirect chain (see CurlHooks::on_header).
+bool on_header_line(Transfer& t, std::string_view line) {
   if (line.starts_with("HTTP/")) {
     const size_t space = line.find(' ');
-    t->status = space == std::string_view::npos ? 0 : std::strtol(line.data() + space + 1, nullptr, 10);
-    t->etag.clear();
-    t->content_range.clear();
-    t->content_length = -1;
-    return line.size();
+    t.status = space == std::string_view::npos ? 0 : std::strtol(line.data() + space + 1, nullptr, 10);
+    t.etag.clear();
+    t.content_range.clear();
+    t.content_length = -1;
+    return true;
   }
   const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return line.size();
+  if (colon == std::string_view::npos) return true;
   const std::string name = lowercase(std::string(trim(line.substr(0, colon))));
   const std::string value(trim(line.substr(colon + 1)));
-  if (name == "etag") t->etag = value;
-  else if (name == "x-linked-etag" && t->linked_etag.empty()) t->linked_etag = value;
-  else if (name == "content-range") t->content_range = value;
-  else if (name == "content-length") t->content_length = std::strtoll(value.c_str(), nullptr, 10);
-  return line.size();
+  if (name == "etag") t.etag = value;
+  else if (name == "x-linked-etag" && t.linked_etag.empty()) t.linked_etag = value;
+  else if (name == "content-range") t.content_range = value;
+  else if (name == "content-length") t.content_length = std::strtoll(value.c_str(), nullptr, 10);
+  return true;
 }
 
-size_t on_body(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const size_t n = size * count;
-  if (t->status != 200 && t->status != 206) {
-    if (t->error_body.size() < 300) t->error_body.append(data, std::min<size_t>(n, 300 - t->error_body.size()));
-    return n;
+// Body bytes: into the .part and the hash for a 200 or 206, else the start of the error text.
+bool on_body_bytes(Transfer& t, std::string_view data) {
+  const size_t n = data.size();
+  if (t.status != 200 && t.status != 206) {
+    if (t.error_body.size() < 300) t.error_body.append(data.substr(0, 300 - t.error_body.size()));
+    return true;
   }
-  if (!t->body_started) {
-    t->failure = t->begin_body();
-    if (!t->failure.ok()) return 0;  // aborts the transfer
+  if (!t.body_started) {
+    t.failure = t.begin_body();
+    if (!t.failure.ok()) return false;  // aborts the transfer
   }
-  t->out.write(data, static_cast<std::streamsize>(n));
-  if (!t->out) {
-    t->failure = Status::Unavailable("cannot write '" + t->part.string() + "' (disk full?)");
-    return 0;
+  t.out.write(data.data(), static_cast<std::streamsize>(n));
+  if (!t.out) {
+    t.failure = Status::Unavailable("cannot write '" + t.part.string() + "' (disk full?)");
+    return false;
   }
-  t->hasher.update(data, n);
-  t->bytes += n;
-  return n;
+  t.hasher.update(data.data(), n);
+  t.bytes += n;
+  return true;
 }
 
-int on_xferinfo(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* t = static_cast<Transfer*>(user);
-  if (t->options->stop.stop_requested()) return 1;
-  t->report(false);
-  return 0;
+// Asked while the transfer runs: reports progress; false once the stop token fired.
+bool still_wanted(Transfer& t) {
+  if (t.options->stop.stop_requested()) return false;
+  t.report(false);
+  return true;
 }
 
 // Hashes what an earlier, interrupted download left in the .part.
@@ -266,37 +262,28 @@ Status transfer_outcome(const Transfer& t, CURLcode rc, const char* curl_error, 
 
 Status run_transfer(Transfer& t, const std::string& url, bool send_token) {
   const ModelPullOptions& o = *t.options;
-  ensure_curl_initialised();
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
-  if (!curl) return Status::Internal("cannot start a download: libcurl failed to initialise");
-  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(nullptr, &curl_slist_free_all);
-  if (send_token && !o.hf_token.empty()) {
-    const std::string auth = "Authorization: Bearer " + o.hf_token;
-    headers.reset(curl_slist_append(nullptr, auth.c_str()));
-  }
-  char curl_error[CURL_ERROR_SIZE] = {0};
+  CurlEasy curl;
+  if (!curl.ok()) return Status::Internal("cannot start a download: libcurl failed to initialise");
+  CurlList headers;
+  if (send_token && !o.hf_token.empty()) (void)headers.append("Authorization: Bearer " + o.hf_token);
+  CurlHooks hooks;
+  hooks.on_header = [&t](std::string_view line) { return on_header_line(t, line); };
+  hooks.on_body = [&t](std::string_view data) { return on_body_bytes(t, data); };
+  hooks.keep_going = [&t] { return still_wanted(t); };
+  CurlTransfer common;
+  common.url = url;
+  common.user_agent = "keel-model-pull";
+  common.connect_timeout_ms = std::max<int64_t>(o.connect_timeout_ms, 1);
+  common.total_timeout_ms = 0;  // a large file takes its time; a stalled one is caught by the low-speed limit
+  common.max_redirects = 10;
+  common.headers = headers.get();
+  common.hooks = &hooks;
+  curl.prepare(common);
   const std::string range = std::to_string(t.resumed_from) + "-";
   CURL* h = curl.get();
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "keel-model-pull");
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max<int64_t>(o.connect_timeout_ms, 1)));
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(std::max<int64_t>(o.low_speed_bytes_per_s, 1)));
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<int64_t>(o.low_speed_seconds, 1)));
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_error);
-  if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
   if (t.resumed_from > 0) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_xferinfo);
-  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   const CURLcode rc = curl_easy_perform(h);
   // A 200 with an empty body still replaces the .part.
   if (rc == CURLE_OK && t.status == 200 && !t.body_started && t.failure.ok()) t.failure = t.begin_body();
@@ -305,7 +292,7 @@ Status run_transfer(Transfer& t, const std::string& url, bool send_token) {
     if (!t.out && t.failure.ok()) t.failure = Status::Unavailable("cannot finish writing '" + t.part.string() + "'");
   }
   t.report(true);
-  return transfer_outcome(t, rc, curl_error, url);
+  return transfer_outcome(t, rc, curl.error_text(), url);
 }
 
 }  // namespace

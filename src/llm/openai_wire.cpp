@@ -3,6 +3,7 @@
 
 #include <exception>
 
+#include "core/text/utf8_text.hpp"
 #include "llm/json_text.hpp"
 
 namespace keel::detail {
@@ -269,9 +270,7 @@ Status http_error_status(long status, std::string_view server_message, std::stri
 
 std::string truncate_text(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
-  size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  std::string out(text.substr(0, cut));
+  std::string out(text.substr(0, utf8_char_start(text, max_bytes)));
   out += "...";
   return out;
 }

@@ -2,22 +2,9 @@
 
 #include <algorithm>
 
+#include "core/text/utf8_text.hpp"
+
 namespace keel {
-namespace {
-
-// Bytes at the end of `s` that start a UTF-8 sequence not yet complete.
-size_t incomplete_utf8_tail(std::string_view s) {
-  size_t n = s.size();
-  for (size_t back = 1; back <= 4 && back <= n; ++back) {
-    unsigned char c = static_cast<unsigned char>(s[n - back]);
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte: keep looking for the lead
-    size_t need = (c & 0x80) == 0 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
-
-}  // namespace
 
 TextStopScanner::TextStopScanner(std::vector<std::string> stops, std::vector<std::string> hold_at)
     : stops_(std::move(stops)), hold_at_(std::move(hold_at)) {
@@ -65,7 +52,7 @@ size_t TextStopScanner::safe_end() const {
   for (const auto& s : stops_) check(s);
   for (const auto& s : hold_at_) check(s);
   end -= hold;
-  end -= incomplete_utf8_tail(std::string_view(text_).substr(0, end));
+  end = detail::utf8_complete_prefix(std::string_view(text_).substr(0, end));  // no character cut in two
   return end;
 }
 

@@ -1,6 +1,6 @@
-// A minimal HTTP client (POST by default; GET and DELETE too) over one reused libcurl easy handle,
-// driven through a private multi handle so that it can be woken at once by a stop request and can
-// enforce an idle timeout.
+// A minimal HTTP client (POST by default; GET and DELETE too) over one reused libcurl easy handle
+// (net/curl_easy), driven through a private multi handle (net/curl_multi) so that it can be woken
+// at once by a stop request and can enforce an idle timeout.
 //
 // The connection cache lives in the multi handle, so consecutive requests to the same host reuse
 // one kept-alive connection (TCP keep-alive probes are enabled too).
@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@
 #include "keel/result.hpp"
 
 namespace keel::detail {
+
+class CurlEasy;
+class CurlMulti;
 
 // The head of the final response.
 struct HttpHead {
@@ -84,7 +88,7 @@ class HttpSession {
   HttpSession& operator=(const HttpSession&) = delete;
 
   // False when libcurl could not create its handles (then perform() fails with kInternal).
-  bool ok() const { return easy_ != nullptr && multi_ != nullptr; }
+  bool ok() const;
 
   // Sends one request (request.method) and reads the whole response through request.on_body.
   HttpOutcome perform(const HttpRequest& request);
@@ -92,8 +96,10 @@ class HttpSession {
   HttpOutcome post(const HttpRequest& request) { return perform(request); }
 
  private:
-  void* easy_ = nullptr;   // CURL*
-  void* multi_ = nullptr;  // CURLM*
+  // Declared before multi_ so that it is destroyed after it: the multi handle is cleaned up while
+  // the easy handle still exists.
+  std::unique_ptr<CurlEasy> easy_;
+  std::unique_ptr<CurlMulti> multi_;  // the connection cache
 };
 
 }  // namespace keel::detail

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {
@@ -15,9 +16,7 @@ std::string title_of(std::string_view task) {
   std::string_view t = trim(task);
   t = t.substr(0, t.find('\n'));
   if (t.size() <= kTitleChars) return std::string(t);
-  size_t cut = kTitleChars;
-  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(t.substr(0, cut)) + "…";
+  return std::string(t.substr(0, utf8_char_start(t, kTitleChars))) + "…";
 }
 
 RunUpdate state_update(RunState state) {

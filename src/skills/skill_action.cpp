@@ -6,6 +6,7 @@
 #include "core/guards/call_signature.hpp"
 #include "runtime/approval_policy.hpp"
 #include "core/text/text_util.hpp"
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 namespace {
@@ -21,9 +22,7 @@ std::string one_line(std::string_view text, size_t max) {
   std::string out;
   for (char c : text) out.push_back(static_cast<unsigned char>(c) < 0x20 ? ' ' : c);
   if (out.size() <= max) return out;
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-  out.resize(cut);
+  out.resize(utf8_char_start(out, max));
   out.append("…");
   return out;
 }

@@ -17,7 +17,9 @@ namespace keel {
 namespace {
 
 std::string vocab(const std::string& family) {
-  return std::string(KEEL_LLAMA_MODELS_DIR) + "/ggml-vocab-" + family + ".gguf";
+  std::string path = KEEL_LLAMA_MODELS_DIR;  // appended: GCC 12 warns falsely on chained operator+
+  path.append("/ggml-vocab-").append(family).append(".gguf");
+  return path;
 }
 
 LocalLoadOptions vocab_only() {

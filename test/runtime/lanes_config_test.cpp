@@ -8,10 +8,10 @@
 namespace keel {
 namespace {
 
-Result<detail::ConfigLayer> parse(const std::string& yaml) { return detail::parse_config_text(yaml, "/ws/keel.yaml"); }
+Result<detail::ConfigLayer> parse_lanes(const std::string& yaml) { return detail::parse_config_text(yaml, "/ws/keel.yaml"); }
 
 TEST(LanesConfigTest, ReadsEachLane) {
-  auto layer = parse(
+  auto layer = parse_lanes(
       "lanes:\n"
       "  - model: ollama/qwen2.5:7b\n"
       "    base_url: http://10.0.0.5:11434/v1\n"
@@ -30,29 +30,29 @@ TEST(LanesConfigTest, ReadsEachLane) {
   EXPECT_EQ(a.source, "/ws/keel.yaml");
   EXPECT_EQ((*layer->lanes)[1].rate_limit_per_minute, 2.5);
   EXPECT_EQ((*layer->lanes)[2].model, "rules");
-  EXPECT_FALSE(parse("model: rules\n")->lanes);
+  EXPECT_FALSE(parse_lanes("model: rules\n")->lanes);
 }
 
 TEST(LanesConfigTest, IsStrict) {
-  EXPECT_EQ(parse("lanes: {model: rules}\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes: {model: rules}\n").status().message(),
             "/ws/keel.yaml: lanes must be a list of {model, base_url?, timeout_floor_ms?, rate_limit_per_minute?}");
-  EXPECT_EQ(parse("lanes: []\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes: []\n").status().message(),
             "/ws/keel.yaml: lanes must list at least one lane (or be left out)");
-  EXPECT_EQ(parse("lanes: [rules]\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes: [rules]\n").status().message(),
             "/ws/keel.yaml: lanes[0] must be a mapping {model, base_url?, timeout_floor_ms?, rate_limit_per_minute?}");
-  EXPECT_EQ(parse("lanes:\n  - model: rules\n  - modle: x\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes:\n  - model: rules\n  - modle: x\n").status().message(),
             "/ws/keel.yaml: lanes[1]: unknown key 'modle'; known keys: model, base_url, timeout_floor_ms, "
             "rate_limit_per_minute");
-  EXPECT_EQ(parse("lanes:\n  - base_url: http://x/v1\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes:\n  - base_url: http://x/v1\n").status().message(),
             "/ws/keel.yaml: lanes[0].model is required (as --model takes it, e.g. ollama/qwen2.5:7b or rules)");
-  EXPECT_EQ(parse("lanes:\n  - model: ''\n").status().message(), "/ws/keel.yaml: lanes[0].model must be a non-empty string");
-  EXPECT_EQ(parse("lanes:\n  - model: rules\n    base_url: [a]\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes:\n  - model: ''\n").status().message(), "/ws/keel.yaml: lanes[0].model must be a non-empty string");
+  EXPECT_EQ(parse_lanes("lanes:\n  - model: rules\n    base_url: [a]\n").status().message(),
             "/ws/keel.yaml: lanes[0].base_url must be a non-empty string");
-  EXPECT_EQ(parse("lanes:\n  - model: rules\n    timeout_floor_ms: -1\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes:\n  - model: rules\n    timeout_floor_ms: -1\n").status().message(),
             "/ws/keel.yaml: lanes[0].timeout_floor_ms must be an integer from 0 to 3600000 (milliseconds)");
-  EXPECT_EQ(parse("lanes:\n  - model: rules\n    timeout_floor_ms: soon\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes:\n  - model: rules\n    timeout_floor_ms: soon\n").status().message(),
             "/ws/keel.yaml: lanes[0].timeout_floor_ms must be an integer from 0 to 3600000 (milliseconds)");
-  EXPECT_EQ(parse("lanes:\n  - model: rules\n    rate_limit_per_minute: fast\n").status().message(),
+  EXPECT_EQ(parse_lanes("lanes:\n  - model: rules\n    rate_limit_per_minute: fast\n").status().message(),
             "/ws/keel.yaml: lanes[0].rate_limit_per_minute must be a number >= 0 (0: unlimited)");
 }
 

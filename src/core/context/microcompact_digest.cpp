@@ -47,7 +47,7 @@ void append_key(std::string& out, std::string_view line, size_t max_chars) {
       ++chars;
       pending_space = false;
     }
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+    if (!utf8_is_continuation(c)) {
       if (chars == max_chars) {
         cut = true;
         break;

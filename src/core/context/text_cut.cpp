@@ -2,16 +2,6 @@
 
 namespace keel::detail {
 
-size_t utf8_prefix_bytes(std::string_view s, size_t max_chars) {
-  size_t chars = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;  // continuation byte
-    if (chars == max_chars) return i;
-    ++chars;
-  }
-  return s.size();
-}
-
 std::string cut_at_word(std::string_view s, size_t max_chars) {
   size_t limit = utf8_prefix_bytes(s, max_chars);
   if (limit == s.size()) return std::string(s);

@@ -7,10 +7,9 @@
 #include <string>
 #include <string_view>
 
-namespace keel::detail {
+#include "core/text/utf8_text.hpp"  // utf8_prefix_bytes
 
-// Bytes taken by the first `max_chars` code points of `s` (all of it when shorter).
-size_t utf8_prefix_bytes(std::string_view s, size_t max_chars);
+namespace keel::detail {
 
 // `s` when it has at most `max_chars` code points; otherwise its start cut at the last space
 // within the limit (when that keeps at least half of it, else at a code-point boundary), trailing

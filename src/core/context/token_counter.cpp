@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/text/utf8_text.hpp"
+
 namespace keel {
 namespace {
 
@@ -20,9 +22,7 @@ bool is_cjk(uint32_t cp) {
          (cp >= 0x20000 && cp <= 0x3FFFF);  // Han extensions B-H, compatibility supplement
 }
 
-bool is_continuation(unsigned char c) {
-  return (c & 0xC0) == 0x80;
-}
+using detail::utf8_is_continuation;
 
 struct CharClasses {
   size_t other = 0;
@@ -32,14 +32,14 @@ struct CharClasses {
 // Classifies the code point whose lead byte is at s[i]; CJK needs 3- or 4-byte sequences.
 void classify_lead(const unsigned char* s, size_t n, size_t i, CharClasses& out) {
   unsigned char b = s[i];
-  if (b >= 0xE0 && b <= 0xEF && i + 2 < n && is_continuation(s[i + 1]) && is_continuation(s[i + 2])) {
+  if (b >= 0xE0 && b <= 0xEF && i + 2 < n && utf8_is_continuation(s[i + 1]) && utf8_is_continuation(s[i + 2])) {
     uint32_t cp = (static_cast<uint32_t>(b & 0x0F) << 12) | (static_cast<uint32_t>(s[i + 1] & 0x3F) << 6) |
                   static_cast<uint32_t>(s[i + 2] & 0x3F);
     ++(is_cjk(cp) ? out.cjk : out.other);
     return;
   }
-  if (b >= 0xF0 && b <= 0xF4 && i + 3 < n && is_continuation(s[i + 1]) && is_continuation(s[i + 2]) &&
-      is_continuation(s[i + 3])) {
+  if (b >= 0xF0 && b <= 0xF4 && i + 3 < n && utf8_is_continuation(s[i + 1]) && utf8_is_continuation(s[i + 2]) &&
+      utf8_is_continuation(s[i + 3])) {
     uint32_t cp = (static_cast<uint32_t>(b & 0x07) << 18) | (static_cast<uint32_t>(s[i + 1] & 0x3F) << 12) |
                   (static_cast<uint32_t>(s[i + 2] & 0x3F) << 6) | static_cast<uint32_t>(s[i + 3] & 0x3F);
     ++(is_cjk(cp) ? out.cjk : out.other);
@@ -61,14 +61,14 @@ void classify_range(const unsigned char* s, size_t n, size_t& i, size_t end, Cha
     for (size_t stop = i + 8; i < stop; ++i) {
       if (s[i] < 0x80)
         ++out.other;
-      else if (!is_continuation(s[i]))
+      else if (!utf8_is_continuation(s[i]))
         classify_lead(s, n, i, out);
     }
   }
   for (; i < end; ++i) {
     if (s[i] < 0x80)
       ++out.other;
-    else if (!is_continuation(s[i]))
+    else if (!utf8_is_continuation(s[i]))
       classify_lead(s, n, i, out);
   }
 }

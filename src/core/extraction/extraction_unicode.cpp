@@ -76,69 +76,7 @@ bool in(char32_t cp, char32_t lo, char32_t hi) {
   return cp >= lo && cp <= hi;
 }
 
-bool continuation(unsigned char b) {
-  return (b & 0xC0) == 0x80;
-}
-
 }  // namespace
-
-char32_t decode_utf8(std::string_view s, size_t& pos) {
-  const auto b0 = static_cast<unsigned char>(s[pos]);
-  if (b0 < 0x80) {
-    ++pos;
-    return b0;
-  }
-  size_t len = 0;
-  unsigned char lo = 0x80;  // the allowed range of the second byte (rules out overlong forms,
-  unsigned char hi = 0xBF;  // surrogates and code points above U+10FFFF)
-  char32_t cp = 0;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    cp = b0 & 0x0F;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    cp = b0 & 0x07;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    ++pos;
-    return kReplacementChar;
-  }
-  if (pos + len > s.size()) {
-    ++pos;
-    return kReplacementChar;
-  }
-  const auto b1 = static_cast<unsigned char>(s[pos + 1]);
-  if (b1 < lo || b1 > hi) {
-    ++pos;
-    return kReplacementChar;
-  }
-  cp = (cp << 6) | (b1 & 0x3F);
-  for (size_t i = 2; i < len; ++i) {
-    const auto b = static_cast<unsigned char>(s[pos + i]);
-    if (!continuation(b)) {
-      ++pos;
-      return kReplacementChar;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  pos += len;
-  return cp;
-}
-
-char32_t decode_utf8_before(std::string_view s, size_t& end) {
-  size_t start = end - 1;
-  while (start > 0 && end - start < 4 && continuation(static_cast<unsigned char>(s[start]))) --start;
-  size_t pos = start;
-  const char32_t cp = decode_utf8(s, pos);
-  end = start;
-  return cp;
-}
 
 bool is_unicode_space(char32_t cp) {
   return in(cp, 0x09, 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 || in(cp, 0x2000, 0x200A) ||

@@ -1,4 +1,4 @@
-// Private code-point helpers of the extraction guard: UTF-8 decoding, the normalization tables
+// Private code-point helpers of the extraction guard: the normalization tables
 // (composition, case folding, whitespace, quotes and dashes) and a table-free character
 // classification good enough to find token boundaries. No ICU: each function says what it covers.
 #pragma once
@@ -7,17 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/text/utf8_text.hpp"  // decode_utf8, decode_utf8_before, kReplacementChar
+
 namespace keel::detail {
-
-inline constexpr char32_t kReplacementChar = 0xFFFD;
-
-// The code point starting at s[pos]; advances pos past it. A byte that does not start a valid
-// sequence (stray continuation, truncated, overlong, surrogate, above U+10FFFF) yields U+FFFD and
-// advances by that one byte. Precondition: pos < s.size().
-char32_t decode_utf8(std::string_view s, size_t& pos);
-// The code point that ends just before s[end] in valid UTF-8 (such as normalized text); moves end
-// to its first byte. Precondition: end > 0.
-char32_t decode_utf8_before(std::string_view s, size_t& end);
 
 // The whitespace normalization collapses (see normalize_for_matching).
 bool is_unicode_space(char32_t cp);

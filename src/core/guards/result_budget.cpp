@@ -1,9 +1,9 @@
 #include "core/guards/result_budget.hpp"
 
+#include "core/text/utf8_text.hpp"
+
 namespace keel::detail {
 namespace {
-
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 // The best cut position <= limit: prefer a line break, then a sentence end, then a space, as long
 // as it keeps at least half of the budget; otherwise a hard cut on a UTF-8 boundary.
@@ -17,9 +17,7 @@ size_t cut_position(const std::string& s, size_t limit) {
   }
   size_t sp = s.rfind(' ', limit);
   if (sp != std::string::npos && sp >= floor) return sp + 1;
-  size_t cut = limit;
-  while (cut > 0 && is_continuation_byte(s[cut])) --cut;
-  return cut;
+  return utf8_char_start(s, limit);
 }
 
 }  // namespace

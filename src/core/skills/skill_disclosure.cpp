@@ -6,18 +6,18 @@
 
 #include <algorithm>
 
+#include "core/text/utf8_text.hpp"
+
 namespace keel {
 namespace {
+
+using detail::utf8_char_start;
 
 size_t share_of(size_t window, int percent, size_t floor, size_t unknown) {
   if (percent <= 0) return 0;
   if (window == 0) return unknown;
   size_t share = window / 100 * static_cast<size_t>(percent) + window % 100 * static_cast<size_t>(percent) / 100;
   return std::max(floor, share);
-}
-
-bool is_continuation_byte(char c) {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
 // `text` on one line (runs of whitespace and control characters as one space), cut to about
@@ -36,9 +36,7 @@ std::string one_line(const std::string& text, size_t max_bytes) {
     out.push_back(c);
   }
   if (out.size() <= max_bytes) return out;
-  size_t end = max_bytes;
-  while (end > 0 && is_continuation_byte(out[end])) --end;
-  out.resize(end);
+  out.resize(utf8_char_start(out, max_bytes));
   while (!out.empty() && out.back() == ' ') out.pop_back();
   out += "\xE2\x80\xA6";  // …
   return out;
@@ -138,8 +136,7 @@ std::string cut_to_tokens(const std::string& text, size_t max_tokens, const Toke
       hi = mid;
     }
   }
-  size_t end = lo;
-  while (end > 0 && end < text.size() && is_continuation_byte(text[end])) --end;
+  size_t end = utf8_char_start(text, lo);
   size_t newline = text.rfind('\n', end == 0 ? 0 : end - 1);
   if (newline != std::string::npos && newline + 1 >= end / 2 && newline + 1 <= end) end = newline + 1;
   return text.substr(0, end);

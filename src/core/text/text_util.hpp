@@ -1,4 +1,5 @@
 // Small private helpers shared by the core's files (and the layers above through "core/...").
+// UTF-8 itself (decoding, encoding, cutting, counting) is core/text/utf8_text.hpp, included here.
 #pragma once
 
 #include <cctype>
@@ -8,6 +9,8 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+
+#include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 
@@ -134,9 +137,7 @@ inline bool starts_with_ascii_icase(std::string_view s, std::string_view prefix)
 // `s` cut to at most `max` bytes (at a UTF-8 character boundary) with "…" when it was longer.
 inline std::string shorten(std::string_view s, size_t max) {
   if (s.size() <= max) return std::string(s);
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "…";
+  return std::string(s.substr(0, utf8_char_start(s, max))) + "…";
 }
 
 // `s` with line feeds turned into spaces, for one-line summaries.
@@ -146,25 +147,6 @@ inline std::string one_line(std::string_view s) {
     if (c == '\n') c = ' ';
   }
   return out;
-}
-
-// Appends code point `cp` (at most U+10FFFF) to `s` as UTF-8.
-inline void append_utf8(std::string& s, std::uint32_t cp) {
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // std::visit with a set of lambdas.

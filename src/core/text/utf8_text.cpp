@@ -1,46 +1,53 @@
+// The UTF-8 helpers; see utf8_text.hpp.
 #include "core/text/utf8_text.hpp"
 
 #include <time.h>
 
-#include <cstdint>
-
 namespace keel::detail {
-namespace {
 
-// Length of the valid UTF-8 sequence starting at text[i], or 0 when the bytes there are invalid
-// (bad lead byte, missing or bad continuation bytes, overlong form, surrogate, > U+10FFFF).
-size_t valid_sequence_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
-  const uint8_t b0 = byte(i);
-  if (b0 < 0x80) return 1;
-  size_t len = 0;
-  uint32_t cp = 0;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = b0 & 0x07;
-  } else {
-    return 0;
+char32_t decode_utf8(std::string_view s, size_t& pos) {
+  const size_t len = utf8_sequence_length(s, pos);
+  if (len == 0) {
+    ++pos;
+    return kReplacementChar;
   }
-  if (i + len > text.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  static constexpr uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
+  const auto b0 = static_cast<unsigned char>(s[pos]);
+  static constexpr unsigned char kLeadBits[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  char32_t cp = b0 & kLeadBits[len];
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[pos + k]) & 0x3F);
+  pos += len;
+  return cp;
 }
 
-}  // namespace
+char32_t decode_utf8_before(std::string_view s, size_t& end) {
+  size_t start = end - 1;
+  while (start > 0 && end - start < 4 && utf8_is_continuation(s[start])) --start;
+  size_t pos = start;
+  const char32_t cp = decode_utf8(s, pos);
+  end = start;
+  return cp;
+}
 
-bool looks_binary(std::string_view prefix) {
-  return prefix.substr(0, kBinarySniffBytes).find('\0') != std::string_view::npos;
+size_t utf8_char_count(std::string_view text) {
+  size_t n = 0;
+  for (char c : text) n += utf8_is_continuation(c) ? 0 : 1;
+  return n;
+}
+
+size_t utf8_prefix_bytes(std::string_view text, size_t max_chars) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (utf8_is_continuation(text[i])) continue;
+    if (chars == max_chars) return i;
+    ++chars;
+  }
+  return text.size();
+}
+
+size_t utf8_char_start(std::string_view text, size_t pos) {
+  if (pos >= text.size()) return pos;
+  while (pos > 0 && utf8_is_continuation(text[pos])) --pos;
+  return pos;
 }
 
 size_t utf8_cut_length(std::string_view text, size_t max_bytes) {
@@ -48,11 +55,11 @@ size_t utf8_cut_length(std::string_view text, size_t max_bytes) {
   size_t cut = max_bytes;
   // Step back over continuation bytes (at most 3) so the cut lands on a sequence boundary.
   size_t steps = 0;
-  while (cut > 0 && steps < 3 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) {
+  while (cut > 0 && steps < 3 && utf8_is_continuation(text[cut])) {
     --cut;
     ++steps;
   }
-  if ((static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) return max_bytes;  // not UTF-8 anyway
+  if (utf8_is_continuation(text[cut])) return max_bytes;  // not UTF-8 anyway
   return cut;
 }
 
@@ -60,12 +67,12 @@ size_t utf8_complete_prefix(std::string_view text) {
   // Find the lead byte of the last sequence (at most 3 continuation bytes back).
   size_t i = text.size();
   size_t continuation = 0;
-  while (i > 0 && continuation < 4 && (static_cast<uint8_t>(text[i - 1]) & 0xC0) == 0x80) {
+  while (i > 0 && continuation < 4 && utf8_is_continuation(text[i - 1])) {
     --i;
     ++continuation;
   }
   if (i == 0 || continuation >= 4) return text.size();  // not UTF-8; leave it alone
-  const uint8_t lead = static_cast<uint8_t>(text[i - 1]);
+  const auto lead = static_cast<unsigned char>(text[i - 1]);
   size_t need = 1;
   if ((lead & 0xE0) == 0xC0) need = 2;
   else if ((lead & 0xF0) == 0xE0) need = 3;
@@ -78,7 +85,7 @@ std::string sanitize_utf8(std::string_view text) {
   out.reserve(text.size());
   size_t i = 0;
   while (i < text.size()) {
-    const size_t len = valid_sequence_length(text, i);
+    const size_t len = utf8_sequence_length(text, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
       ++i;
@@ -88,6 +95,10 @@ std::string sanitize_utf8(std::string_view text) {
     }
   }
   return out;
+}
+
+bool looks_binary(std::string_view prefix) {
+  return prefix.substr(0, kBinarySniffBytes).find('\0') != std::string_view::npos;
 }
 
 std::string iso8601_utc(std::time_t t) {

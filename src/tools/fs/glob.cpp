@@ -1,5 +1,7 @@
 #include "tools/fs/glob.hpp"
 
+#include "core/text/utf8_text.hpp"
+
 namespace keel::detail {
 namespace {
 
@@ -10,7 +12,7 @@ size_t code_point_length(std::string_view s, size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
   size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
   for (size_t k = 1; k < n; ++k) {
-    if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return k;
+    if (i + k >= s.size() || !utf8_is_continuation(s[i + k])) return k;
   }
   return n;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/text/utf8_text.hpp"
 #include "tools/script/lua_json.hpp"
 #include "tools/script/sandbox_guard.hpp"
 #include "tools/script/sandbox_libs.hpp"
@@ -122,14 +123,6 @@ Status script_failure(int status, const SandboxGuard& g, const std::string& mess
 }
 
 }  // namespace
-
-size_t utf8_char_count(std::string_view text) {
-  size_t n = 0;
-  for (unsigned char c : text) {
-    if ((c & 0xC0) != 0x80) ++n;
-  }
-  return n;
-}
 
 Result<ScriptRun> run_lua_script(std::string_view code, const nlohmann::json& inputs, const ScriptLimits& limits,
                                  std::stop_token stop) {

@@ -36,7 +36,4 @@ struct ScriptRun {
 Result<ScriptRun> run_lua_script(std::string_view code, const nlohmann::json& inputs, const ScriptLimits& limits,
                                  std::stop_token stop);
 
-// Characters in UTF-8 `text` (bytes that do not continue a sequence).
-size_t utf8_char_count(std::string_view text);
-
 }  // namespace keel::detail

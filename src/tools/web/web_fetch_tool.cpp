@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "core/text/utf8_text.hpp"
 #include "tools/web/html_document.hpp"
 #include "tools/web/html_text.hpp"
 #include "tools/web/web_factories.hpp"
@@ -32,30 +33,11 @@ std::string web_fetch_schema(const WebToolOptions& options) {
   return s.dump();
 }
 
-bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-size_t count_chars(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += is_continuation(c) ? 0 : 1;
-  return n;
-}
-
-// Byte offset just past the first `chars` code points of `s` (s.size() when it is shorter).
-size_t offset_of_char(std::string_view s, size_t chars) {
-  size_t seen = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (is_continuation(s[i])) continue;
-    if (seen == chars) return i;
-    ++seen;
-  }
-  return s.size();
-}
-
 // `text` cut to at most `budget` characters, at a paragraph, line or word end when one is near;
 // sets *cut when something was removed.
 std::string apply_budget(std::string text, size_t budget, bool* cut) {
   *cut = false;
-  const size_t end = offset_of_char(text, budget);
+  const size_t end = utf8_prefix_bytes(text, budget);
   if (end >= text.size()) return text;
   *cut = true;
   size_t at = end;
@@ -96,12 +78,12 @@ Result<std::string> run_web_fetch(const WebFetcher& fetcher, const nlohmann::jso
   }
   if (ctx.stop.stop_requested()) return Status::Cancelled("web_fetch of " + url + " was cancelled");
 
-  const size_t total = count_chars(body);
+  const size_t total = utf8_char_count(body);
   bool cut = false;
   body = apply_budget(std::move(body), budget, &cut);
   std::string out = header + "\n" + (body.empty() ? std::string("(the page has no readable text)") : body);
   if (cut) {
-    out += "\n\n[text cut at " + std::to_string(count_chars(body)) + " of " + std::to_string(total) + " characters";
+    out += "\n\n[text cut at " + std::to_string(utf8_char_count(body)) + " of " + std::to_string(total) + " characters";
     out += budget < options.web_fetch_max_chars_limit
                ? "; call web_fetch again with a larger max_chars (at most " +
                      std::to_string(options.web_fetch_max_chars_limit) + ") to read more]"

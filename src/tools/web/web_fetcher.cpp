@@ -2,21 +2,16 @@
 // web_fetcher.hpp.
 #include "tools/web/web_fetcher.hpp"
 
-#include <curl/curl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
 #include <optional>
-#include <system_error>
 
+#include "net/curl_easy.hpp"
+#include "net/curl_multi.hpp"
 #include "tools/web/ascii_text.hpp"
 #include "tools/web/web_url.hpp"
-
-#ifndef KEEL_VERSION
-#define KEEL_VERSION "dev"
-#endif
 
 namespace keel::detail {
 namespace {
@@ -27,31 +22,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kPollIntervalMs = 50;
 // Bytes of a redirect response's body read (and dropped) before the transfer is cut short.
 constexpr size_t kRedirectBodyLimit = 64 * 1024;
-
-void global_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct EasyDeleter {
-  void operator()(CURL* e) const { curl_easy_cleanup(e); }
-};
-struct MultiDeleter {
-  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
-
-// Appends to a curl_slist; false when libcurl ran out of memory.
-bool slist_append(SlistPtr& list, const std::string& item) {
-  curl_slist* next = curl_slist_append(list.get(), item.c_str());
-  if (next == nullptr) return false;
-  (void)list.release();
-  list.reset(next);
-  return true;
-}
 
 bool is_redirect(long status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -128,59 +98,50 @@ struct Hop {
   size_t dropped = 0;      // bytes of a redirect's body read and dropped
 };
 
-size_t on_header(char* buffer, size_t size, size_t count, void* user) {
-  auto* hop = static_cast<Hop*>(user);
-  const size_t n = size * count;
-  try {
-    const std::string_view line = trim_ascii(std::string_view(buffer, n));
-    if (line.starts_with("HTTP/")) {  // a new response head (after 1xx, or the next hop)
-      hop->status = 0;
-      hop->reason.clear();
-      hop->headers.clear();
-      const size_t sp = line.find(' ');
-      if (sp != std::string_view::npos) {
-        size_t i = sp + 1;
-        while (i < line.size() && line[i] >= '0' && line[i] <= '9') hop->status = hop->status * 10 + (line[i++] - '0');
-        hop->reason = std::string(trim_ascii(line.substr(i)));
-      }
-    } else if (const size_t colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
-      hop->headers.emplace_back(ascii_lowercase(trim_ascii(line.substr(0, colon))), std::string(trim_ascii(line.substr(colon + 1))));
+// One header line of the hop's response (see CurlHooks::on_header).
+bool on_header_line(Hop& hop, std::string_view raw) {
+  const std::string_view line = trim_ascii(raw);
+  if (line.starts_with("HTTP/")) {  // a new response head (after 1xx, or the next hop)
+    hop.status = 0;
+    hop.reason.clear();
+    hop.headers.clear();
+    const size_t sp = line.find(' ');
+    if (sp != std::string_view::npos) {
+      size_t i = sp + 1;
+      while (i < line.size() && line[i] >= '0' && line[i] <= '9') hop.status = hop.status * 10 + (line[i++] - '0');
+      hop.reason = std::string(trim_ascii(line.substr(i)));
     }
-  } catch (...) {
-    return 0;
+  } else if (const size_t colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
+    hop.headers.emplace_back(ascii_lowercase(trim_ascii(line.substr(0, colon))), std::string(trim_ascii(line.substr(colon + 1))));
   }
-  return n;
+  return true;
 }
 
-size_t on_write(char* data, size_t size, size_t count, void* user) {
-  auto* hop = static_cast<Hop*>(user);
-  const size_t n = size * count;
-  if (is_redirect(hop->status)) {
-    hop->dropped += n;
-    if (hop->dropped <= kRedirectBodyLimit) return n;
-    hop->cut = true;
-    return 0;
+// Body bytes of the hop's response, kept up to the limit (see CurlHooks::on_body).
+bool on_body_bytes(Hop& hop, std::string_view data) {
+  const size_t n = data.size();
+  if (is_redirect(hop.status)) {
+    hop.dropped += n;
+    if (hop.dropped <= kRedirectBodyLimit) return true;
+    hop.cut = true;
+    return false;
   }
-  const size_t cap = hop->request->max_body_bytes;
-  const size_t room = cap > hop->body.size() ? cap - hop->body.size() : 0;
-  try {
-    if (n <= room) {
-      hop->body.append(data, n);
-      return n;
-    }
-    hop->body.append(data, room);
-  } catch (...) {
-    return 0;
+  const size_t cap = hop.request->max_body_bytes;
+  const size_t room = cap > hop.body.size() ? cap - hop.body.size() : 0;
+  if (n <= room) {
+    hop.body.append(data);
+    return true;
   }
-  hop->truncated = true;
-  hop->cut = true;
-  return 0;
+  hop.body.append(data.substr(0, room));
+  hop.truncated = true;
+  hop.cut = true;
+  return false;
 }
 
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* hop = static_cast<Hop*>(user);
-  if (hop->request->stop.stop_requested()) hop->cancelled = true;
-  return hop->cancelled ? 1 : 0;
+// Asked while the hop runs: false once the stop token fired.
+bool hop_wanted(Hop& hop) {
+  if (hop.request->stop.stop_requested()) hop.cancelled = true;
+  return !hop.cancelled;
 }
 
 // The request of one hop: URL, method and headers (which change across redirects).
@@ -216,43 +177,32 @@ void drop_headers(std::vector<std::string>& headers, std::initializer_list<std::
 Status hop_failure(CURL* easy, CURLcode code, const char* errbuf, const HopRequest& req, const Guard& guard,
                    int timeout_ms, int connect_timeout_ms, bool deadline_passed) {
   const std::string& url = req.url.url;
-  const std::string detail = errbuf[0] != '\0' ? std::string(errbuf) : std::string(curl_easy_strerror(code));
   // Every address was refused: the guard is the reason. (When some address was allowed, its own
   // failure is the more useful message.)
   if (!guard.refusal.ok() && guard.opened == 0) return guard.refusal;
-  switch (code) {
-    case CURLE_OPERATION_TIMEDOUT: {
-      curl_off_t connect_us = 0;
-      curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
-      if (!deadline_passed && connect_us == 0) {
+  const CurlFailure f = classify_curl_failure(easy, code, errbuf);
+  switch (f.kind) {
+    case CurlFailure::Kind::kTimeout:
+      if (!deadline_passed && !f.connected) {
         return Status::DeadlineExceeded("could not connect to " + req.url.host + " within " +
                                         std::to_string(connect_timeout_ms) + " ms (connect_timeout_ms)");
       }
       return Status::DeadlineExceeded("fetching " + url + " timed out after " + std::to_string(timeout_ms) +
                                       " ms (timeout_ms)");
-    }
-    case CURLE_COULDNT_RESOLVE_HOST:
-      return Status::Unavailable("cannot resolve the host name '" + req.url.host + "': " + detail);
-    case CURLE_COULDNT_CONNECT: {
-      long os_errno = 0;
-      curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
-      const std::string why = os_errno != 0 ? std::system_category().message(static_cast<int>(os_errno)) : detail;
-      return Status::Unavailable("cannot connect to " + req.url.host + ": " + why);
-    }
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CACERT_BADFILE:
-      return Status::Unavailable("TLS error talking to " + req.url.host + ": " + detail);
-    case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-      return Status::InvalidArgument("cannot fetch " + url + ": " + detail);
-    case CURLE_GOT_NOTHING:
+    case CurlFailure::Kind::kResolve:
+      return Status::Unavailable("cannot resolve the host name '" + req.url.host + "': " + f.detail);
+    case CurlFailure::Kind::kConnect:
+      return Status::Unavailable("cannot connect to " + req.url.host + ": " + f.reason());
+    case CurlFailure::Kind::kTls:
+      return Status::Unavailable("TLS error talking to " + req.url.host + ": " + f.detail);
+    case CurlFailure::Kind::kBadUrl:
+      return Status::InvalidArgument("cannot fetch " + url + ": " + f.detail);
+    case CurlFailure::Kind::kNoReply:
       return Status::Unavailable(req.url.host + " closed the connection without replying");
-    case CURLE_BAD_CONTENT_ENCODING:
-      return Status::Unavailable("cannot decode the response from " + url + " (Content-Encoding): " + detail);
+    case CurlFailure::Kind::kBadEncoding:
+      return Status::Unavailable("cannot decode the response from " + url + " (Content-Encoding): " + f.detail);
     default:
-      return Status::Unavailable("fetching " + url + " failed: " + detail + " (curl error " +
+      return Status::Unavailable("fetching " + url + " failed: " + f.detail + " (curl error " +
                                  std::to_string(static_cast<int>(code)) + ")");
   }
 }
@@ -309,7 +259,7 @@ Result<std::shared_ptr<const WebFetcher>> WebFetcher::create(const WebToolOption
     }
   }
   KEEL_ASSIGN_OR_RETURN(AddressPolicy policy, AddressPolicy::create(options.allowed));
-  global_init_once();
+  curl_global_setup();
   return std::make_shared<const WebFetcher>(options, std::move(policy));
 }
 
@@ -321,14 +271,13 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
   req.body = request.body;
   if (!has_header(req.headers, "expect")) req.headers.push_back("Expect:");  // no 100-continue round trip
 
-  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
-  std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());  // its connection cache spans the hops
-  if (!easy || !multi) return Status::Internal("libcurl could not create a handle (out of memory?)");
-  SlistPtr resolve;
+  CurlEasy easy;
+  CurlMulti multi;  // its connection cache spans the hops
+  if (!easy.ok() || !multi.ok()) return Status::Internal("libcurl could not create a handle (out of memory?)");
+  CurlList resolve;
   for (const std::string& entry : options_.resolve_overrides) {
-    if (!slist_append(resolve, entry)) return Status::Internal("out of memory");
+    if (!resolve.append(entry)) return Status::Internal("out of memory");
   }
-  const std::string user_agent = options_.user_agent.empty() ? "keel/" KEEL_VERSION : options_.user_agent;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
 
   for (int hop_index = 0;; ++hop_index) {
@@ -344,41 +293,35 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
     }
     if (request.stop.stop_requested()) return Status::Cancelled("fetching " + req.url.url + " was cancelled");
 
-    SlistPtr headers;
+    CurlList headers;
     for (const std::string& h : req.headers) {
-      if (!slist_append(headers, h)) return Status::Internal("out of memory");
+      if (!headers.append(h)) return Status::Internal("out of memory");
     }
     Guard guard;
     guard.policy = &policy_;
     guard.host = req.url.host;
     Hop hop;
     hop.request = &request;
-    char errbuf[CURL_ERROR_SIZE] = {};
+    CurlHooks hooks;
+    hooks.on_header = [&hop](std::string_view line) { return on_header_line(hop, line); };
+    hooks.on_body = [&hop](std::string_view data) { return on_body_bytes(hop, data); };
+    hooks.keep_going = [&hop] { return hop_wanted(hop); };
+
+    CurlTransfer common;
+    common.url = req.url.url;
+    common.user_agent = options_.user_agent;  // empty: keel's own
+    common.total_timeout_ms = remaining;
+    common.connect_timeout_ms = std::min<int64_t>(options_.connect_timeout_ms, remaining);
+    common.max_redirects = 0;              // followed below, so that each hop is checked
+    common.proxy_from_environment = false;  // ignore *_proxy variables: the guard must see the real peer
+    common.headers = headers.get();
+    common.hooks = &hooks;
+    easy.prepare(common);
     CURL* e = easy.get();
-    curl_easy_reset(e);  // keeps the connection and DNS caches
-    curl_easy_setopt(e, CURLOPT_URL, req.url.url.c_str());
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(e, CURLOPT_PROXY, "");  // ignore *_proxy variables: the guard must see the real peer
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_guarded_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &guard);
-    if (resolve) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(remaining));
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(std::min<int64_t>(options_.connect_timeout_ms, remaining)));
-    curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent.c_str());
+    if (!resolve.empty()) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, &hop);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &hop);
-    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(e, CURLOPT_XFERINFODATA, &hop);
     if (req.method == "GET") {
       curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     } else if (req.method == "HEAD") {
@@ -395,39 +338,16 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
       }
     }
 
-    CURLcode result = CURLE_OK;
-    bool finished = false;
-    if (CURLMcode mc = curl_multi_add_handle(multi.get(), e); mc != CURLM_OK) {
-      return Status::Internal(std::string("libcurl refused the transfer: ") + curl_multi_strerror(mc));
-    }
-    {
-      CURLM* m = multi.get();
-      std::stop_callback wake(request.stop, [m] { curl_multi_wakeup(m); });
-      while (true) {
-        int running = 0;
-        const CURLMcode mc = curl_multi_perform(m, &running);
-        int pending = 0;
-        while (CURLMsg* msg = curl_multi_info_read(m, &pending)) {
-          if (msg->msg == CURLMSG_DONE && msg->easy_handle == e) {
-            result = msg->data.result;
-            finished = true;
-          }
-        }
-        if (finished || running == 0 || mc != CURLM_OK) break;
-        if (request.stop.stop_requested()) {
-          hop.cancelled = true;
-          break;
-        }
-        curl_multi_poll(m, nullptr, 0, kPollIntervalMs, nullptr);
-      }
-    }
-    curl_multi_remove_handle(multi.get(), e);  // an unfinished transfer is aborted here
+    KEEL_ASSIGN_OR_RETURN(const CurlMulti::Outcome ran,
+                          multi.run(e, request.stop, std::chrono::milliseconds(kPollIntervalMs),
+                                    [&hop] { return hop_wanted(hop); }));
+    const CURLcode result = ran.result;
 
     if (hop.cancelled) return Status::Cancelled("fetching " + req.url.url + " was cancelled");
-    if (!finished) return Status::Internal("libcurl stopped without finishing the transfer of " + req.url.url);
+    if (!ran.finished) return Status::Internal("libcurl stopped without finishing the transfer of " + req.url.url);
     if (result != CURLE_OK && !(hop.cut && result == CURLE_WRITE_ERROR)) {
-      return on_hop(hop_failure(e, result, errbuf, req, guard, options_.timeout_ms, options_.connect_timeout_ms,
-                                Clock::now() >= deadline),
+      return on_hop(hop_failure(e, result, easy.error_text(), req, guard, options_.timeout_ms,
+                                options_.connect_timeout_ms, Clock::now() >= deadline),
                     hop_index, req.url.url);
     }
     long status = hop.status;

@@ -143,30 +143,10 @@ size_t skip_space(std::string_view text, size_t pos) {
   return pos;
 }
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence at s[i], or 0.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  unsigned c = byte(i);
-  if (c < 0x80) return 1;
-  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-  if (n == 0) return 0;
-  unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;  // no overlong forms
-  unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;  // no surrogates, nothing past U+10FFFF
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return n;
-}
-
-}  // namespace
-
 std::string shown(std::string_view s, size_t max) {
   std::string out = "'";
   for (size_t i = 0; i < s.size() && i < max;) {
-    size_t n = utf8_length(s, i);
+    size_t n = utf8_sequence_length(s, i);
     bool control = n == 1 && static_cast<unsigned char>(s[i]) < 0x20;
     if (n == 0 || control || i + n > max) {
       out += '?';
@@ -183,7 +163,7 @@ std::string shown(std::string_view s, size_t max) {
 std::string shown_char(std::string_view text, size_t pos) {
   if (pos >= text.size()) return "the end of the text";
   if (text[pos] == '\n') return "a line break";
-  size_t n = utf8_length(text, pos);
+  size_t n = utf8_sequence_length(text, pos);
   return shown(text.substr(pos, n == 0 ? 1 : n));
 }
 

@@ -63,7 +63,7 @@ std::string printable(std::string&& s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const size_t len = json_repair::utf8_length(s, i);
+    const size_t len = utf8_sequence_length(s, i);
     const bool control = len == 1 && (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7F);
     if (len == 0 || control) {
       out += '?';

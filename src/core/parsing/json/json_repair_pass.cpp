@@ -252,7 +252,7 @@ class Pass {
     const char q = smart_quote(in_, i_);
     if (q == 'd') return string_token(Quote::kSmart, 3);
     if (q == 's') return string_token(Quote::kSingle, 3);
-    i_ += std::max<size_t>(1, utf8_length(in_, i_));  // an ill-formed byte goes alone
+    i_ += std::max<size_t>(1, utf8_sequence_length(in_, i_));  // an ill-formed byte goes alone
     out() += ' ';
     r_.log.add(Fix::kStrayNonAscii);
   }

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/text/utf8_text.hpp"  // utf8_sequence_length, utf8_char_start
+
 namespace keel::detail::json_repair {
 
 inline bool is_space(unsigned char c) {
@@ -53,22 +55,6 @@ inline bool valid_number(std::string_view s) {
   return i == n;
 }
 
-// Length of the well-formed UTF-8 sequence at s[i] (2 to 4), 1 for ASCII, 0 for a byte that
-// starts no well-formed sequence (overlong forms, surrogates and code points past U+10FFFF are not).
-inline size_t utf8_length(std::string_view s, size_t i) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
-  const size_t len = (c >= 0xF0 && c <= 0xF4) ? 4 : (c >= 0xE0 && c <= 0xEF) ? 3 : (c >= 0xC2 && c <= 0xDF) ? 2 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  const unsigned char d = static_cast<unsigned char>(s[i + 1]);
-  if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d > 0x8F))
-    return 0;
-  return len;
-}
-
 // 'd' for a smart double quote (U+201C/U+201D) at s[i], 's' for a smart single one (U+2018/U+2019).
 inline char smart_quote(std::string_view s, size_t i) {
   if (i + 2 >= s.size() || s[i] != '\xE2' || s[i + 1] != '\x80') return 0;
@@ -81,9 +67,7 @@ inline char smart_quote(std::string_view s, size_t i) {
 // At most `max` bytes of `s` for a message, cut at a UTF-8 boundary, "..." when shortened.
 inline std::string clip(std::string_view s, size_t max = 40) {
   if (s.size() <= max) return std::string(s);
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "...";
+  return std::string(s.substr(0, utf8_char_start(s, max))) + "...";
 }
 
 }  // namespace keel::detail::json_repair

@@ -205,7 +205,7 @@ const char* string_rest(const char* p, const char* end, bool& escaped) {
     } else if (c < 0x20) {
       return nullptr;
     } else if (c >= 0x80) {
-      const std::size_t n = json_repair::utf8_length(std::string_view(p, static_cast<std::size_t>(end - p)), 0);
+      const std::size_t n = utf8_sequence_length(std::string_view(p, static_cast<std::size_t>(end - p)), 0);
       if (n == 0) return nullptr;
       p += n;
     }

@@ -410,7 +410,7 @@ bool append_quoted_json(std::string& out, std::string_view s) {
       continue;
     }
     if (c >= 0x80) {
-      const std::size_t n = json_repair::utf8_length(s, i);
+      const std::size_t n = utf8_sequence_length(s, i);
       if (n == 0) valid = false;
       i += n == 0 ? 1 : n;
       continue;
