@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/clock.hpp"
+
 namespace keel::api {
 namespace {
 
@@ -25,11 +27,6 @@ std::string sse_frame(int64_t seq, std::string_view type, std::string_view data)
   frame += data;  // compact JSON: no newlines
   frame += "\n\n";
   return frame;
-}
-
-int64_t epoch_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -130,7 +127,7 @@ int64_t EventLog::publish(const std::string& session_id, const std::string& run_
     seq = ++s->last_seq;
     data["session_id"] = session_id;
     data["seq"] = seq;
-    data["time_us"] = epoch_us();
+    data["time_us"] = detail::wall_now_us();
     std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     auto event = std::make_shared<LoggedEvent>();
     event->seq = seq;

@@ -15,6 +15,7 @@
 #include "api/openai_reply.hpp"
 #include "api/openai_request.hpp"
 #include "api/openai_stream.hpp"
+#include "base/clock.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/approver.hpp"
 
@@ -35,8 +36,7 @@ struct Endpoint {
 
   int64_t now_s() const {
     if (options.now_s) return options.now_s();
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
+    return detail::wall_now_s();
   }
 };
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "api/run_service_impl.hpp"
+#include "base/clock.hpp"
 #include "keel/approver.hpp"
 #include "runtime/run_event_json.hpp"
 
@@ -38,7 +39,7 @@ class RunEvents final : public detail::RunEventJson {
       data["round"] = ctx->round;
       run_->round = ctx->round;
     }
-    data["t_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_).count();
+    data["t_ms"] = detail::ms_since(start_);
     for (auto it = body.begin(); it != body.end(); ++it) data[it.key()] = std::move(it.value());
     if (type == "approval_requested") {
       data["approval_id"] = PendingInput::item_id(run_->id, data["call"].value("id", ""));

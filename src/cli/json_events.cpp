@@ -3,6 +3,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "base/clock.hpp"
+
 namespace keel::cli {
 
 using nlohmann::json;
@@ -18,7 +20,7 @@ struct JsonEventsPlugin::Writer {
       line["run_id"] = ctx->run_id;
       if (ctx->round > 0) line["round"] = ctx->round;
     }
-    line["t_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    line["t_ms"] = detail::ms_since(start);
     for (auto it = body.begin(); it != body.end(); ++it) line[it.key()] = it.value();
     std::string s = line.dump(-1, ' ', false, json::error_handler_t::replace);
     s.push_back('\n');

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/clock.hpp"
 #include "llm/retry_policy.hpp"
 
 namespace keel::detail {
 
 CallDeadline::CallDeadline(int64_t timeout_ms)
-    : timeout_ms_(timeout_ms), end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms)) {}
+    : timeout_ms_(timeout_ms), end_(deadline_after_ms(timeout_ms)) {}
 
 int64_t CallDeadline::remaining_ms() const {
   if (!active()) return std::numeric_limits<int64_t>::max();

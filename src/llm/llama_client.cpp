@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/clock.hpp"
 #include "keel/core/chat_template.hpp"
 #include "keel/core/gbnf_grammar.hpp"
 #include "keel/core/tool_call_parser.hpp"
@@ -183,8 +184,7 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
   int generated = 0;
   while (generated < max_tokens) {
     if (call.stop.stop_requested()) return Status::Cancelled("stopped while generating");
-    if (deadline_ms > 0 &&
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count() > deadline_ms) {
+    if (deadline_ms > 0 && detail::ms_since(started) > deadline_ms) {
       return Status::DeadlineExceeded("the local model did not finish within " + std::to_string(deadline_ms) + " ms");
     }
     KEEL_ASSIGN_OR_RETURN(llama_token t, sampler.sample(s.ctx));

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "base/clock.hpp"
 #include "keel/mcp.hpp"
 #include "mcp/client_connect.hpp"
 #include "mcp/elicitation_defaults.hpp"
@@ -63,7 +64,7 @@ class McpClient::Impl {
     callbacks.on_garbage = [this](std::string detail) { log(detail); };
     callbacks.on_closed = [this](Status why) { on_closed(std::move(why)); };
     callbacks.on_log = [this](std::string line) { log(line); };
-    Clock::time_point deadline = Clock::now() + milliseconds(config_.startup_timeout_ms);
+    Clock::time_point deadline = keel::detail::deadline_after_ms(config_.startup_timeout_ms);
     KEEL_TRY(transport_->start(std::move(callbacks), milliseconds(config_.startup_timeout_ms)));
 
     json params = {{"protocolVersion", mcp::kProtocolVersions[0]},

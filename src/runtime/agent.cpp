@@ -12,6 +12,7 @@
 #include <sstream>
 #include <utility>
 
+#include "base/clock.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "runtime/agent_impl.hpp"
@@ -46,10 +47,6 @@ std::string new_run_id() {
   std::ostringstream out;
   out << "run_" << std::hex << bits;
   return out.str();
-}
-
-int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
 }
 
 // The Skills section for `task`; the triggered skills whose bodies it holds are noted in the run's
@@ -119,7 +116,7 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
     emit([&](Hooks& h) { h.on_model_retry(ctx, attempt, why, delay); });
   };
   ++outcome.model_calls;
-  int64_t t0 = detail::now_us();
+  int64_t t0 = detail::wall_now_us();
   Result<ModelReply> reply = llm_.complete(request, call);
   if (recorder != nullptr) {
     nlohmann::json attrs = {{"round", request.round}};
@@ -131,7 +128,7 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
     } else {
       attrs["error"] = reply.status().to_string();
     }
-    recorder->span("model", ctx.model, t0, detail::now_us(), reply.ok() ? "ok" : "error", attrs.dump());
+    recorder->span("model", ctx.model, t0, detail::wall_now_us(), reply.ok() ? "ok" : "error", attrs.dump());
   }
   if (!reply.ok()) {
     if (stop.stop_requested()) return Aborted{"interrupted while waiting for the model"};
@@ -162,12 +159,12 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   call.stream = false;
   call.stop = stop;
   ++outcome.model_calls;
-  int64_t t0 = detail::now_us();
+  int64_t t0 = detail::wall_now_us();
   Result<ModelReply> reply = llm_.complete(s.request, call);
   if (recorder != nullptr) {
     nlohmann::json attrs = {{"messages", s.messages}};
     if (!reply.ok()) attrs["error"] = reply.status().to_string();
-    recorder->span("model", "summary", t0, detail::now_us(), reply.ok() ? "ok" : "error", attrs.dump());
+    recorder->span("model", "summary", t0, detail::wall_now_us(), reply.ok() ? "ok" : "error", attrs.dump());
   }
   if (!reply.ok()) {
     if (stop.stop_requested()) return Aborted{"interrupted while summarizing the context"};
@@ -188,13 +185,13 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
   std::map<std::string, int64_t> started_us;  // callbacks arrive one at a time on this thread
   BatchCallbacks callbacks;
   callbacks.on_start = [&](const ToolCall& c) {
-    started_us[c.id] = detail::now_us();
+    started_us[c.id] = detail::wall_now_us();
     emit([&](Hooks& h) { h.on_tool_call(ctx, c); });
   };
   callbacks.on_finish = [&](const ToolCall& c, const ToolResult& r) {
     emit([&](Hooks& h) { h.on_tool_result(ctx, c, r); });
     if (recorder != nullptr) {
-      int64_t end = detail::now_us();
+      int64_t end = detail::wall_now_us();
       auto it = started_us.find(c.id);
       recorder->tool_ran(c, r, it != started_us.end() ? it->second : end - r.duration_ms * 1000, end);
     }
@@ -308,7 +305,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   set_running(false);
   set_gate(nullptr);
   outcome.rounds = machine.rounds_used();
-  outcome.duration_ms = elapsed_ms(started);
+  outcome.duration_ms = detail::ms_since(started);
   outcome.session_id = ctx.session_id;
   outcome.run_id = ctx.run_id;
   if (recorder) {
@@ -385,7 +382,7 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
                                 {"digested", decision.compaction->messages_digested},
                                 {"summarized", decision.compaction->messages_summarized},
                                 {"dropped", decision.compaction->messages_dropped}};
-        int64_t t = detail::now_us();
+        int64_t t = detail::wall_now_us();
         recorder->span("context", "compaction", t, t, "ok", attrs.dump());
       }
     }

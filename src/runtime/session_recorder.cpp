@@ -3,6 +3,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "base/clock.hpp"
 #include "core/text/text_util.hpp"
 #include "core/text/utf8_text.hpp"
 
@@ -27,11 +28,6 @@ RunUpdate state_update(RunState state) {
 
 }  // namespace
 
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace)
     : store_(store), counter_(counter), workspace_(std::move(workspace)) {}
 
@@ -45,7 +41,7 @@ Status SessionRecorder::begin_run(std::string_view task, std::string_view run_id
   info.session_id = session_id_;
   info.task = std::string(task);
   KEEL_ASSIGN_OR_RETURN(run_id_, store_.create_run(info));
-  run_started_us_ = now_us();
+  run_started_us_ = wall_now_us();
   root_span_ = "run";
   return record_root("running", "{}");
 }
@@ -59,7 +55,7 @@ Status SessionRecorder::record_root(std::string status, std::string attributes) 
   root.kind = "run";
   root.name = root_span_;
   root.start_us = run_started_us_;
-  root.duration_us = std::max<int64_t>(0, now_us() - run_started_us_);
+  root.duration_us = std::max<int64_t>(0, wall_now_us() - run_started_us_);
   root.status = std::move(status);
   root.attributes = std::move(attributes);
   return store_.record_span(root);
@@ -112,7 +108,7 @@ Result<std::vector<Message>> SessionRecorder::attach_to_run(std::string_view run
   session_id_ = run.session_id;
   run_id_ = run.id;
   task = run.task;
-  run_started_us_ = now_us();
+  run_started_us_ = wall_now_us();
   root_span_ = "resume";
   run_start = stored.size();
   std::vector<Message> out;

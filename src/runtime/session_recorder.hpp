@@ -20,9 +20,6 @@
 
 namespace keel::detail {
 
-// Microseconds since the Unix epoch (the trace clock).
-int64_t now_us();
-
 class SessionRecorder {
  public:
   // `store` and `counter` must outlive the recorder.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/clock.hpp"
 #include "skills/skill_output.hpp"
 #include "skills/skill_prompt.hpp"
 #include "core/text/text_util.hpp"
@@ -137,7 +138,7 @@ SkillOutcome run_skill_call(const SkillCall& call) {
   } else {
     attempt_model(call, o);
   }
-  o.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  o.duration_ms = ms_since(start);
   return o;
 }
 

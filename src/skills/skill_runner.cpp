@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.hpp"
 #include "skills/compiled_skill.hpp"
 #include "skills/skill_action.hpp"
 #include "skills/skill_call.hpp"
@@ -271,7 +272,7 @@ class SkillRunner::Impl {
       }
     }
     call->messages = detail::skill_messages(*skill, *g.input, provided_for(skill->id(), g), g.request->knowledge);
-    call->deadline = Clock::now() + std::chrono::milliseconds(skill->manifest().timeout_ms);
+    call->deadline = detail::deadline_after_ms(skill->manifest().timeout_ms);
     return call;
   }
 

@@ -22,11 +22,6 @@ void record(Store& store, const SpanRecord& span, std::vector<std::string>& warn
 
 }  // namespace
 
-int64_t wall_now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 void record_skill_span(Store& store, std::string_view run_id, const SkillOutcome& outcome, int64_t start_us,
                        std::vector<std::string>& warnings) {
   json attrs = {{"backend", outcome.backend},

@@ -15,9 +15,6 @@
 
 namespace keel::detail {
 
-// Microseconds since the Unix epoch, now.
-int64_t wall_now_us();
-
 // Records `outcome`'s span: status = its status name; attributes: backend, duration_ms, retries,
 // skipped, reason, repairs, action (state, tool, proposal_id).
 void record_skill_span(Store& store, std::string_view run_id, const SkillOutcome& outcome, int64_t start_us,

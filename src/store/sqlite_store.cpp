@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "base/clock.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite_store_impl.hpp"
 
@@ -139,8 +140,7 @@ SqliteStore::SqliteStore(std::unique_ptr<Db> db, StoreOptions options)
 
 int64_t SqliteStore::now_ms() const {
   if (options_.now_ms) return options_.now_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return wall_now_ms();
 }
 
 Result<int> SqliteStore::schema_version() {

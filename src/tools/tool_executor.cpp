@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/clock.hpp"
 #include "tools/call_preparation.hpp"
 #include "core/text/utf8_text.hpp"
 #include "base/thread_pool.hpp"
@@ -177,7 +178,7 @@ void ToolExecutor::Impl::submit(Batch& b, size_t i) {
   state->ctx.run_id = b.scope->run_id;
   state->ctx.depth = b.scope->depth;
   slot.timeout_ms = state->tool->spec().effective_timeout_ms();
-  slot.start_deadline = Clock::now() + std::chrono::milliseconds(slot.timeout_ms);
+  slot.start_deadline = detail::deadline_after_ms(slot.timeout_ms);
   slot.state = state;
   slot.task = pool_.submit([state] { run_call(state); });
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "base/clock.hpp"
+
 namespace keel::detail {
 namespace {
 
@@ -57,7 +59,7 @@ void count_hook(lua_State* L, lua_Debug*) {
 SandboxGuard::SandboxGuard(const ScriptLimits& l, std::stop_token s)
     : limits(l),
       stop(std::move(s)),
-      deadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(l.timeout_ms)) {
+      deadline(deadline_after_ms(l.timeout_ms)) {
   hook_count = static_cast<int>(std::clamp<int64_t>(limits.max_instructions, 1, kHookEvery));
   output.reserve(limits.max_output_bytes);
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <optional>
 
+#include "base/clock.hpp"
 #include "net/curl_easy.hpp"
 #include "net/curl_multi.hpp"
 #include "tools/web/ascii_text.hpp"
@@ -278,7 +279,7 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
   for (const std::string& entry : options_.resolve_overrides) {
     if (!resolve.append(entry)) return Status::Internal("out of memory");
   }
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
+  const Clock::time_point deadline = deadline_after_ms(options_.timeout_ms);
 
   for (int hop_index = 0;; ++hop_index) {
     KEEL_TRY(on_hop(policy_.check_host(req.url.host), hop_index, req.url.url));
