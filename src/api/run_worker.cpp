@@ -90,13 +90,16 @@ Result<UserAnswer> RunService::Impl::ask(const UserQuestion& question, std::stop
   std::shared_ptr<ActiveRun> run = find(question.run_id);
   if (!run) return Status::FailedPrecondition("no one can answer: this run is not one of the server's");
   if (std::optional<UserAnswer> answer = pending.take_answer(question)) return *answer;
-  park(run, ParkReason::kAnswer);  // first: the tool's result on the way out is not reported
   nlohmann::json body = {{"question_id", PendingInput::item_id(run->id, question.call_id)},
                          {"question", question.question},
                          {"options", question.options},
                          {"allow_free_text", question.allow_free_text}};
   if (run->round > 0) body["round"] = run->round.load();
+  // The question goes out before the stop: the stop can end the run (run_suspended) before this
+  // call returns, and a client must see the question first. Parking still comes before the
+  // tool's result on the way out, so that result is not reported.
   publish(*run, "question", std::move(body));
+  park(run, ParkReason::kAnswer);
   return Status::Cancelled("the run waits for the user's answer");
 }
 
