@@ -103,11 +103,16 @@ Result<std::shared_ptr<LlmClient>> ServeAgentFactory::take_backend(Profile& prof
   });
 }
 
-Result<assembly::AgentBlueprint> ServeAgentFactory::blueprint(const RunSettings& settings, LlmClient& llm) const {
+Result<ServeAgentFactory::Profile*> ServeAgentFactory::find_profile(const RunSettings& settings) const {
   const std::string& name = settings.profile.empty() ? profiles_.front()->info.name : settings.profile;
   auto it = std::find_if(profiles_.begin(), profiles_.end(), [&](const auto& p) { return p->info.name == name; });
   if (it == profiles_.end()) return Status::InvalidArgument("no profile '" + name + "'");
-  const Profile& profile = **it;
+  return it->get();
+}
+
+Result<assembly::AgentBlueprint> ServeAgentFactory::blueprint(const RunSettings& settings, LlmClient& llm) const {
+  KEEL_ASSIGN_OR_RETURN(Profile * found, find_profile(settings));
+  const Profile& profile = *found;
   assembly::HostOptions per_run = host_;
   per_run.notice = nullptr;  // warnings were printed once, at start
   assembly::AgentBlueprint b = assembly::agent_blueprint(profile.config, workspace_, store_, *toolbox_, llm, per_run);
@@ -125,11 +130,9 @@ Result<assembly::AgentBlueprint> ServeAgentFactory::blueprint(const RunSettings&
 
 Result<std::unique_ptr<AgentLease>> ServeAgentFactory::make(const RunSettings& settings,
                                                             std::function<bool()> suspend_on_stop) {
-  const std::string& name = settings.profile.empty() ? profiles_.front()->info.name : settings.profile;
-  auto it = std::find_if(profiles_.begin(), profiles_.end(), [&](const auto& p) { return p->info.name == name; });
-  if (it == profiles_.end()) return Status::InvalidArgument("no profile '" + name + "'");
+  KEEL_ASSIGN_OR_RETURN(Profile * profile, find_profile(settings));
   auto lease = std::make_unique<AgentLease>();
-  KEEL_ASSIGN_OR_RETURN(lease->llm, take_backend(**it));
+  KEEL_ASSIGN_OR_RETURN(lease->llm, take_backend(*profile));
   KEEL_ASSIGN_OR_RETURN(assembly::AgentBlueprint b, blueprint(settings, *lease->llm));
   b.options.suspend_on_stop = std::move(suspend_on_stop);
   lease->agent = std::make_unique<Agent>(*lease->llm, toolbox_->registry(), std::move(b.options));

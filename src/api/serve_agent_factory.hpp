@@ -57,6 +57,8 @@ class ServeAgentFactory final : public AgentFactory {
   };
   ServeAgentFactory() = default;
   Result<std::shared_ptr<LlmClient>> take_backend(Profile& profile);
+  // The profile `settings` names (the default when it names none); InvalidArgument for an unknown one.
+  Result<Profile*> find_profile(const RunSettings& settings) const;
 
   Store* store_ = nullptr;
   std::string workspace_;
