@@ -2,53 +2,29 @@
 
 #include <algorithm>
 
+#include "server/access_guard.hpp"
+#include "server/host_origin_policy.hpp"
 #include "server/http_status.hpp"
 
 namespace keel::api {
-namespace {
-
-// Compares without an early exit, so the time taken says nothing about where a guess went wrong.
-bool same_secret(std::string_view given, std::string_view expected) {
-  unsigned diff = given.size() == expected.size() ? 0u : 1u;
-  for (size_t i = 0; i < given.size(); ++i) {
-    diff |= static_cast<unsigned char>(given[i]) ^ static_cast<unsigned char>(expected[i % std::max<size_t>(1, expected.size())]);
+void install_access_guard(server::HttpServer& http, const ApiAccess& access) {
+  server::AccessGuardOptions o;
+  o.hosts = server::make_host_origin_policy(http.options().host, access.allowed_hosts, access.cors_origins);
+  if (!access.allowed_hosts.empty() && server::is_loopback_host(http.options().host)) {
+    for (const char* local : {"localhost", "127.0.0.1", "[::1]"}) o.hosts.hosts.emplace_back(local);
   }
-  return diff == 0 && !expected.empty();
-}
-
-bool origin_allowed(std::string_view origin, const ApiAccess& access) {
-  if (origin.empty()) return false;
-  return std::any_of(access.cors_origins.begin(), access.cors_origins.end(),
-                     [&](const std::string& o) { return o == "*" || o == origin; });
-}
-
-}  // namespace
-
-bool admit(const server::HttpRequest& request, server::HttpResponder& responder, const ApiAccess& access,
-           bool allow_query_token) {
-  if (access.token.empty()) return true;
-  std::string_view auth = request.header("authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() > kBearer.size() && std::equal(kBearer.begin(), kBearer.end(), auth.begin(), [](char a, char b) {
-        return (a | 0x20) == (b | 0x20);
-      })) {
-    if (same_secret(auth.substr(kBearer.size()), access.token)) return true;
-  } else if (allow_query_token) {
-    auto q = request.query.find("token");
-    if (q != request.query.end() && same_secret(q->second, access.token)) return true;
-  }
-  server::HttpHeaders headers = cors_headers(request, access);
-  headers.emplace_back("WWW-Authenticate", "Bearer");
-  respond_api_error(responder, 401, "unauthorized",
-                    auth.empty() ? "this server needs a token: send 'Authorization: Bearer <token>'"
-                                 : "the token is wrong",
-                    std::move(headers));
-  return false;
+  o.token = access.token;
+  o.token_hint = access.token_hint;
+  o.public_paths = {"/", "/ui/*"};
+  o.json_paths = {"/api/*", "/v1/*"};  // /mcp answers 415 itself, as a JSON-RPC error
+  o.query_token_paths = {"/api/*/events"};
+  o.throttle = access.throttle;
+  http.guard(server::AccessGuard::make(std::move(o)));
 }
 
 server::HttpHeaders cors_headers(const server::HttpRequest& request, const ApiAccess& access) {
   std::string_view origin = request.header("origin");
-  if (!origin_allowed(origin, access)) return {};
+  if (!server::origin_listed(server::make_host_origin_policy("", {}, access.cors_origins), origin)) return {};
   return {{"Access-Control-Allow-Origin", std::string(origin)}, {"Vary", "Origin"}};
 }
 

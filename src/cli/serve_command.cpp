@@ -16,6 +16,7 @@
 #include "assembly/mcp_setup.hpp"
 #include "cli/mcp_http_serve.hpp"
 #include "api/serve_agent_factory.hpp"
+#include "assembly/serve_token.hpp"
 #include "assembly/store_access.hpp"
 #include "mcp_server/keel_mcp_handler.hpp"
 #include "mcp_server/keel_mcp_server_options.hpp"
@@ -35,7 +36,9 @@ struct HttpServeArgs {
   std::string host = "127.0.0.1";
   uint16_t port = 8080;
   std::string token;
+  bool no_auth = false;
   std::vector<std::string> cors_origins;
+  std::vector<std::string> allowed_hosts;
   size_t workers = 4;
   std::optional<std::string> web_dir;
 };
@@ -69,6 +72,15 @@ int http_serve_command(const HttpServeArgs& args) {
   if (!is_loopback(args.host) && args.token.empty()) {
     return fail("serving on " + args.host +
                 " is reachable from other machines; give --token (or KEEL_SERVE_TOKEN) so requests must carry it");
+  }
+  if (args.no_auth && !args.token.empty()) return fail("--no-auth and --token (or KEEL_SERVE_TOKEN) contradict each other");
+  std::string token = args.token;
+  std::string token_hint;
+  if (token.empty() && !args.no_auth) {
+    Result<assembly::ServeToken> made = assembly::load_or_create_serve_token();
+    if (!made.ok()) return fail(made.status().message());
+    token = made->token;
+    token_hint = " (keel serve printed it; it is kept in " + made->path.string() + ")";
   }
   if (args.workers < 1 || args.workers > 256) return fail("--workers must be between 1 and 256");
   std::string web_dir = args.web_dir.value_or(KEEL_WEB_DIR);
@@ -107,8 +119,11 @@ int http_serve_command(const HttpServeArgs& args) {
   http_options.max_connections = 4096;
   server::HttpServer http(http_options);
   api::ApiServerOptions api_options;
-  api_options.access.token = args.token;
+  api_options.access.token = token;
+  api_options.access.token_hint = token_hint;
   api_options.access.cors_origins = args.cors_origins;
+  api_options.access.allowed_hosts = args.allowed_hosts;
+  api::install_access_guard(http, api_options.access);
   api_options.skills = (*factory)->skills_access();
   api_options.web_dir = web_dir;
   api_options.version = KEEL_VERSION;
@@ -119,8 +134,12 @@ int http_serve_command(const HttpServeArgs& args) {
   Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);
   if (!mcp_server.ok()) return fail(mcp_server.status().message());
   mcp::McpHttpEndpointOptions mcp_options;
-  mcp_options.bearer_token = args.token;
+  mcp_options.bearer_token = token;
   mcp_options.allowed_origins = args.cors_origins;
+  mcp_options.allowed_hosts = api_options.access.allowed_hosts;
+  if (!mcp_options.allowed_hosts.empty()) {
+    for (const char* local : {"localhost", "127.0.0.1", "[::1]"}) mcp_options.allowed_hosts.emplace_back(local);
+  }
   Result<std::unique_ptr<mcp::McpHttpEndpoint>> mcp_endpoint = mcp::McpHttpEndpoint::mount(
       http, [server = mcp_server->get()] { return server->new_session(); }, mcp_options);
   if (!mcp_endpoint.ok()) return fail(mcp_endpoint.status().message());
@@ -130,6 +149,14 @@ int http_serve_command(const HttpServeArgs& args) {
   if (Status started = http.start(); !started.ok()) return fail(started.message());
   std::string shown = args.host.find(':') != std::string::npos ? "[" + args.host + "]" : args.host;
   std::fprintf(stderr, "keel serve: listening on http://%s:%u\n", shown.c_str(), static_cast<unsigned>(http.port()));
+  if (token.empty()) {
+    std::fprintf(stderr, "keel serve: warning: --no-auth: every program on this machine can run agents and tools here\n");
+  } else if (!web_dir.empty()) {
+    std::fprintf(stderr, "keel serve: web UI (signed in): http://%s:%u/#token=%s\n", shown.c_str(),
+                 static_cast<unsigned>(http.port()), token.c_str());
+  } else if (!token_hint.empty()) {
+    std::fprintf(stderr, "keel serve: requests need 'Authorization: Bearer <token>'%s\n", token_hint.c_str());
+  }
   if (*resumed > 0) std::fprintf(stderr, "keel serve: resuming %zu run(s) from the last start\n", *resumed);
   std::fflush(stderr);
 
@@ -153,8 +180,16 @@ void add_serve_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, MCP at /mcp, web UI");
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
   cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
-  cmd->add_option("--token", args->token, "Require 'Authorization: Bearer TOKEN' (default: $KEEL_SERVE_TOKEN)");
+  cmd->add_option("--token", args->token,
+                  "Require 'Authorization: Bearer TOKEN' (default: $KEEL_SERVE_TOKEN, else one kept in "
+                  "$KEEL_HOME/serve-token)");
+  cmd->add_flag("--no-auth", args->no_auth,
+                "Require no token: every program and user on this machine (and any page the browser is tricked "
+                "into loading through an allowed origin) can then run agents, tools and the shell here");
   cmd->add_option("--cors-origin", args->cors_origins, "Allow browser calls from this origin (repeatable; * for any)");
+  cmd->add_option("--allow-host", args->allowed_hosts,
+                  "Answer requests whose Host header names this host (repeatable; default: the loopback names "
+                  "when bound to loopback, else any)");
   cmd->add_option("--workers", args->workers, "Runs executing at once (default 4); more wait in order");
   cmd->add_option("--web-dir", args->web_dir, "Folder of the web UI's files (default: the one keel was built with)");
   cmd->add_option("--model,-m", args->agent.model, "Model of the default profile, as for keel run");

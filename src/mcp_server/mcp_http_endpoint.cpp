@@ -17,6 +17,8 @@
 #include "core/text/text_util.hpp"
 #include "mcp_server/mcp_http_guard.hpp"
 #include "mcp_server/mcp_http_sessions.hpp"
+#include "server/bearer_token.hpp"
+#include "server/host_origin_policy.hpp"
 #include "server/http_responder.hpp"
 #include "base/thread_pool.hpp"
 
@@ -30,7 +32,7 @@ using server::HttpResponder;
 namespace detail {
 
 struct McpEndpointState {
-  McpEndpointState(McpHttpEndpointOptions o, MessageHandlerFactory f, HostPolicy h)
+  McpEndpointState(McpHttpEndpointOptions o, MessageHandlerFactory f, server::HostOriginPolicy h)
       : options(std::move(o)),
         factory(std::move(f)),
         hosts(std::move(h)),
@@ -38,7 +40,7 @@ struct McpEndpointState {
 
   const McpHttpEndpointOptions options;
   const MessageHandlerFactory factory;
-  const HostPolicy hosts;
+  const server::HostOriginPolicy hosts;
   McpSessionTable sessions;
   std::atomic<bool> closed{false};
   std::mutex pool_mu;
@@ -275,8 +277,10 @@ void serve(const std::shared_ptr<McpEndpointState>& state, const HttpRequest& re
     rpc_error(*out, 503, kServerError, "the MCP endpoint is shutting down");
     return;
   }
-  const std::string refused =
-      detail::check_host_and_origin(state->hosts, req.header("host"), req.has_header("origin"), req.header("origin"));
+  std::string refused = server::check_host(state->hosts, req.header("host"));
+  if (refused.empty() && req.has_header("origin")) {
+    refused = server::check_origin(state->hosts, req.header("host"), req.header("origin"));
+  }
   if (!refused.empty()) {
     std::string msg = "Forbidden: ";
     msg.append(refused);
@@ -284,7 +288,7 @@ void serve(const std::shared_ptr<McpEndpointState>& state, const HttpRequest& re
     return;
   }
   const std::string& token = state->options.bearer_token;
-  if (!token.empty() && !detail::bearer_token_matches(req.header("authorization"), token)) {
+  if (!token.empty() && !server::same_secret(server::bearer_credential(req.header("authorization")), token)) {
     const bool sent = req.has_header("authorization");
     rpc_error(*out, 401, kServerError,
               sent ? "Unauthorized: the bearer token is not valid" : "Unauthorized: send Authorization: Bearer <token>",
@@ -333,8 +337,8 @@ Result<std::unique_ptr<McpHttpEndpoint>> McpHttpEndpoint::mount(server::HttpServ
     return Status::InvalidArgument(std::move(msg));
   }
   if (!factory) return Status::InvalidArgument("the MCP endpoint needs a session handler factory");
-  detail::HostPolicy hosts =
-      detail::make_host_policy(server.options().host, options.allowed_hosts, options.allowed_origins);
+  server::HostOriginPolicy hosts =
+      server::make_host_origin_policy(server.options().host, options.allowed_hosts, options.allowed_origins);
   auto state = std::make_shared<McpEndpointState>(std::move(options), std::move(factory), std::move(hosts));
   keel::detail::ThreadPool::Options pool;
   pool.threads = state->options.worker_threads == 0 ? 1 : state->options.worker_threads;

@@ -18,8 +18,9 @@
 //   accepts text/event-stream, the answer is an SSE stream instead: each notification as it is
 //   sent, then the response, then the end.
 // - DELETE with the session id ends the session (200). GET: 405 (no standalone stream).
-// - Security: when the server is bound to loopback, Host and Origin must name localhost,
-//   127.0.0.1 or [::1] (DNS-rebinding protection; 403); with a bearer token configured every
+// - Security: when the server is bound to loopback, Host must name localhost, 127.0.0.1 or [::1]
+//   (DNS-rebinding protection; 403), and an Origin must be the server's own or one listed
+//   (server/host_origin_policy.hpp); with a bearer token configured every
 //   request needs "Authorization: Bearer <token>" (401 with WWW-Authenticate). POSTs must accept
 //   application/json and text/event-stream (406) and send application/json (415).
 // Errors are JSON-RPC error objects with id null.
@@ -47,9 +48,9 @@ struct McpEndpointState;
 
 struct McpHttpEndpointOptions {
   std::string path = "/mcp";  // where it is mounted; must start with '/'
-  // Host names accepted in the Host and Origin headers ("localhost", "mcp.example.com", "[::1]";
-  // any port). Empty: localhost, 127.0.0.1 and [::1] when the server is bound to a loopback
-  // address; else any Host, and an Origin only when it names the Host header's host.
+  // Host names accepted in the Host header ("localhost", "mcp.example.com", "[::1]"; any port).
+  // Empty: localhost, 127.0.0.1 and [::1] when the server is bound to a loopback address; else
+  // any Host. An Origin is accepted when it is the Host header's own origin or listed below.
   std::vector<std::string> allowed_hosts;
   // Further exact origins accepted in the Origin header ("https://app.example.com").
   std::vector<std::string> allowed_origins;

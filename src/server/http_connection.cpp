@@ -179,6 +179,14 @@ void HttpConnection::dispatch(ParsedHead head) {
   std::shared_ptr<HttpResponder> responder =
       make_connection_responder(shared_from_this(), exchange_, exchange_state_, head.keep_alive,
                                 request.version_minor == 0, shared_->options.max_stream_queue_bytes);
+  if (shared_->guard) {
+    try {
+      if (!shared_->guard(request, *responder)) return;
+    } catch (const std::exception& e) {
+      respond_error(*responder, 500, std::string("the request guard failed: ") + e.what());
+      return;
+    }
+  }
   const HttpRouter::Match match = shared_->router.match(request.method, request.path);
   if (match.status == 404) {
     std::string msg = "no such path: '";
@@ -297,6 +305,12 @@ void HttpConnection::arm_deadline(int64_t ms) {
   io_->deadline.expires_after(std::chrono::milliseconds(ms));
   io_->deadline.async_wait([self = shared_from_this(), generation](const asio::error_code& ec) {
     if (ec || generation != self->deadline_generation_ || self->phase_ == Phase::kClosed) return;
+    if (self->phase_ == Phase::kBody || (self->phase_ == Phase::kHead && !self->in_.empty())) {
+      // Part of a request came and the rest did not (a slow or stalled client): say so, then close.
+      self->reject(408, "the request did not arrive in time: its head and body must come within " +
+                            std::to_string(self->shared_->options.header_timeout_ms) + " ms");
+      return;
+    }
     self->close_now();
   });
 }

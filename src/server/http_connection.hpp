@@ -40,7 +40,8 @@ using Strand = asio::strand<asio::io_context::executor_type>;
 // What the server and its connections share. Outlives both (shared_ptr).
 struct ServerShared {
   HttpServerOptions options;
-  HttpRouter router;  // read-only once the server started
+  HttpRouter router;   // read-only once the server started
+  RequestGuard guard;  // set before start; runs before the router
 
   std::mutex registry_mu;
   std::unordered_set<HttpConnection*> connections;  // every live connection object

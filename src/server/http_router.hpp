@@ -29,6 +29,10 @@ namespace keel::server {
 // throws gets a 500 response.
 using HttpHandler = std::function<void(const HttpRequest& request, std::shared_ptr<HttpResponder> responder)>;
 
+// Runs before routing on every request (see HttpServer::guard): answers a refused request itself
+// and returns false; true lets the route run.
+using RequestGuard = std::function<bool(const HttpRequest& request, HttpResponder& responder)>;
+
 class HttpRouter {
  public:
   // Registers (or replaces) the handler for `method` on `pattern`.

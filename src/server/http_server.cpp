@@ -167,6 +167,12 @@ void HttpServer::route(std::string method, std::string pattern, HttpHandler hand
   impl_->shared->router.add(std::move(method), std::move(pattern), std::move(handler));
 }
 
+void HttpServer::guard(RequestGuard guard) {
+  std::lock_guard lock(impl_->lifecycle_mu);
+  if (impl_->started) return;
+  impl_->shared->guard = std::move(guard);
+}
+
 Status HttpServer::start() {
   Impl& d = *impl_;
   std::lock_guard lock(d.lifecycle_mu);

@@ -60,6 +60,10 @@ class HttpServer {
   // Adds a route (see http_router.hpp for patterns). Only before start(); later calls are ignored.
   void route(std::string method, std::string pattern, HttpHandler handler);
 
+  // Sets the check every request passes before routing, unknown paths included (see
+  // access_guard.hpp). Only before start(); a later call is ignored, a second one replaces.
+  void guard(RequestGuard guard);
+
   // Binds, listens and starts the io threads. Errors: kUnavailable when the address cannot be
   // bound (port in use: the message names host:port), kInvalidArgument for a host that is not an
   // IP address or localhost, kFailedPrecondition when called twice. A server is started at most

@@ -122,10 +122,14 @@ TEST(ApiSessions, TokenIsRequiredWhenSet) {
 TEST(ApiSessions, CorsIsOffUnlessConfigured) {
   {
     ApiHarness h;
+    // A page of another origin is refused outright, without CORS headers its script could read.
     RawHttpResponse r = h.call("GET", "/api/health", "", "Origin: http://evil.example\r\n");
-    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(json::parse(r.body)["error"]["code"], "origin_not_allowed");
     EXPECT_EQ(r.header("access-control-allow-origin"), "");
-    EXPECT_EQ(h.call("OPTIONS", "/api/sessions", "", "Origin: http://evil.example\r\n").status, 405);
+    EXPECT_EQ(h.call("OPTIONS", "/api/sessions", "", "Origin: http://evil.example\r\n").status, 403);
+    // The server's own page (same origin) needs no CORS.
+    EXPECT_EQ(h.call("GET", "/api/health", "", "Origin: http://127.0.0.1\r\n").status, 200);
   }
   ApiHarnessOptions o;
   o.cors_origins = {"http://ui.example"};

@@ -106,6 +106,7 @@ class OpenAiEndpointFixture : public ::testing::Test {
     pool.max_threads = 4;
     workers_ = std::make_unique<detail::ThreadPool>(pool);
     http_ = std::make_unique<server::HttpServer>();
+    api::install_access_guard(*http_, access);
     api::OpenAiEndpointOptions endpoint;
     endpoint.now_s = [] { return kCreated; };
     ASSERT_TRUE(api::mount_openai_endpoint(*http_, *factory_, *workers_, access, endpoint).ok());

@@ -97,6 +97,7 @@ int serve() {
   keel::server::HttpServer http;
   keel::api::ApiAccess access;
   access.token = "keel-test-token";
+  keel::api::install_access_guard(http, access);
   keel::Status mounted = keel::api::mount_openai_endpoint(http, factory, workers, access);
   keel::Status started = mounted.ok() ? http.start() : mounted;
   if (!started.ok()) {

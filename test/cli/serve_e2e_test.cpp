@@ -15,6 +15,7 @@
 #include "server/raw_http_client.hpp"
 #include "support/api_harness.hpp"
 #include "support/cli_runner.hpp"
+#include "support/serve_process.hpp"
 #include "support/temp_dir.hpp"
 
 extern char** environ;
@@ -23,80 +24,6 @@ namespace keel {
 namespace {
 
 using nlohmann::json;
-
-// A `keel serve` process whose stderr is read until it says where it listens.
-class ServeProcess {
- public:
-  ServeProcess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    std::vector<std::string> argv_s = {KEEL_BINARY, "serve"};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_s;
-    for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
-    env_s.push_back(std::string("PATH=") + (getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin"));
-    std::vector<char*> envp;
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    if (posix_spawn(&pid_, KEEL_BINARY, &actions, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    err_fd_ = fds[0];
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (port_ == 0 && std::chrono::steady_clock::now() < until) {
-      pollfd p{err_fd_, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0) continue;
-      char buf[4096];
-      ssize_t n = read(err_fd_, buf, sizeof(buf));
-      if (n <= 0) break;
-      err_.append(buf, static_cast<size_t>(n));
-      size_t at = err_.find("listening on http://127.0.0.1:");
-      if (at != std::string::npos && err_.find('\n', at) != std::string::npos) {
-        port_ = static_cast<uint16_t>(std::stoi(err_.substr(at + 30)));
-      }
-    }
-  }
-  ~ServeProcess() {
-    if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (err_fd_ >= 0) close(err_fd_);
-  }
-  uint16_t port() const { return port_; }
-  const std::string& err() const { return err_; }
-  // Ctrl-C, then the exit code (-1 when it did not exit within 15 s).
-  int interrupt() {
-    kill(pid_, SIGINT);
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    int status = 0;
-    while (std::chrono::steady_clock::now() < until) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        char buf[4096];
-        ssize_t n;
-        while ((n = read(err_fd_, buf, sizeof(buf))) > 0) err_.append(buf, static_cast<size_t>(n));
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int err_fd_ = -1;
-  uint16_t port_ = 0;
-  std::string err_;
-  bool reaped_ = false;
-};
 
 class ServeE2eTest : public ::testing::Test {
  protected:
@@ -134,21 +61,22 @@ TEST_F(ServeE2eTest, ServesTheApiEventsV1McpAndTheUiThenStopsOnCtrlC) {
   testing::TempDir web;
   web.write("index.html", "<!doctype html><title>keel</title>");
   web.write("app.js", "export const x = 1;");
-  ServeProcess serve({"--port", "0", "-w", ws_.path().string(), "--web-dir", web.path().string(), "--token", "t0k"},
+  testing::ServeProcess serve({"--port", "0", "-w", ws_.path().string(), "--web-dir", web.path().string(), "--token", "t0k"},
                      env());
   ASSERT_NE(serve.port(), 0) << serve.err();
   const std::string auth = "Authorization: Bearer t0k\r\n";
+  const std::string json_auth = auth + "Content-Type: application/json\r\n";
   auto health = testing::raw_http(serve.port(), "GET", "/api/health", auth);
   ASSERT_TRUE(health);
   EXPECT_EQ(json::parse(health->body)["ok"], true);
   EXPECT_EQ(testing::raw_http(serve.port(), "GET", "/api/health")->status, 401);
 
-  auto created = testing::raw_http(serve.port(), "POST", "/api/sessions", auth, R"({"title":"e2e"})");
+  auto created = testing::raw_http(serve.port(), "POST", "/api/sessions", json_auth, R"({"title":"e2e"})");
   ASSERT_EQ(created->status, 201) << created->body;
   std::string session = json::parse(created->body)["id"];
   testing::SseReader events(serve.port(), "/api/sessions/" + session + "/events?token=t0k");
   ASSERT_EQ(events.status(), 200);
-  auto posted = testing::raw_http(serve.port(), "POST", "/api/sessions/" + session + "/messages", auth,
+  auto posted = testing::raw_http(serve.port(), "POST", "/api/sessions/" + session + "/messages", json_auth,
                                   R"({"content":"list the files"})");
   ASSERT_EQ(posted->status, 202) << posted->body;
   auto finished = events.wait_for("run_finished", 20000);
@@ -163,11 +91,11 @@ TEST_F(ServeE2eTest, ServesTheApiEventsV1McpAndTheUiThenStopsOnCtrlC) {
   bool extract = false;
   for (const json& e : listed["executable"]) extract = extract || e["id"] == "extract";
   EXPECT_TRUE(extract) << skills->body;
-  auto rejected = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), auth,
+  auto rejected = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), json_auth,
                                     R"({"decision":"reject"})");
   ASSERT_EQ(rejected->status, 200) << rejected->body;
   EXPECT_EQ(json::parse(rejected->body)["status"], "rejected");
-  auto again = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), auth,
+  auto again = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), json_auth,
                                  R"({"decision":"approve"})");
   EXPECT_EQ(again->status, 409) << again->body;
 

@@ -295,12 +295,16 @@ TEST_F(McpHttpEndpointTest, ForeignOriginIs403) {
   expect_rpc_error(r, 403, -32000);
   EXPECT_NE(r->body.find("Origin"), std::string::npos);
   expect_rpc_error(post(rpc(1, "initialize"), "", "Origin: null\r\n"), 403, -32000);
-  auto local = post(rpc(1, "initialize"), "", "Origin: http://localhost:5173\r\n");
-  ASSERT_TRUE(local.has_value());
-  EXPECT_EQ(local->status, 200);
-  auto local_tls = post(rpc(1, "initialize"), "", "Origin: https://127.0.0.1\r\n");
-  ASSERT_TRUE(local_tls.has_value());
-  EXPECT_EQ(local_tls->status, 200);
+  // Another local port is another origin (a dev server's page must not drive the tools).
+  expect_rpc_error(post(rpc(1, "initialize"), "", "Origin: http://localhost:5173\r\n"), 403, -32000);
+  // The server's own origin: the Origin's host and port are the Host header's.
+  const std::string port = std::to_string(server_->port());
+  auto own = post(rpc(1, "initialize"), "", "Origin: http://127.0.0.1:" + port + "\r\n");
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own->status, 200);
+  auto own_tls = post(rpc(1, "initialize"), "", "Origin: https://127.0.0.1:" + port + "\r\n");
+  ASSERT_TRUE(own_tls.has_value());
+  EXPECT_EQ(own_tls->status, 200);
 }
 
 TEST_F(McpHttpEndpointTest, ConfiguredHostsAndOriginsReplaceTheDefaults) {

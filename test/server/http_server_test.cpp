@@ -439,6 +439,19 @@ TEST_F(HttpServerTest, HeadTimeoutClosesTheConnection) {
   EXPECT_GE(ms_since(begin), 190);
 }
 
+TEST_F(HttpServerTest, ABodyThatStallsGets408ThenTheConnectionCloses) {
+  HttpServerOptions options;
+  options.header_timeout_ms = 200;
+  start(options);
+  RawHttpClient c(server_->port());
+  ASSERT_TRUE(c.send("POST /hello HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n{\"only\": \"part"));
+  auto r = c.read_response();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 408);
+  EXPECT_NE(r->body.find("\"request_timeout\""), std::string::npos) << r->body;
+  EXPECT_TRUE(c.wait_closed(5000));
+}
+
 TEST_F(HttpServerTest, IdleKeptAliveConnectionIsClosed) {
   HttpServerOptions options;
   options.keep_alive_idle_ms = 200;

@@ -46,6 +46,8 @@ void ApiHarness::start() {
   ao.access.cors_origins = options_.cors_origins;
   ao.version = "test";
   ao.ping_interval_ms = options_.ping_interval_ms;
+  ao.access.throttle = options_.throttle;
+  api::install_access_guard(*http_, ao.access);
   ctx_ = api::mount_api(*http_, *store_, *factory_, *runs_, *events_, *pending_, ao);
   auto recovered = runs_->recover();
   if (!recovered.ok()) throw std::runtime_error(recovered.status().message());

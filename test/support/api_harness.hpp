@@ -35,6 +35,7 @@ struct ApiHarnessOptions {
   ApprovalPolicy approvals;
   std::vector<api::ProfileInfo> profiles;
   int64_t ping_interval_ms = 15000;
+  server::AuthThrottleOptions throttle;  // lockout after wrong tokens (tests shorten it)
 };
 
 class ApiHarness {
