@@ -18,7 +18,6 @@ import {spawn} from 'node:child_process';
 import {Checks, WEB_DIR, inlineHandlers, launchBrowser, screenshot, watchPage, watchdog, withTimeout} from './support.mjs';
 import {startMockModel} from './mock_model.mjs';
 
-const TOKEN = 'e2e-token-5f2a';
 const P = 'window.__pwned=1';
 const XSS_FILE = `<h1>page</h1><img src=x onerror="${P}"><script>${P}</script>`;
 const XSS_ANSWER = `Read it. <img src=x onerror="${P}"> [click](javascript:${P}) <script>${P}</script> ` +
@@ -49,7 +48,8 @@ const SCENARIOS = {
 };
 
 function startServe(binary, modelUrl, dirs) {
-  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--token', TOKEN,
+  // No --token: keel serve makes one, as for a new user, and prints the signed-in address.
+  const args = ['serve', '--host', '127.0.0.1', '--port', '0',
     '--model', 'openai/mock', '--base-url', modelUrl, '--workspace', dirs.workspace, '--web-dir', WEB_DIR];
   const env = {
     ...process.env, HOME: dirs.home, XDG_CONFIG_HOME: dirs.config, XDG_DATA_HOME: dirs.data,
@@ -63,7 +63,8 @@ function startServe(binary, modelUrl, dirs) {
     const onData = (chunk) => {
       log += chunk.toString();
       const found = /keel serve: listening on (http:\/\/[^\s]+)/.exec(log);
-      if (found) resolve(found[1].replace(/\/$/, ''));
+      const signedIn = /keel serve: web UI \(signed in\): (http:\/\/[^\s]+)/.exec(log);
+      if (found && signedIn) resolve({base: found[1].replace(/\/$/, ''), signedIn: signedIn[1]});
     };
     child.stderr.on('data', onData);
     child.stdout.on('data', (chunk) => { log += chunk.toString(); });
@@ -124,7 +125,9 @@ async function main() {
   let seen = {problems: [], inert: 0, collect: async () => {}};
   try {
     serve = startServe(binary, model.baseUrl, dirs);
-    const base = await withTimeout(serve.address, 15000, 'keel serve printing its address');
+    const {base, signedIn} = await withTimeout(serve.address, 15000, 'keel serve printing its address');
+    t.ok(signedIn.startsWith(`${base}/#token=`) && signedIn.length > base.length + 40,
+      `keel serve prints a signed-in address with a long token (got ${signedIn})`);
     browser = await launchBrowser();
     const page = await browser.newPage({viewport: {width: 1400, height: 1000}});
     seen = await watchPage(page);
@@ -142,7 +145,7 @@ async function main() {
     const runEnded = () => waitFor(() => byId('hud').getAttribute('data-state'), (v) => ['finished', 'failed', 'aborted'].includes(v), 20000);
     const lastAnswer = () => byId('msg-assistant').last().locator('.msg-body');
 
-    await page.goto(`${base}/#token=${TOKEN}`);
+    await page.goto(signedIn);
     await waitFor(() => byId('setting-profile').locator('option').count(), (n) => n > 0);
     // Every state an assistant bubble goes through, to see the answer stream.
     await page.evaluate(() => {
