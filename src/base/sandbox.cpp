@@ -78,10 +78,11 @@ std::vector<Hidden> hidden_folders(const SandboxPolicy& policy) {
 
   std::vector<Hidden> out;
   for (Hidden& h : wanted) {
-    if (!is_real_dir(h.path)) continue;  // a missing folder hides nothing; a symlink's target is listed itself
+    // A missing folder hides nothing; a symlink (/var/run -> /run, a $HOME elsewhere) is hidden
+    // where it leads.
     std::error_code ec;
     const fs::path canonical = fs::canonical(h.path, ec);
-    if (ec || canonical == "/") continue;
+    if (ec || canonical == "/" || !is_real_dir(canonical)) continue;
     h.path = canonical.string();
     if (std::none_of(out.begin(), out.end(), [&](const Hidden& o) { return o.path == h.path; })) out.push_back(h);
   }

@@ -51,6 +51,17 @@ TEST_F(ShellSandboxTest, HomeSecretsAndTheDatabaseAreHidden) {
   EXPECT_TRUE(has_text(*open, kDbSecret)) << *open;
 }
 
+TEST_F(ShellSandboxTest, AHomeReachedThroughASymlinkIsHiddenWhereItLeads) {
+  VarTmpDir links;
+  const fs::path link = links.path() / "home-link";
+  fs::create_directory_symlink(home_.path(), link);
+  env_.set("HOME", link.string());
+  auto r = shell("cat \"$HOME/.ssh/id_ed25519\"; cat '" + (home_.path() / ".ssh/id_ed25519").string() + "'");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(has_text(*r, kSshSecret)) << *r;
+  EXPECT_TRUE(has_text(*r, "No such file or directory")) << *r;
+}
+
 TEST_F(ShellSandboxTest, AWorkspaceInsideHomeWorksAndHomeStaysHidden) {
   fs::create_directories(home_.path() / "project");
   options_.workspace_root = (home_.path() / "project").string();
