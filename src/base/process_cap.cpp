@@ -60,9 +60,8 @@ std::string own_cgroup(const std::string& controller) {
     if (b == std::string::npos) continue;
     const std::string controllers = line.substr(a + 1, b - a - 1);
     const std::string path = line.substr(b + 1);
-    if (controller.empty() ? controllers.empty() && line.substr(0, a) == "0" : ("," + controllers + ",").find(
-                                                                                   "," + controller + ",") !=
-                                                                                   std::string::npos) {
+    if (controller.empty() ? controllers.empty() && line.substr(0, a) == "0"
+                           : ("," + controllers + ",").find("," + controller + ",") != std::string::npos) {
       return path;
     }
   }
@@ -161,7 +160,9 @@ Result<std::unique_ptr<ProcessCap>> ProcessCap::create(int max_processes, const 
   return Status::FailedPrecondition(
       "cannot cap the shell command at " + std::to_string(max_processes) +
       " processes: keel runs as root, which RLIMIT_NPROC does not limit, and it found no pids cgroup it may use "
-      "(looked for cgroup v2 at " + root + " and v1 at " + root + "/pids); the command did not run. Give keel a "
+      "(looked for cgroup v2 at " +
+      root + " and v1 at " + root +
+      "/pids); the command did not run. Give keel a "
       "writable pids cgroup (a systemd unit with Delegate=pids, or /sys/fs/cgroup mounted read-write in its "
       "container), run keel as a normal user, or set tools.shell.max_processes: 0 in your user config to run "
       "commands without a cap");

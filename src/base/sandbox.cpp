@@ -121,7 +121,8 @@ Result<std::string> find_bwrap(const SandboxPolicy& policy) {
   }
   return Status::FailedPrecondition(
       "the shell sandbox needs bubblewrap (bwrap), which is not installed (looked in /usr/bin, /usr/local/bin and "
-      "/bin); the command did not run. " + std::string(kSandboxHowTo));
+      "/bin); the command did not run. " +
+      std::string(kSandboxHowTo));
 }
 
 Result<std::vector<std::string>> bwrap_arguments(const SandboxPolicy& policy, const std::string& workspace,
@@ -170,8 +171,7 @@ Result<std::vector<std::string>> bwrap_arguments(const SandboxPolicy& policy, co
   return args;
 }
 
-Result<std::unique_ptr<SandboxLaunch>> SandboxLaunch::prepare(const SandboxPolicy& policy,
-                                                              const std::string& workspace,
+Result<std::unique_ptr<SandboxLaunch>> SandboxLaunch::prepare(const SandboxPolicy& policy, const std::string& workspace,
                                                               const std::string& command,
                                                               std::vector<std::string> env) {
   KEEL_ASSIGN_OR_RETURN(const std::string bwrap, find_bwrap(policy));

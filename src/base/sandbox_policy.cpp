@@ -12,18 +12,24 @@ std::optional<SandboxMode> parse_sandbox_mode(std::string_view word) {
 
 const char* sandbox_mode_name(SandboxMode mode) {
   switch (mode) {
-    case SandboxMode::kOff: return "off";
-    case SandboxMode::kReadOnly: return "read-only";
-    case SandboxMode::kWorkspaceWrite: break;
+    case SandboxMode::kOff:
+      return "off";
+    case SandboxMode::kReadOnly:
+      return "read-only";
+    case SandboxMode::kWorkspaceWrite:
+      break;
   }
   return "workspace-write";
 }
 
 int sandbox_strictness(SandboxMode mode) {
   switch (mode) {
-    case SandboxMode::kOff: return 0;
-    case SandboxMode::kWorkspaceWrite: return 1;
-    case SandboxMode::kReadOnly: break;
+    case SandboxMode::kOff:
+      return 0;
+    case SandboxMode::kWorkspaceWrite:
+      return 1;
+    case SandboxMode::kReadOnly:
+      break;
   }
   return 2;
 }

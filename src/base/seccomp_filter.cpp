@@ -18,14 +18,18 @@ namespace keel::detail {
 namespace {
 
 // Calls denied outright (names that this architecture lacks are skipped).
+// clang-format off
 constexpr const char* kDenied[] = {
-    "ptrace",        "process_vm_readv", "process_vm_writev", "mount",         "umount",      "umount2",
-    "pivot_root",    "chroot",           "fsopen",            "fsconfig",      "fsmount",     "fspick",
-    "move_mount",    "open_tree",        "mount_setattr",     "unshare",       "setns",       "keyctl",
-    "add_key",       "request_key",      "bpf",               "perf_event_open", "userfaultfd", "io_uring_setup",
-    "io_uring_enter", "io_uring_register", "kexec_load",      "kexec_file_load", "init_module", "finit_module",
-    "delete_module",
+    "ptrace", "process_vm_readv", "process_vm_writev",                               // other processes
+    "mount", "umount", "umount2", "pivot_root", "chroot",                            // the file system view
+    "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    "unshare", "setns",                                                              // namespaces
+    "keyctl", "add_key", "request_key",                                              // keyrings
+    "bpf", "perf_event_open", "userfaultfd",                                         // kernel attack surface
+    "io_uring_setup", "io_uring_enter", "io_uring_register",                         // calls past seccomp
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",  // the kernel itself
 };
+// clang-format on
 
 // Namespace flags a clone() may not carry.
 constexpr uint64_t kNamespaceFlags[] = {CLONE_NEWNS,  CLONE_NEWUTS, CLONE_NEWIPC,   CLONE_NEWUSER,
@@ -107,7 +111,8 @@ Result<std::string> seccomp_program(bool allow_network) {
 Result<int> seccomp_program_fd(bool allow_network) {
   KEEL_ASSIGN_OR_RETURN(const std::string program, seccomp_program(allow_network));
   const int fd = ::memfd_create("keel-seccomp", MFD_CLOEXEC);
-  if (fd < 0) return Status::Unavailable(std::string("cannot hand the seccomp filter to bwrap: ") + std::strerror(errno));
+  if (fd < 0)
+    return Status::Unavailable(std::string("cannot hand the seccomp filter to bwrap: ") + std::strerror(errno));
   size_t done = 0;
   while (done < program.size()) {
     const ssize_t n = ::write(fd, program.data() + done, program.size() - done);

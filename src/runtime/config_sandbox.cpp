@@ -19,7 +19,8 @@ Status apply_shell_layer(const ConfigLayer& layer, bool from_workspace, const st
   if (layer.shell_sandbox) {
     std::optional<SandboxMode> mode = parse_sandbox_mode(*layer.shell_sandbox);
     if (!mode) {
-      return Status::InvalidArgument(layer.path + ": tools.shell.sandbox must be workspace-write, read-only or off, got '" +
+      return Status::InvalidArgument(layer.path +
+                                     ": tools.shell.sandbox must be workspace-write, read-only or off, got '" +
                                      *layer.shell_sandbox + "'");
     }
     if (from_workspace && sandbox_strictness(*mode) < sandbox_strictness(config.shell_sandbox)) {
@@ -36,8 +37,8 @@ Status apply_shell_layer(const ConfigLayer& layer, bool from_workspace, const st
   if (layer.shell_env) {
     for (const std::string& name : *layer.shell_env) {
       if (name.empty() || name.find_first_of("= \t") != std::string::npos) {
-        return Status::InvalidArgument(layer.path + ": tools.shell.env must list variable names (no '=' or spaces), got '" +
-                                       name + "'");
+        return Status::InvalidArgument(
+            layer.path + ": tools.shell.env must list variable names (no '=' or spaces), got '" + name + "'");
       }
     }
     if (from_workspace && !layer.shell_env->empty()) return user_only(layer, "tools.shell.env", user_config);

@@ -44,8 +44,8 @@ class SandboxE2e : public ::testing::Test {
     const std::string command = "echo in > inside.txt; echo out > " + (outside_.path() / "escaped.txt").string();
     server_.push(testing::mock_tool_calls({{"c1", "shell", json{{"command", command}}.dump()}}));
     server_.push(testing::mock_text("done"));
-    std::vector<std::string> args = {"run", "--base-url", server_.base_url(), "--model", "mock", "--no-stream", "--yes",
-                                     "--ephemeral"};
+    std::vector<std::string> args = {"run",         "--base-url", server_.base_url(), "--model", "mock",
+                                     "--no-stream", "--yes",      "--ephemeral"};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back("write the files");
     testing::CliOptions opts;
@@ -88,11 +88,11 @@ TEST_F(SandboxE2e, ReadOnlyKeepsTheWorkspaceUnchanged) {
 }
 
 TEST_F(SandboxE2e, ABadModeIsAUsageErrorOnEveryAgentCommand) {
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"run", "--sandbox", "none", "hello"}, std::vector<std::string>{"chat", "--sandbox", "none"},
-        std::vector<std::string>{"resume", "r_0123456789abcdef", "--sandbox", "none"},
-        std::vector<std::string>{"serve", "--port", "0", "--sandbox", "none"},
-        std::vector<std::string>{"mcp", "serve", "--sandbox", "none"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"run", "--sandbox", "none", "hello"},
+                                        std::vector<std::string>{"chat", "--sandbox", "none"},
+                                        std::vector<std::string>{"resume", "r_0123456789abcdef", "--sandbox", "none"},
+                                        std::vector<std::string>{"serve", "--port", "0", "--sandbox", "none"},
+                                        std::vector<std::string>{"mcp", "serve", "--sandbox", "none"}}) {
     CliRun r = keel(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("--sandbox must be workspace-write, read-only or off, got 'none'"), std::string::npos)

@@ -4,11 +4,10 @@
 // with adjusted options.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <functional>
@@ -22,7 +21,9 @@
 
 namespace keel::testing {
 
-inline bool has_text(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline bool has_text(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // Sets environment variables for a test and restores them afterwards.
 class ScopedEnv {

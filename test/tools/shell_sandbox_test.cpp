@@ -203,8 +203,9 @@ TEST_F(ShellSandboxTest, EnvironmentIsCleanInEveryModeButNamedVariablesPass) {
 }
 
 TEST_F(ShellSandboxTest, SeccompFilterIsInPlace) {
-  auto r = shell("grep '^Seccomp:' /proc/self/status; unshare --user true && echo unshared; "
-                 "cat /proc/self/status | grep -c '^CapEff:\\s*0*$'");
+  auto r = shell(
+      "grep '^Seccomp:' /proc/self/status; unshare --user true && echo unshared; "
+      "cat /proc/self/status | grep -c '^CapEff:\\s*0*$'");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(has_text(*r, "Seccomp:\t2")) << *r;
   EXPECT_FALSE(has_text(*r, "unshared")) << *r;
