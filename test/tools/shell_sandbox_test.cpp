@@ -17,13 +17,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Commands whose output is checked in order send stderr to stdout ("exec 2>&1"): the tool reads the
+// two pipes separately and merges them in arrival order.
+
 TEST_F(ShellSandboxTest, WorkspaceWriteAllowsWritesInTheWorkspaceOnly) {
   VarTmpDir outside;  // neither in the workspace nor in /tmp: read-only in the sandbox
   TempDir other_tmp;  // in the host's /tmp: the sandbox has its own
   const fs::path outside_file = outside.path() / "escaped.txt";
   const fs::path tmp_file = other_tmp.path() / "escaped.txt";
-  auto r = shell("echo inside > made.txt && cat made.txt; echo x > '" + outside_file.string() + "'; echo x > '" +
-                 tmp_file.string() + "'; echo x > /etc/keel-sandbox-escape; echo x > /tmp/private && cat /tmp/private");
+  auto r =
+      shell("exec 2>&1; echo inside > made.txt && cat made.txt; echo x > '" + outside_file.string() + "'; echo x > '" +
+            tmp_file.string() + "'; echo x > /etc/keel-sandbox-escape; echo x > /tmp/private && cat /tmp/private");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(has_text(*r, "inside\n")) << *r;
   EXPECT_EQ(read_file(workspace_.path() / "made.txt"), "inside\n");
@@ -98,7 +102,8 @@ TEST_F(ShellSandboxTest, AWorkspaceThatIsKeelHomeOrHomeIsRefused) {
 TEST_F(ShellSandboxTest, ReadOnlyRefusesWritesInTheWorkspace) {
   write(workspace_.path() / "kept.txt", "original");
   options_.shell_sandbox.mode = SandboxMode::kReadOnly;
-  auto r = shell("cat kept.txt; echo; echo changed > kept.txt; echo new > new.txt; echo t > /tmp/t && cat /tmp/t");
+  auto r = shell(
+      "exec 2>&1; cat kept.txt; echo; echo changed > kept.txt; echo new > new.txt; echo t > /tmp/t && cat /tmp/t");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(has_text(*r, "original\n")) << *r;
   EXPECT_TRUE(has_text(*r, "Read-only file system")) << *r;
@@ -204,7 +209,7 @@ TEST_F(ShellSandboxTest, EnvironmentIsCleanInEveryModeButNamedVariablesPass) {
 
 TEST_F(ShellSandboxTest, SeccompFilterIsInPlace) {
   auto r = shell(
-      "grep '^Seccomp:' /proc/self/status; unshare --user true && echo unshared; "
+      "exec 2>&1; grep '^Seccomp:' /proc/self/status; unshare --user true && echo unshared; "
       "cat /proc/self/status | grep -c '^CapEff:\\s*0*$'");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(has_text(*r, "Seccomp:\t2")) << *r;
