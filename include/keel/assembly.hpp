@@ -43,6 +43,7 @@ struct HostInputs {
   std::optional<std::string> workspace;     // unset: the current directory
   std::optional<int> max_rounds;
   std::optional<std::string> approve_mode;  // auto | confirm | deny for every tool of the run
+  std::optional<std::string> sandbox;       // workspace-write | read-only | off: the shell sandbox of the run
   std::optional<bool> stream;               // false: whole replies
 };
 

@@ -27,7 +27,11 @@
 // shell — runs `/bin/sh -c` in the workspace (risk high: needs approval), with a timeout and
 //   captured, size-limited output. A non-zero exit code is an ok result that reports
 //   "[exit code N]" with the output; only a timeout, cancellation or failure to start is an
-//   error. The command's process group is killed when it ends or times out.
+//   error. The command's process group is killed when it ends or times out. The command gets a
+//   clean environment (PATH, HOME, locale and terminal names, plus shell_env), never keel's keys,
+//   and runs inside the OS sandbox of shell_sandbox (keel/base/sandbox_policy.hpp): by default
+//   only the workspace is writable and there is no network. A sandbox that cannot start is an
+//   error saying how to enable it or turn it off; the command does not run unconfined.
 // get_datetime — the current date and time (ISO 8601, with time zone); IANA zone names are
 //   read from the system time zone database, without changing TZ.
 //
@@ -41,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "keel/base/sandbox_policy.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_registry.hpp"
 
@@ -59,6 +64,8 @@ struct BuiltinToolOptions {
   std::vector<FsRoot> extra_roots;      // more roots for the fs tools; empty: the workspace only
   bool enable_shell = true;             // register the shell tool
   int shell_timeout_ms = 60000;         // shell per-call timeout
+  SandboxPolicy shell_sandbox;          // how shell commands are confined (default workspace-write, no network)
+  std::vector<std::string> shell_env;   // keel's variables shell commands see besides the allowlist
   size_t max_output_bytes = 64 * 1024;  // output cap for shell and fs_read; longer is cut with a note
   size_t max_write_bytes = 4 * 1024 * 1024;  // fs_write refuses larger contents
   size_t max_search_matches = 200;      // fs_search stops after this many matching lines

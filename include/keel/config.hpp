@@ -32,7 +32,8 @@
 // Config files (both use the same schema; unknown keys are an error, to catch typos):
 //   model, base_url, api_key, api_key_env, max_rounds, stream, request_timeout_ms,
 //   stream_idle_timeout_ms, connect_timeout_ms,
-//   retry: {max_attempts, initial_delay_ms, max_delay_ms}, tools: {shell: {enabled, timeout_ms}},
+//   retry: {max_attempts, initial_delay_ms, max_delay_ms},
+//   tools: {shell: {enabled, timeout_ms, sandbox, network, env, max_processes}},
 //   intents: [{name, keywords, patterns, tools}], planner: {enabled, timeout_ms},
 //   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds},
 //   approvals: {default_mode, tools: {NAME or "*": {mode, allow_patterns, deny_patterns}}}
@@ -40,6 +41,10 @@
 //   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp),
 //   lanes: [{model, base_url, timeout_floor_ms, rate_limit_per_minute}] (keel/lanes.hpp)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
+// The shell sandbox (tools.shell.sandbox/network/env/max_processes): a workspace keel.yaml may only
+// tighten it (a stricter mode, a lower cap); turning it off or weaker, the network, passing names
+// and removing the cap are honoured in the user file only, so a repository cannot loosen it.
+// --sandbox MODE wins over both files.
 // Approvals of both files are merged: the workspace file's modes win, patterns of both apply.
 //
 // Thread-safety: plain values and free functions; resolve_config() reads the files it is pointed
@@ -53,6 +58,7 @@
 #include <string_view>
 #include <vector>
 
+#include "keel/base/sandbox_policy.hpp"
 #include "keel/core/preflight.hpp"  // IntentRule: the config adds rules to the built-in ones
 #include "keel/mcp_config.hpp"
 #include "keel/result.hpp"
@@ -199,6 +205,10 @@ struct KeelConfig {
   RetrySettings retry;
   bool shell_enabled = true;              // register the shell tool
   int shell_timeout_ms = 60000;           // shell per-call timeout, milliseconds
+  SandboxMode shell_sandbox = SandboxMode::kWorkspaceWrite;  // tools.shell.sandbox, or --sandbox
+  bool shell_network = false;             // tools.shell.network: commands reach the network
+  std::vector<std::string> shell_env;     // tools.shell.env: keel's variables passed to commands
+  int shell_max_processes = 256;          // tools.shell.max_processes: 0 is no cap
   bool web_enabled = true;                // register the web tools (http_fetch, web_fetch, ...)
   // Addresses the web tools' SSRF guard lets through: IP literals, CIDRs or host names (e.g.
   // "127.0.0.1", "10.1.0.0/16", "wiki.internal"); empty: no private address is reachable.
@@ -239,6 +249,7 @@ struct ConfigInputs {
   std::optional<int> max_rounds;           // --max-rounds
   std::optional<bool> stream;              // --no-stream sets false
   std::optional<std::string> approve_mode = std::nullopt;  // --approve-mode: "auto", "confirm" or "deny"
+  std::optional<std::string> sandbox = std::nullopt;       // --sandbox: "workspace-write", "read-only" or "off"
   std::map<std::string, std::string> env;  // environment variables (current_environment() in hosts)
   std::string workspace;                   // workspace dir; `keel.yaml` is looked up here (empty: no workspace file)
   std::string home;                        // HOME, for ~/.config/keel/config.yaml unless env has XDG_CONFIG_HOME

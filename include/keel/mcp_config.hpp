@@ -24,7 +24,10 @@ struct McpServerConfig {
   // stdio
   std::string command;
   std::vector<std::string> args = {};
-  std::map<std::string, std::string> env = {};  // added to keel's environment
+  // The server's environment besides the short allowlist of keel's variables (PATH, HOME, LANG,
+  // ...; src/base/child_env.hpp): nothing else of keel's environment, so keys pass only when named
+  // here, e.g. "GITHUB_TOKEN": "${GITHUB_TOKEN}".
+  std::map<std::string, std::string> env = {};
   std::string cwd = {};                         // empty: keel's working directory
   // http, sse
   std::string url = {};

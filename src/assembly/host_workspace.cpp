@@ -28,6 +28,7 @@ Result<KeelConfig> resolve_host_config(const HostInputs& in, const std::string& 
   inputs.max_rounds = in.max_rounds;
   inputs.stream = in.stream;
   inputs.approve_mode = in.approve_mode;
+  inputs.sandbox = in.sandbox;
   inputs.env = current_environment();
   inputs.workspace = workspace;
   if (const char* home = std::getenv("HOME")) inputs.home = home;

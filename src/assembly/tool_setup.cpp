@@ -17,6 +17,10 @@ Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const 
   builtin.workspace_root = workspace;
   builtin.enable_shell = config.shell_enabled;
   builtin.shell_timeout_ms = config.shell_timeout_ms;
+  builtin.shell_sandbox.mode = config.shell_sandbox;
+  builtin.shell_sandbox.network = config.shell_network;
+  builtin.shell_sandbox.max_processes = config.shell_max_processes;
+  builtin.shell_env = config.shell_env;
   for (const auto& r : config.fs_roots) {
     std::filesystem::path p(r.path);
     if (p.is_relative()) p = std::filesystem::path(workspace) / p;

@@ -9,12 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "core/text/text_util.hpp"
-
-extern char** environ;
 
 namespace keel::detail {
 namespace {
@@ -102,6 +101,23 @@ Result<SpawnedProcess> spawn_process(const SpawnRequest& request) {
     }
   }
 
+  // Each inherited descriptor is first copied above every target number, so that no dup2 onto a
+  // target can overwrite a descriptor still to be copied; the copies are close-on-exec.
+  int first_free = STDERR_FILENO + 1;
+  for (const InheritedFd& in : request.inherited_fds) {
+    if (in.fd < 0 || in.target <= STDERR_FILENO) {
+      return Status::InvalidArgument("an inherited descriptor needs a valid descriptor and a target above 2");
+    }
+    first_free = std::max(first_free, in.target + 1);
+  }
+  std::vector<OwnedFd> copies(request.inherited_fds.size());
+  for (size_t i = 0; i < request.inherited_fds.size(); ++i) {
+    copies[i].fd = ::fcntl(request.inherited_fds[i].fd, F_DUPFD_CLOEXEC, first_free);
+    if (copies[i].fd < 0) {
+      return Status::Unavailable(concat({"cannot pass a descriptor to the child: ", std::strerror(errno)}));
+    }
+  }
+
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
@@ -115,8 +131,22 @@ Result<SpawnedProcess> spawn_process(const SpawnRequest& request) {
       posix_spawn_file_actions_addopen(&actions, target, "/dev/null", mode, 0);
     }
   }
+  std::vector<bool> is_target(static_cast<size_t>(first_free), false);
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const int target = request.inherited_fds[i].target;
+    if (is_target[static_cast<size_t>(target)]) {
+      posix_spawn_file_actions_destroy(&actions);
+      posix_spawnattr_destroy(&attr);
+      return Status::InvalidArgument("two inherited descriptors ask for the same number");
+    }
+    is_target[static_cast<size_t>(target)] = true;
+    posix_spawn_file_actions_adddup2(&actions, copies[i].fd, target);  // clears close-on-exec on the target
+  }
+  for (int fd = STDERR_FILENO + 1; fd < first_free; ++fd) {
+    if (!is_target[static_cast<size_t>(fd)]) posix_spawn_file_actions_addclose(&actions, fd);  // not open: ignored
+  }
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);  // descriptors opened without O_CLOEXEC
+  posix_spawn_file_actions_addclosefrom_np(&actions, first_free);  // descriptors opened without O_CLOEXEC
 #endif
   if (!request.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, request.cwd.c_str());
 
@@ -154,22 +184,6 @@ Result<SpawnedProcess> spawn_process(const SpawnRequest& request) {
   child.stdout_fd = pipes[STDOUT_FILENO].our_end.release();
   child.stderr_fd = pipes[STDERR_FILENO].our_end.release();
   return child;  // the child's ends close with `pipes`
-}
-
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
-  std::vector<std::string> out;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const size_t eq = entry.find('=');
-    if (eq != std::string::npos && overrides.count(entry.substr(0, eq)) != 0) continue;
-    out.push_back(entry);
-  }
-  for (const auto& [name, value] : overrides) {
-    std::string entry = name;
-    entry.append("=").append(value);
-    out.push_back(std::move(entry));
-  }
-  return out;
 }
 
 std::optional<std::string> find_program(const std::string& command, const std::string& path_value,

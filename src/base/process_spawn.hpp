@@ -7,7 +7,8 @@
 // Descriptor hygiene: every pipe is made close-on-exec; the child's ends are dup2'ed onto 0, 1
 // and 2 (which clears the flag on the copies) and closed in this process once the child runs.
 // Where glibc has posix_spawn_file_actions_addclosefrom_np (2.34+), descriptors above 2 that were
-// opened without O_CLOEXEC are closed in the child too, so it inherits only its standard streams.
+// opened without O_CLOEXEC are closed in the child too, so it inherits only its standard streams
+// and the descriptors a request lists in inherited_fds, each at the number it asks for.
 //
 // Thread-safety: free functions without shared state; safe from any thread.
 #pragma once
@@ -15,7 +16,6 @@
 #include <sys/types.h>
 
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +38,13 @@ struct SpawnFailure {
   int error = 0;            // the errno value
 };
 
+// One more descriptor the child gets: `fd` of this process appears as `target` in the child
+// (e.g. a seccomp filter handed to bwrap). `fd` stays open here; the caller closes it.
+struct InheritedFd {
+  int fd = -1;
+  int target = -1;  // 3 or more; unique within a request
+};
+
 struct SpawnRequest {
   std::string program;            // path of the executable; not looked up on PATH (see find_program)
   std::vector<std::string> argv;  // argv[0] first
@@ -50,6 +57,8 @@ struct SpawnRequest {
   // Signals the child starts with at their default disposition (handled ones are reset by exec
   // anyway; this undoes ignored ones). Empty: every signal.
   std::vector<int> default_signals;
+  // Descriptors passed on besides the standard streams; every other one is closed in the child.
+  std::vector<InheritedFd> inherited_fds;
   // Turns a failure into the Status spawn_process() returns; unset: a generic message.
   std::function<Status(const SpawnFailure&)> describe_failure;
 };
@@ -66,9 +75,6 @@ struct SpawnedProcess {
 
 // Starts the child. On failure nothing is left open and the Status is describe_failure's.
 Result<SpawnedProcess> spawn_process(const SpawnRequest& request);
-
-// This process's environment with `overrides` added or replacing, as "NAME=value" strings.
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides);
 
 // Finds `command` the way a shell would: as given when it contains '/', else in each directory of
 // `path_value` (colon-separated; an empty entry is the current directory). Relative results are

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/process_spawn.hpp"
+#include "base/sandbox.hpp"
 #include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
@@ -42,12 +43,17 @@ struct Pipe {
 const std::vector<int> kDefaultSignals = {SIGPIPE, SIGINT,  SIGQUIT, SIGTERM, SIGHUP,  SIGCHLD,
                                           SIGALRM, SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU};
 
-// Spawns /bin/sh -c in a new process group, stdin from /dev/null, stdout and stderr into pipes.
-Result<SpawnedProcess> spawn_shell(const SubprocessRequest& req) {
+// Spawns /bin/sh -c (or the sandbox's launcher) in a new process group, stdin from /dev/null,
+// stdout and stderr into pipes.
+Result<SpawnedProcess> spawn_shell(const SubprocessRequest& req, const SandboxLaunch* sandbox) {
   SpawnRequest spawn;
-  spawn.program = "/bin/sh";
-  spawn.argv = {"sh", "-c", req.command};
-  spawn.env = environment_with({});
+  if (sandbox != nullptr) {
+    sandbox->fill(spawn);
+  } else {
+    spawn.program = "/bin/sh";
+    spawn.argv = {"sh", "-c", req.command};
+    spawn.env = req.env;
+  }
   spawn.cwd = req.cwd;
   spawn.stdin_stream = ChildStream::kNull;
   spawn.stdout_stream = ChildStream::kPipe;
@@ -127,9 +133,21 @@ void clean_up_group(pid_t pgid) {
 Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
   const auto start = Clock::now();
   const auto deadline = start + req.timeout;
-  KEEL_ASSIGN_OR_RETURN(const SpawnedProcess child, spawn_shell(req));
+  std::unique_ptr<SandboxLaunch> sandbox;
+  if (req.sandbox && req.sandbox->mode != SandboxMode::kOff) {
+    KEEL_ASSIGN_OR_RETURN(sandbox, SandboxLaunch::prepare(*req.sandbox, req.cwd, req.command, req.env));
+  }
+  KEEL_ASSIGN_OR_RETURN(const SpawnedProcess child, spawn_shell(req, sandbox.get()));
   const pid_t pid = child.pid;
   Pipe out(child.stdout_fd), err(child.stderr_fd);
+  if (sandbox) {
+    if (Status started = sandbox->start(pid); !started.ok()) {
+      ::kill(-pid, SIGKILL);
+      int ignored = 0;
+      reap_blocking(pid, &ignored);
+      return started;
+    }
+  }
 
   SubprocessResult r;
   r.pgid = pid;
@@ -186,6 +204,11 @@ Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
     }
   }
   clean_up_group(pid);
+  if (sandbox) {
+    const bool ran = sandbox->command_started();
+    sandbox.reset();  // removes the cgroup, killing anything left in it
+    if (!ran && r.end == SubprocessResult::End::kExited) return SandboxLaunch::start_failure(r.output);
+  }
 
   if (r.end == SubprocessResult::End::kExited) {
     if (status == -1) {

@@ -13,6 +13,15 @@
 // has not exited. Every child is reaped with waitpid(); group members that were re-parented to
 // this process (only when it is a child subreaper) are reaped too.
 //
+// Environment: exactly `env` (by default the clean one of base/child_env.hpp), never keel's whole
+// environment.
+//
+// Sandbox: with `sandbox` set (and not mode off) the command runs inside the OS sandbox of
+// base/sandbox.hpp; an error Status, naming how to enable it or turn it off, when the sandbox
+// cannot start, and then the command did not run. Inside it `$$` and other pids are those of
+// the sandbox's own pid namespace, and a command killed by a signal reports exit code 128+N
+// (bwrap's), not kSignaled.
+//
 // Thread-safety: run_subprocess() is safe to call from several threads at once.
 #pragma once
 
@@ -20,8 +29,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
+
+#include "base/child_env.hpp"
+#include "keel/base/sandbox_policy.hpp"
 
 #include "keel/result.hpp"
 
@@ -33,6 +47,8 @@ struct SubprocessRequest {
   std::chrono::milliseconds timeout{60000};
   size_t max_output_bytes = 64 * 1024;   // captured output is cut here
   std::stop_token stop;                  // a stop request ends the child like a timeout
+  std::vector<std::string> env = clean_environment({}, {});  // the child's whole environment
+  std::optional<SandboxPolicy> sandbox;  // unset (or mode off): unconfined
 };
 
 struct SubprocessResult {
@@ -48,7 +64,8 @@ struct SubprocessResult {
 };
 
 // Runs the command to its end. An error Status only when it could not be started (no pipes, no
-// /bin/sh, a bad cwd); timeouts and non-zero exits are reported in the result.
+// /bin/sh, a bad cwd, a sandbox that cannot start); timeouts and non-zero exits are reported in
+// the result.
 Result<SubprocessResult> run_subprocess(const SubprocessRequest& request);
 
 }  // namespace keel::detail

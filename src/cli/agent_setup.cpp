@@ -47,6 +47,7 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   in.workspace = flags.workspace;
   in.max_rounds = flags.max_rounds;
   in.approve_mode = flags.approve_mode;
+  in.sandbox = flags.sandbox;
   if (flags.no_stream) in.stream = false;
 
   const bool quiet = flags.quiet;

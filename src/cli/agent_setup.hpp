@@ -22,6 +22,7 @@ struct AgentFlags {
   std::optional<int> max_rounds;
   bool yes = false;        // approve every call that would be asked about
   std::optional<std::string> approve_mode;  // every tool's approval mode for this run (auto|confirm|deny)
+  std::optional<std::string> sandbox;       // the shell sandbox of this run (workspace-write|read-only|off)
   bool json = false;       // JSON Lines events on stdout
   bool no_stream = false;  // whole replies
   bool ephemeral = false;  // no database

@@ -137,6 +137,7 @@ void add_chat_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--yes,-y", args->flags.yes, kYesHelp);
   cmd->add_option("--approve-mode", args->flags.approve_mode, kApproveModeHelp);
+  cmd->add_option("--sandbox", args->flags.sandbox, kSandboxHelp);
   cmd->add_flag("--no-stream", args->flags.no_stream, "Ask the backend for whole replies");
   cmd->add_option("--record", args->flags.record, kRecordHelp);
   cmd->callback([&action, args] { action = [args] { return chat(*args); }; });

@@ -27,6 +27,9 @@ inline constexpr const char* kYesHelp =
     "refuse)";
 inline constexpr const char* kRecordHelp =
     "Write every model request and reply to FILE (JSON Lines); replay it later with --model replay:FILE";
+inline constexpr const char* kSandboxHelp =
+    "workspace-write, read-only or off: how shell commands are confined for this run, instead of keel.yaml's "
+    "tools.shell.sandbox (default workspace-write: only the workspace writable, no network)";
 inline constexpr const char* kApproveModeHelp =
     "auto, confirm or deny: the approval mode of every tool for this run, instead of keel.yaml's modes and the "
     "tools' risk (deny/allow patterns and saved rules still decide first)";
@@ -37,6 +40,7 @@ struct RunArgs {
   std::optional<int> max_rounds;
   bool yes = false;
   std::optional<std::string> approve_mode;  // auto | confirm | deny
+  std::optional<std::string> sandbox;       // workspace-write | read-only | off
   bool json = false;
   bool no_stream = false;
   std::optional<std::string> session;  // continue this stored session
@@ -52,6 +56,7 @@ struct ResumeArgs {
   std::optional<std::string> model, base_url, api_key, workspace;
   bool yes = false;
   std::optional<std::string> approve_mode;  // auto | confirm | deny
+  std::optional<std::string> sandbox;       // workspace-write | read-only | off
   bool json = false;
   bool no_stream = false;
   std::optional<std::string> record;  // --record FILE

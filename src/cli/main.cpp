@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   run_cmd->add_flag("--yes,-y", run.yes, kYesHelp);
   run_cmd->add_option("--approve-mode", run.approve_mode, kApproveModeHelp);
+  run_cmd->add_option("--sandbox", run.sandbox, kSandboxHelp);
   run_cmd->add_flag("--json", run.json, "Print every event as one JSON object per line (see docs/events.md)");
   run_cmd->add_flag("--no-stream", run.no_stream, "Ask the backend for whole replies instead of a stream");
   run_cmd->add_option("--session,-s", run.session, "Continue this saved session (see keel sessions list)");
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   resume_cmd->add_option("--workspace,-w", resume.workspace, "Folder the tools are confined to (default: the session's)");
   resume_cmd->add_flag("--yes,-y", resume.yes, kYesHelp);
   resume_cmd->add_option("--approve-mode", resume.approve_mode, kApproveModeHelp);
+  resume_cmd->add_option("--sandbox", resume.sandbox, kSandboxHelp);
   resume_cmd->add_flag("--json", resume.json, "Print every event as one JSON object per line");
   resume_cmd->add_flag("--no-stream", resume.no_stream, "Ask the backend for whole replies");
   resume_cmd->add_option("--record", resume.record, kRecordHelp);

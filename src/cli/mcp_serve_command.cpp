@@ -24,6 +24,7 @@ namespace {
 struct ServeArgs {
   std::optional<std::string> workspace, model, base_url, api_key, http, token;
   bool no_auth = false;
+  std::optional<std::string> sandbox;  // --sandbox: the shell tool's and run_agent's sandbox
   bool no_agent = false;
 };
 
@@ -36,6 +37,7 @@ Result<std::string> run_agent(const ServeArgs& args, const std::string& workspac
   flags.api_key = args.api_key;
   flags.workspace = workspace;
   flags.max_rounds = max_rounds;
+  flags.sandbox = args.sandbox;
   flags.quiet = true;
   flags.no_stream = true;
   KEEL_ASSIGN_OR_RETURN(std::unique_ptr<CliAgent> agent, CliAgent::create(flags));
@@ -53,6 +55,7 @@ int serve_command(const ServeArgs& args) {
   inputs.model = args.model;
   inputs.base_url = args.base_url;
   inputs.api_key = args.api_key;
+  inputs.sandbox = args.sandbox;
   Result<KeelConfig> config = assembly::resolve_host_config(inputs, workspace);
   if (!config.ok()) return report_usage_error(config.status().message());
   std::unique_ptr<Store> store;
@@ -98,6 +101,7 @@ void add_mcp_serve_command(CLI::App& mcp, CommandAction& action) {
   serve->add_option("--model,-m", args->model, "Model for run_agent, as for keel run");
   serve->add_option("--base-url", args->base_url, "OpenAI-compatible base URL for run_agent");
   serve->add_option("--api-key", args->api_key, "API key for run_agent (default: $OPENAI_API_KEY)");
+  serve->add_option("--sandbox", args->sandbox, kSandboxHelp);
   serve->add_flag("--no-agent", args->no_agent, "Do not offer the run_agent tool");
   serve->callback([&action, args] { action = [args] { return serve_command(*args); }; });
 }

@@ -15,6 +15,7 @@ int resume_command(const ResumeArgs& args) {
   flags.workspace = args.workspace ? args.workspace : assembly::stored_workspace(args.id);
   flags.yes = args.yes;
   flags.approve_mode = args.approve_mode;
+  flags.sandbox = args.sandbox;
   flags.json = args.json;
   flags.no_stream = args.no_stream;
   flags.record = args.record;

@@ -22,6 +22,7 @@ int run_command(const RunArgs& args) {
   flags.max_rounds = args.max_rounds;
   flags.yes = args.yes;
   flags.approve_mode = args.approve_mode;
+  flags.sandbox = args.sandbox;
   flags.json = args.json;
   flags.no_stream = args.no_stream;
   flags.ephemeral = args.ephemeral;

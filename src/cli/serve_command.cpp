@@ -199,6 +199,7 @@ void add_serve_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--max-rounds", args->agent.max_rounds, "Tool rounds of the default profile (default 20)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--approve-mode", args->agent.approve_mode, kApproveModeHelp);
+  cmd->add_option("--sandbox", args->agent.sandbox, kSandboxHelp);
   cmd->callback([&action, args] { action = [args] { return http_serve_command(*args); }; });
 }
 

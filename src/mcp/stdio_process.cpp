@@ -7,6 +7,8 @@
 #include <cstring>
 #include <optional>
 
+#include "base/child_env.hpp"
+
 namespace keel::mcp::detail {
 namespace {
 
@@ -69,7 +71,9 @@ Result<ChildProcess> spawn_child(const StdioServerSpec& spec) {
     }
   }
   keel::detail::SpawnRequest request;
-  request.env = keel::detail::environment_with(spec.env);
+  // Only the short allowlist of keel's variables, plus the server's own env entries (which may
+  // name keel's variables explicitly: "GITHUB_TOKEN": "${GITHUB_TOKEN}").
+  request.env = keel::detail::clean_environment({}, spec.env);
   std::string path_value = kDefaultPath;
   for (const std::string& entry : request.env) {
     if (entry.rfind("PATH=", 0) == 0) path_value = entry.substr(5);

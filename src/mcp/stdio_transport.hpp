@@ -53,7 +53,7 @@ namespace keel::mcp {
 struct StdioServerSpec {
   std::string command;                          // program; looked up on PATH when it has no '/'
   std::vector<std::string> args;                // arguments after the program name
-  std::map<std::string, std::string> env;       // added to (and overriding) this process's environment
+  std::map<std::string, std::string> env;       // added to the clean environment (base/child_env.hpp)
   std::string cwd;                              // working directory; empty: this process's
   size_t max_message_bytes = 16 * 1024 * 1024;  // a longer stdout line is dropped and reported
 };

@@ -255,6 +255,7 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   for (const std::optional<ConfigLayer>* file : {&user_file, &workspace_file}) {
     if (!*file) continue;
     apply_layer(**file, cfg);
+    KEEL_TRY(detail::apply_shell_layer(**file, file == &workspace_file, user_config_path(in), cfg));
     cfg.loaded_files.push_back((*file)->path);
   }
 
@@ -269,6 +270,7 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     cfg.max_rounds = *in.max_rounds;
   }
   if (in.stream) cfg.stream = *in.stream;
+  KEEL_TRY(detail::apply_sandbox_flag(in.sandbox, cfg));
   if (in.approve_mode) {
     std::optional<ApprovalMode> mode = parse_approval_mode(*in.approve_mode);
     if (!mode) {

@@ -289,10 +289,15 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
     KEEL_TRY(r.check_keys(n, "tools", {"shell", "web", "fs"}));
     if (const YAML::Node shell_node = n["shell"]) {
       KEEL_TRY(r.mapping(shell_node, "tools.shell"));
-      KEEL_TRY(r.check_keys(shell_node, "tools.shell", {"enabled", "timeout_ms"}));
+      KEEL_TRY(r.check_keys(shell_node, "tools.shell",
+                            {"enabled", "timeout_ms", "sandbox", "network", "env", "max_processes"}));
       SectionReader shell(r, shell_node, "tools.shell.");
       KEEL_TRY(shell.boolean("enabled", out.shell_enabled));
       KEEL_TRY(shell.integer("timeout_ms", 1, kIntMax, out.shell_timeout_ms));
+      KEEL_TRY(shell.string("sandbox", out.shell_sandbox));  // checked by apply_shell_layer (config_sandbox.cpp)
+      KEEL_TRY(shell.boolean("network", out.shell_network));
+      if (shell_node["env"]) KEEL_TRY(shell.strings("env", out.shell_env.emplace()));
+      KEEL_TRY(shell.integer("max_processes", 0, 1000000, out.shell_max_processes));
     }
     if (const YAML::Node web_node = n["web"]) {
       KEEL_TRY(r.mapping(web_node, "tools.web"));

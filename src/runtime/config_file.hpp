@@ -33,6 +33,10 @@ struct ConfigLayer {
   std::optional<int64_t> retry_max_delay_ms;
   std::optional<bool> shell_enabled;
   std::optional<int> shell_timeout_ms;
+  std::optional<std::string> shell_sandbox;  // tools.shell.sandbox as written (checked when applied)
+  std::optional<bool> shell_network;
+  std::optional<std::vector<std::string>> shell_env;
+  std::optional<int> shell_max_processes;
   std::optional<bool> web_enabled;
   std::vector<std::string> web_allowed;  // added to the allow-lists of earlier layers
   std::optional<int> web_timeout_ms;
@@ -71,6 +75,15 @@ Result<std::optional<ConfigLayer>> load_config_file(const std::string& path);
 
 // Parses YAML text as if it were the file `path` (the part of load_config_file after reading).
 Result<ConfigLayer> parse_config_text(const std::string& text, const std::string& path);
+
+// Copies the shell sandbox settings `layer` sets onto `config` (tools.shell.sandbox, network, env,
+// max_processes). A workspace file (`from_workspace`) may only tighten what `config` holds; what
+// would loosen it is an InvalidArgument pointing at the user config `user_config`.
+Status apply_shell_layer(const ConfigLayer& layer, bool from_workspace, const std::string& user_config,
+                         KeelConfig& config);
+
+// Applies --sandbox MODE (`flag`, when set) over the files' choice.
+Status apply_sandbox_flag(const std::optional<std::string>& flag, KeelConfig& config);
 
 // Copies the skills settings `layer` sets onto `config` (resolve_config applies each file in turn).
 void apply_skills_layer(const ConfigLayer& layer, KeelConfig& config);

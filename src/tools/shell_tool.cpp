@@ -9,6 +9,10 @@
 // Postcondition: a call that runs ls must print more than ls's "total N" line (see
 // listing_postcondition()).
 //
+// Confinement: the command gets the clean environment of base/child_env.hpp plus
+// BuiltinToolOptions::shell_env, and runs in the sandbox of BuiltinToolOptions::shell_sandbox
+// (base/sandbox.hpp); a sandbox that cannot start is an error and the command does not run.
+//
 // Timeouts: the call's timeout is BuiltinToolOptions::shell_timeout_ms; the model may ask for a
 // shorter one with timeout_ms. The limit is enforced inside the tool, which kills the process
 // group, and the executor's stop request (its own timeout or an abort) kills it the same way.
@@ -61,6 +65,8 @@ Result<std::string> run_shell(const WorkspacePtr& ws, const BuiltinToolOptions& 
   req.timeout = std::chrono::milliseconds(timeout);
   req.max_output_bytes = options.max_output_bytes;
   req.stop = ctx.stop;
+  req.env = clean_environment(options.shell_env, {});
+  req.sandbox = options.shell_sandbox;
   KEEL_ASSIGN_OR_RETURN(SubprocessResult r, run_subprocess(req));
 
   switch (r.end) {
@@ -97,6 +103,19 @@ std::unique_ptr<Tool> make_shell_tool(WorkspacePtr workspace, const BuiltinToolO
   spec.name = "shell";
   spec.description =
       "Run a shell command (/bin/sh -c) in the workspace root; returns its combined stdout and stderr and exit code.";
+  switch (options.shell_sandbox.mode) {
+    case SandboxMode::kWorkspaceWrite:
+      spec.description += " Sandboxed: only the workspace and /tmp are writable; the home folder is hidden";
+      break;
+    case SandboxMode::kReadOnly:
+      spec.description += " Sandboxed: nothing but /tmp is writable; the home folder is hidden";
+      break;
+    case SandboxMode::kOff:
+      break;
+  }
+  if (options.shell_sandbox.mode != SandboxMode::kOff) {
+    spec.description += options.shell_sandbox.network ? "." : "; no network.";
+  }
   spec.parameters_schema = kSchema;
   spec.read_only = false;
   spec.concurrency_safe = false;

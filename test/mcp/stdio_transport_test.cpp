@@ -290,14 +290,21 @@ TEST(StdioTransport, EnvironmentAndWorkingDirectoryReachTheServer) {
   keel::testing::TempDir dir;
   ::setenv("KEEL_STDIO_INHERITED", "from parent", 1);
   ::setenv("KEEL_STDIO_OVERRIDDEN", "parent value", 1);
+  ::setenv("OPENAI_API_KEY", "sk-keel-test-secret", 1);
+  ::setenv("LC_KEEL_STDIO_TEST", "kept", 1);
   StdioServerSpec spec = fault_server();
   spec.env = {{"KEEL_STDIO_OVERRIDDEN", "child value"}, {"KEEL_STDIO_ADDED", "added"}};
   spec.cwd = dir.path().string();
   Recorder rec;
   auto t = make_stdio_transport(std::move(spec));
   ASSERT_TRUE(t->start(rec.callbacks(), milliseconds(5000)).ok());
-  const std::map<std::string, std::string> expected = {
-      {"KEEL_STDIO_INHERITED", "from parent"}, {"KEEL_STDIO_OVERRIDDEN", "child value"}, {"KEEL_STDIO_ADDED", "added"}};
+  // The .mcp.json env entries and the allowlist (LC_*) arrive; nothing else of keel's environment
+  // does, provider keys least of all.
+  const std::map<std::string, std::string> expected = {{"KEEL_STDIO_INHERITED", "KEEL_STDIO_INHERITED is not set"},
+                                                       {"KEEL_STDIO_OVERRIDDEN", "child value"},
+                                                       {"KEEL_STDIO_ADDED", "added"},
+                                                       {"OPENAI_API_KEY", "OPENAI_API_KEY is not set"},
+                                                       {"LC_KEEL_STDIO_TEST", "kept"}};
   int id = 1;
   for (const auto& [name, value] : expected) {
     ASSERT_TRUE(t->send(call(id, "env", {{"name", name}}), quick()).ok());
@@ -311,6 +318,8 @@ TEST(StdioTransport, EnvironmentAndWorkingDirectoryReachTheServer) {
   EXPECT_EQ(text_of(*r), dir.path().string());
   ::unsetenv("KEEL_STDIO_INHERITED");
   ::unsetenv("KEEL_STDIO_OVERRIDDEN");
+  ::unsetenv("OPENAI_API_KEY");
+  ::unsetenv("LC_KEEL_STDIO_TEST");
 }
 
 TEST(StdioTransport, CloseKillsAServerThatIgnoresEofAndSigterm) {
