@@ -28,6 +28,7 @@
 #include "keel/core/token_counter.hpp"
 #include "keel/core/preflight.hpp"
 #include "keel/core/tool_call_parser.hpp"
+#include "keel/core/secret_redactor.hpp"
 #include "keel/hooks.hpp"
 #include "keel/knowledge_skills.hpp"
 #include "keel/llm_client.hpp"
@@ -82,6 +83,11 @@ struct AgentOptions {
   // host that checkpoints runs answers true (a server parking a run that waits for a person, or
   // shutting down); nullptr: every stop aborts.
   std::function<bool()> suspend_on_stop = {};
+  // The secrets (API keys, tokens, passwords) whose values are replaced by "[REDACTED:NAME]" in
+  // every tool result (output and error) and in the model backend's error messages, before the
+  // model, the hooks (events) or the store see them. The assembly layer fills it from the
+  // environment and the configuration (keel/assembly/secrets.hpp); nullptr: nothing is redacted.
+  std::shared_ptr<const SecretRedactor> redactor = nullptr;
 };
 
 // How a stored run is taken up again.
@@ -95,7 +101,7 @@ struct ResumeOptions {
 
 // Per-run choices a host makes before the run starts.
 struct RunStartOptions {
-  // The id the new run is stored under ("r_" and 16 hex digits, unused); empty: a new random one.
+  // The id the new run is stored under ("r_" and 32 hex digits, unused); empty: a new random one.
   // A host that answers before the run begins (the server's 202) picks it.
   std::string run_id;
 };

@@ -36,8 +36,9 @@
 //   tools: {shell: {enabled, timeout_ms, sandbox, network, env, max_processes}},
 //   intents: [{name, keywords, patterns, tools}], planner: {enabled, timeout_ms},
 //   context: {window, threshold_percent, recency_rounds, summary_cooldown_rounds},
-//   approvals: {default_mode, tools: {NAME or "*": {mode, allow_patterns, deny_patterns}}}
-//     (camelCase defaultMode, allowPatterns, denyPatterns are accepted too),
+//   approvals: {default_mode, client_may_loosen, tools: {NAME or "*": {mode, allow_patterns, deny_patterns}}}
+//     (camelCase defaultMode, clientMayLoosen, allowPatterns, denyPatterns are accepted too),
+//   secrets: [NAME, ...] (environment variables whose values are redacted from tool output),
 //   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp),
 //   lanes: [{model, base_url, timeout_floor_ms, rate_limit_per_minute}] (keel/lanes.hpp)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
@@ -116,6 +117,7 @@ struct ToolApprovalPolicy {
 //   3. a remembered decision of the workspace matches (`keel approvals list`; deny wins) → that
 //   4. the mode: override_mode, else the tool's mode, else default_mode, else by risk (low and
 //      medium: auto, high: confirm)
+//   5. floor_mode (a client's request) makes the verdict of 1-4 stricter, never looser
 // An approver (`--yes`, a person) only answers calls that end in confirm: `--yes` never overrides
 // a refusal.
 struct ApprovalPolicy {
@@ -127,7 +129,22 @@ struct ApprovalPolicy {
   // remembered decisions still decide first.
   std::optional<ApprovalMode> override_mode = std::nullopt;
   std::string override_source = {};  // where override_mode came from, for messages, e.g. "--approve-mode"
+  // A mode a client asked for (keel serve's `approval_mode`): a floor on strictness applied after
+  // everything above decided. confirm turns a call that would run into one that asks; deny refuses
+  // every call; auto changes nothing. A refusal stays a refusal.
+  std::optional<ApprovalMode> floor_mode = std::nullopt;
+  std::string floor_source = {};  // where floor_mode came from, for messages
+  // keel.yaml `approvals.client_may_loosen` (user config only): true lets a client's requested mode
+  // replace the operator's modes (as override_mode) instead of only tightening them. Unset: false.
+  std::optional<bool> client_may_loosen = std::nullopt;
+  std::string client_may_loosen_source = {};  // the file that set it
 };
+
+// Applies a mode a client of keel serve asked for (`approval_mode` in a message body) to the
+// operator's `policy`: unless the policy sets client_may_loosen, it only tightens (floor_mode);
+// with it, it replaces every mode (override_mode). `source` names the request in messages.
+// InvalidArgument for a word other than auto, confirm or deny.
+Status apply_requested_approval_mode(ApprovalPolicy& policy, std::string_view mode, const std::string& source);
 
 // Ok when `pattern` is usable as an approval pattern (RE2 syntax; empty matches every call);
 // InvalidArgument saying what is wrong with it otherwise.
@@ -238,6 +255,9 @@ struct KeelConfig {
   // `lanes:` of the workspace file, else the user file's; used instead of `model` unless --model is given.
   std::vector<LaneConfig> lanes = {};
   LocalModelConfig local = {};            // `local:` (the workspace file's keys win)
+  // `secrets:` of both files: names of environment variables whose values are redacted from tool
+  // output, besides those keel recognises itself (keel/assembly/secrets.hpp).
+  std::vector<std::string> secrets = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

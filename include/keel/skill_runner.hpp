@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "keel/config.hpp"
+#include "keel/core/secret_redactor.hpp"
 #include "keel/executable_skill.hpp"
 #include "keel/llm_client.hpp"
 #include "keel/result.hpp"
@@ -151,6 +152,8 @@ struct SkillRunnerOptions {
   // After a skill's timeout its call is asked to stop; a call still running this much later is
   // abandoned (it keeps a pool worker until it returns). Milliseconds.
   int64_t abandon_grace_ms = 2000;
+  // Secrets replaced in the results of the tools actions call (ToolExecutorOptions::redactor).
+  std::shared_ptr<const SecretRedactor> redactor = nullptr;
 };
 
 // One graph run.
@@ -207,8 +210,9 @@ std::unique_ptr<Tool> make_run_skill_tool(SkillRunner& runner);
 // moves to approved, then to executed (result: the tool's output) or failed (result: the error or
 // the refusing rule). A proposal without a tool is marked executed with result "approved".
 // Returns the decided proposal. NotFound for an unknown id; FailedPrecondition when it is not
-// pending.
+// pending. `redactor` (may be null) replaces secrets in the tool's output before it is stored.
 Result<SkillProposal> approve_skill_proposal(Store& store, int64_t id, const ToolRegistry& tools,
-                                             const ApprovalPolicy& approvals, std::stop_token stop = {});
+                                             const ApprovalPolicy& approvals, std::stop_token stop = {},
+                                             std::shared_ptr<const SecretRedactor> redactor = nullptr);
 
 }  // namespace keel

@@ -13,7 +13,8 @@
 // thread calling run_batch() can enforce their timeouts). A call's timeout counts from the moment
 // a worker starts it. An abandoned call keeps its worker busy until the tool returns; the pool
 // then adds a worker (up to max_threads) so later batches are not starved. Tool output is made
-// valid UTF-8 (invalid bytes become U+FFFD) so it can always be sent to a model as JSON.
+// valid UTF-8 (invalid bytes become U+FFFD) so it can always be sent to a model as JSON, and the
+// values of known secrets in it are redacted (ToolExecutorOptions::redactor).
 //
 // Thread-safety: run_batch() may be called from one thread at a time. The callbacks are invoked
 // on the thread that called run_batch(), one at a time, never after run_batch() returns: on_start
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "keel/core/secret_redactor.hpp"
 #include "keel/message.hpp"
 #include "keel/tool_registry.hpp"
 
@@ -42,6 +44,9 @@ struct ToolExecutorOptions {
   // On destruction, how long to wait for abandoned calls that are still running before their
   // workers are detached (left to finish in the background).
   int shutdown_grace_ms = 2000;
+  // Replaces secrets' values in every result (output and error text) before callbacks or the
+  // caller see it, so they never reach a model, an event or the store. nullptr: nothing redacted.
+  std::shared_ptr<const SecretRedactor> redactor;
 };
 
 struct BatchCallbacks {

@@ -32,7 +32,8 @@ struct ProfileInfo {
 struct RunSettings {
   std::string profile;                        // empty: the default profile (the first)
   std::optional<int> max_rounds;              // 1..1000
-  std::optional<std::string> approval_mode;   // auto | confirm | deny: every tool's mode for the run
+  // auto | confirm | deny, from the client: tightens the profile's policy (apply_requested_approval_mode)
+  std::optional<std::string> approval_mode;
 };
 
 // One run's agent and the backend it borrows; the agent goes first.

@@ -20,6 +20,7 @@
 #include "api/event_log.hpp"
 #include "api/pending_input.hpp"
 #include "api/run_service.hpp"
+#include "api/workspace_scope.hpp"
 #include "keel/store/store.hpp"
 #include "server/http_server.hpp"
 
@@ -28,8 +29,10 @@ namespace keel::api {
 // Skills as the host knows them: GET /api/skills and deciding proposals. Unset: no skills.
 struct SkillsAccess {
   std::function<nlohmann::json()> list;  // {"knowledge":[...],"executable":[...],"proposals":[...]}
-  // Approves (runs the action) or rejects a pending proposal; returns the proposal as JSON.
-  std::function<Result<nlohmann::json>(int64_t id, bool approve)> decide;
+  // Approves (runs the action) or rejects a pending proposal of this server's workspace by its
+  // public id (SkillProposal::public_id); returns the proposal as JSON. NotFound for an unknown id
+  // or another workspace's proposal.
+  std::function<Result<nlohmann::json>(const std::string& public_id, bool approve)> decide;
 };
 
 // Keeps idle event streams alive (and notices dead ones) with a comment line every interval, from
@@ -58,6 +61,9 @@ struct ApiContext {
   SkillsAccess skills;
   std::string version;
   std::shared_ptr<StreamPinger> pinger;  // set: event streams are pinged
+  // The sessions this server shows: its own workspace's. Every route that names a session, run,
+  // approval or question checks it; another workspace's is 404, like a missing one.
+  WorkspaceScope scope;
 };
 
 // Sends `body` as JSON with the request's CORS headers.

@@ -5,7 +5,8 @@ namespace keel::api {
 std::shared_ptr<ApiContext> mount_api(server::HttpServer& http, Store& store, AgentFactory& factory, RunService& runs,
                                       EventLog& events, PendingInput& pending, ApiServerOptions options) {
   auto ctx = std::shared_ptr<ApiContext>(new ApiContext{store, factory, runs, events, pending, options.access,
-                                                        options.skills, options.version, nullptr});
+                                                        options.skills, options.version, nullptr,
+                                                        WorkspaceScope({runs.workspace()})});
   ctx->pinger = std::make_shared<StreamPinger>(options.ping_interval_ms);
   mount_session_routes(http, ctx);
   mount_run_routes(http, ctx);

@@ -52,14 +52,16 @@ void skills(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
   reply_json(*ctx, req, out, 200, j);
 }
 
-void decide_proposal(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const std::string& id_text) {
-  int64_t id = 0;
-  try {
-    size_t used = 0;
-    id = std::stoll(id_text, &used);
-    if (used != id_text.size() || id <= 0) throw std::invalid_argument("id");
-  } catch (...) {
-    return reply_error(*ctx, req, out, 404, "not_found", "no skill proposal '" + id_text + "'");
+// Proposals are named by their public id ("sp_" + 32 hex digits); anything else, the database's
+// sequential ids included, names no proposal.
+bool public_proposal_id(const std::string& text) {
+  return text.size() == 35 && text.rfind("sp_", 0) == 0 &&
+         text.find_first_not_of("0123456789abcdef", 3) == std::string::npos;
+}
+
+void decide_proposal(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const std::string& id) {
+  if (!public_proposal_id(id)) {
+    return reply_error(*ctx, req, out, 404, "not_found", "no skill proposal '" + id + "' in this workspace");
   }
   std::optional<nlohmann::json> body = read_json_body(*ctx, req, out);
   if (!body) return;

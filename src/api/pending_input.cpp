@@ -131,6 +131,17 @@ Status PendingInput::answer(const std::string& question_id, UserAnswer answer) {
   return Status::Ok();
 }
 
+std::optional<std::string> PendingInput::session_of(const std::string& item_id) const {
+  std::lock_guard lock(mu_);
+  for (const Approval& a : approvals_) {
+    if (a.item.id == item_id) return a.item.session_id;
+  }
+  for (const Question& q : questions_) {
+    if (q.item.id == item_id) return q.item.session_id;
+  }
+  return std::nullopt;
+}
+
 bool PendingInput::waiting(const std::string& run_id) const {
   std::lock_guard lock(mu_);
   return !ready_locked(run_id);

@@ -5,7 +5,8 @@
 // answers through the API; once every item a run waits for is answered, `on_ready(run_id)` is
 // called so the host resumes the run, which then finds its answers here (consumed once).
 // Approval ids are "RUN_ID:CALL_ID" and question ids "RUN_ID:CALL_ID" too: a run resumed after
-// a restart asks again under the same ids.
+// a restart asks again under the same ids. Run ids carry 128 random bits, so an item id cannot be
+// guessed; the API also checks that an item's session belongs to the server's workspace.
 //
 // Thread-safety: every member may be called from any thread; on_ready is called without locks
 // held.
@@ -61,6 +62,9 @@ class PendingInput {
   // Records an answer; InvalidArgument for an option index out of range or a free text where only
   // options are allowed.
   Status answer(const std::string& question_id, UserAnswer answer);
+  // The session of the approval or question `item_id` (pending or decided, not yet consumed);
+  // nullopt when there is none. Routes check it against the server's workspace before deciding.
+  std::optional<std::string> session_of(const std::string& item_id) const;
   // True when `run_id` has pending items nobody has answered yet.
   bool waiting(const std::string& run_id) const;
   // Drops everything of a run (aborted, ended).

@@ -1,5 +1,6 @@
 // /api/runs (get, abort, steer, events), /api/approvals and /api/questions: what a person does
-// with runs in progress.
+// with runs in progress. Only runs of this server's workspace's sessions are reachable
+// (ApiContext::scope): another workspace's run, approval or question is 404, like a missing one.
 #include "api/api_routes.hpp"
 #include "store/record_json.hpp"
 
@@ -17,7 +18,7 @@ nlohmann::json call_json(const ToolCall& c) {
 }
 
 void get_run(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const std::string& id) {
-  Result<RunRecord> run = ctx->store.get_run(id);
+  Result<RunRecord> run = ctx->scope.run(ctx->store, id);
   if (!run.ok()) return reply_status(*ctx, req, out, run.status());
   ojson j = detail::run_to_json(*run);
   std::optional<RunPhase> phase = ctx->runs.phase(id);
@@ -26,6 +27,7 @@ void get_run(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const s
 }
 
 void run_action(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const std::string& id, const std::string& what) {
+  if (Result<RunRecord> run = ctx->scope.run(ctx->store, id); !run.ok()) return reply_status(*ctx, req, out, run.status());
   Status done;
   if (what == "abort") {
     done = ctx->runs.abort(id);
@@ -45,9 +47,16 @@ void run_action(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, cons
   reply_json(*ctx, req, out, 202, j);
 }
 
+// True when the pending approval or question `id` belongs to a session of this server's workspace.
+bool in_scope(const Ctx& ctx, const std::string& id) {
+  std::optional<std::string> session = ctx->pending.session_of(id);
+  return session && ctx->scope.owns_session(ctx->store, *session);
+}
+
 void list_approvals(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
   nlohmann::json list = nlohmann::json::array();
   for (const PendingApproval& a : ctx->pending.approvals()) {
+    if (!ctx->scope.owns_session(ctx->store, a.session_id)) continue;
     list.push_back({{"id", a.id},
                     {"run_id", a.run_id},
                     {"session_id", a.session_id},
@@ -76,6 +85,7 @@ void decide_approval(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
     return reply_error(*ctx, req, out, 400, "bad_request", "'decision' must be allow, deny or always, got '" + *decision + "'");
   }
   if (reason->empty()) reason = *decision == "deny" ? "denied in the web API" : "approved in the web API";
+  if (!in_scope(ctx, id)) return reply_error(*ctx, req, out, 404, "not_found", "no approval '" + id + "' is pending");
   Status done = ctx->pending.decide(id, verdict, *reason);
   if (!done.ok()) return reply_status(*ctx, req, out, done, done.code() == ErrorCode::kFailedPrecondition ? "already_decided" : "");
   reply_json(*ctx, req, out, 200, nlohmann::json{{"id", id}, {"decision", *decision}});
@@ -84,6 +94,7 @@ void decide_approval(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
 void list_questions(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
   nlohmann::json list = nlohmann::json::array();
   for (const PendingQuestion& q : ctx->pending.questions()) {
+    if (!ctx->scope.owns_session(ctx->store, q.session_id)) continue;
     list.push_back({{"id", q.id},
                     {"run_id", q.run_id},
                     {"session_id", q.session_id},
@@ -105,6 +116,7 @@ void answer_question(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
     if (!it->is_number_unsigned()) return reply_error(*ctx, req, out, 400, "bad_request", "'option_index' must be a non-negative integer");
     answer.option_index = it->get<size_t>();
   }
+  if (!in_scope(ctx, id)) return reply_error(*ctx, req, out, 404, "not_found", "no question '" + id + "' is pending");
   // The run and session, for the event, before the answer removes the question.
   std::string run_id, session_id;
   std::string shown = answer.text;
@@ -139,7 +151,7 @@ void mount_run_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx)
     }
     if (parts[1] == "events") {
       if (req.method != "GET") return reply_method_not_allowed(*ctx, req, *out, "GET");
-      Result<RunRecord> run = ctx->store.get_run(id);
+      Result<RunRecord> run = ctx->scope.run(ctx->store, id);
       if (!run.ok()) return reply_status(*ctx, req, *out, run.status());
       return stream_events(ctx, req, out, run->session_id, id);
     }

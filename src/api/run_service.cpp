@@ -257,6 +257,9 @@ Result<size_t> RunService::recover() {
   size_t resumed = 0;
   std::lock_guard lock(impl_->mu);
   for (const ServerCheckpoint& c : checkpoints) {
+    // Another workspace's run is left for its own server (the database may be shared).
+    Result<SessionRecord> session = impl_->store.get_session(c.session_id);
+    if (session.ok() && session->workspace != impl_->options.workspace) continue;
     Result<RunRecord> record = impl_->store.get_run(c.run_id);
     if (!record.ok() || run_state_is_terminal(record->state) || impl_->runs.count(c.run_id) != 0) {
       (void)impl_->store.delete_server_checkpoint(c.run_id);

@@ -82,7 +82,8 @@ class RunService {
   size_t workers() const;
   const std::string& workspace() const;
 
-  // Takes up every checkpointed run that has not ended (after a restart). Returns how many.
+  // Takes up every checkpointed run of this service's workspace that has not ended (after a
+  // restart); other workspaces' runs are left alone. Returns how many.
   Result<size_t> recover();
   // Stops taking messages, checkpoints running runs (they stop and stay resumable) and waits for
   // them up to shutdown_grace_ms. Idempotent.

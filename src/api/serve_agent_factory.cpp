@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "keel/assembly/secrets.hpp"
 #include "keel/executable_skill.hpp"
 #include "keel/knowledge_skills.hpp"
 
@@ -118,11 +119,8 @@ Result<assembly::AgentBlueprint> ServeAgentFactory::blueprint(const RunSettings&
   assembly::AgentBlueprint b = assembly::agent_blueprint(profile.config, workspace_, store_, *toolbox_, llm, per_run);
   AgentOptions& options = b.options;
   if (settings.max_rounds) options.config.max_rounds = *settings.max_rounds;
-  if (settings.approval_mode) {
-    std::optional<ApprovalMode> mode = parse_approval_mode(*settings.approval_mode);
-    if (!mode) return Status::InvalidArgument("approval_mode must be auto, confirm or deny");
-    options.approvals.override_mode = mode;
-    options.approvals.override_source = "the run's approval_mode";
+  if (settings.approval_mode) {  // the client's: only tightens unless approvals.client_may_loosen
+    KEEL_TRY(apply_requested_approval_mode(options.approvals, *settings.approval_mode, "the run's approval_mode"));
   }
   options.tool_allowlist = profile.tools;
   return b;
@@ -147,7 +145,7 @@ namespace {
 
 nlohmann::json proposal_json(const SkillProposal& p) {
   nlohmann::json args = nlohmann::json::parse(p.arguments, nullptr, false);
-  return {{"id", p.id},         {"skill", p.skill},   {"tool", p.tool},
+  return {{"id", p.public_id},  {"skill", p.skill},   {"tool", p.tool},
           {"arguments", args.is_discarded() ? nlohmann::json(p.arguments) : args},
           {"summary", p.summary}, {"status", proposal_status_name(p.status)}, {"result", p.result},
           {"created_ms", p.created_ms}};
@@ -170,11 +168,13 @@ SkillsAccess ServeAgentFactory::skills_access() {
     }
     return nlohmann::json{{"knowledge", knowledge}, {"executable", executable}, {"proposals", proposals}};
   };
-  access.decide = [this](int64_t id, bool approve) -> Result<nlohmann::json> {
-    KEEL_ASSIGN_OR_RETURN(SkillProposal p, store_->get_skill_proposal(id));
-    if (p.workspace != workspace_) return Status::NotFound("no skill proposal " + std::to_string(id) + " in this workspace");
+  access.decide = [this](const std::string& public_id, bool approve) -> Result<nlohmann::json> {
+    // By public id within this workspace only: another workspace's proposal is the same NotFound.
+    KEEL_ASSIGN_OR_RETURN(SkillProposal p, store_->find_skill_proposal(workspace_, public_id));
+    const int64_t id = p.id;
     if (approve) {
-      KEEL_ASSIGN_OR_RETURN(SkillProposal done, approve_skill_proposal(*store_, id, toolbox_->registry(), base_.approvals));
+      KEEL_ASSIGN_OR_RETURN(SkillProposal done, approve_skill_proposal(*store_, id, toolbox_->registry(), base_.approvals, {},
+                                                                       assembly::make_redactor(base_, current_environment())));
       return proposal_json(done);
     }
     KEEL_TRY(store_->decide_skill_proposal(id, ProposalStatus::kRejected, "rejected in the web API"));

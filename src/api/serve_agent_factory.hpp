@@ -4,6 +4,8 @@
 // profile so runs reuse their connections. Differences from `keel run`, by design: ask_user is
 // answered by `asker` (the web UI), there is no spawn_agent (HostOptions::spawn_agent), and a
 // run may narrow its profile's tools (profile `tools:`) and set max_rounds and approval_mode.
+// A run's approval_mode comes from a client, so it only tightens the operator's policy (a floor:
+// auto < confirm < deny) unless keel.yaml's approvals.client_may_loosen (user config) allows more.
 //
 // Thread-safety: make() may be called from any thread.
 #pragma once

@@ -1,5 +1,5 @@
 // /api/sessions: list, create, get, delete, fork, post a message (starts a run) and the
-// session's event stream.
+// session's event stream. Only this server's workspace's sessions exist here (ApiContext::scope).
 #include "api/api_routes.hpp"
 #include "store/record_json.hpp"
 
@@ -30,7 +30,7 @@ void list_sessions(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
       return;
     }
   }
-  Result<std::vector<SessionRecord>> sessions = ctx->store.list_sessions(filter);
+  Result<std::vector<SessionRecord>> sessions = ctx->scope.list(ctx->store, filter);
   if (!sessions.ok()) return reply_status(*ctx, req, out, sessions.status());
   ojson list = ojson::array();
   for (const SessionRecord& s : *sessions) list.push_back(session_json(*ctx, s));
@@ -65,7 +65,7 @@ void create_session(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) 
 }
 
 void get_session(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const std::string& id) {
-  Result<SessionRecord> session = ctx->store.get_session(id);
+  Result<SessionRecord> session = ctx->scope.session(ctx->store, id);
   if (!session.ok()) return reply_status(*ctx, req, out, session.status());
   Result<std::vector<StoredMessage>> messages = ctx->store.load_messages(id);
   if (!messages.ok()) return reply_status(*ctx, req, out, messages.status());
@@ -87,6 +87,9 @@ void get_session(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, con
 }
 
 void delete_session(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, const std::string& id) {
+  if (Result<SessionRecord> session = ctx->scope.session(ctx->store, id); !session.ok()) {
+    return reply_status(*ctx, req, out, session.status());
+  }
   if (std::optional<std::string> active = ctx->runs.active_run(id)) {
     return reply_error(*ctx, req, out, 409, "session_busy",
                        "session '" + id + "' has an active run (" + *active + "); abort it first");
@@ -104,6 +107,9 @@ void fork_session(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, co
   if (auto it = body->find("at"); it != body->end() && !it->is_null()) {
     if (!it->is_number_integer()) return reply_error(*ctx, req, out, 400, "bad_request", "'at' must be a message seq (integer)");
     at = it->get<int64_t>();
+  }
+  if (Result<SessionRecord> source = ctx->scope.session(ctx->store, id); !source.ok()) {
+    return reply_status(*ctx, req, out, source.status());
   }
   Result<std::string> fork = ctx->store.fork_session(id, at);
   if (!fork.ok()) return reply_status(*ctx, req, out, fork.status());
@@ -131,6 +137,9 @@ void post_message(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, co
   if (auto it = body->find("approval_mode"); it != body->end() && !it->is_null()) {
     if (!it->is_string()) return reply_error(*ctx, req, out, 400, "bad_request", "'approval_mode' must be a string");
     settings.approval_mode = it->get<std::string>();
+  }
+  if (Result<SessionRecord> session = ctx->scope.session(ctx->store, id); !session.ok()) {
+    return reply_status(*ctx, req, out, session.status());
   }
   std::string busy;
   Result<std::string> run = ctx->runs.post_message(id, *content, settings, &busy);
@@ -169,7 +178,7 @@ void mount_session_routes(server::HttpServer& http, std::shared_ptr<ApiContext> 
     const std::string& what = parts[1];
     if (what == "events") {
       if (req.method != "GET") return reply_method_not_allowed(*ctx, req, *out, "GET");
-      if (!ctx->store.get_session(id).ok()) return reply_error(*ctx, req, *out, 404, "not_found", "no session '" + id + "'");
+      if (Result<SessionRecord> s = ctx->scope.session(ctx->store, id); !s.ok()) return reply_status(*ctx, req, *out, s.status());
       return stream_events(ctx, req, out, id, "");
     }
     if (what == "fork" || what == "messages") {

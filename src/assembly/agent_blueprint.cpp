@@ -1,6 +1,7 @@
 // The one mapping from configuration to an agent's options and hooks.
 #include "assembly/local_backend.hpp"
 #include "keel/assembly.hpp"
+#include "keel/assembly/secrets.hpp"
 
 namespace keel::assembly {
 
@@ -13,6 +14,8 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
   o.store = store;
   o.stream = config.stream;
   o.approvals = config.approvals;
+  // Secrets' values never reach the model, the events or the store through a tool's output.
+  o.redactor = make_redactor(config, env);
   for (const auto& rule : config.intents) o.intents.push_back(rule);
   o.planner.enabled = config.planner_enabled;
   o.planner.timeout_ms = config.planner_timeout_ms;

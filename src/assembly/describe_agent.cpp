@@ -16,6 +16,7 @@ nlohmann::json approvals_json(const ApprovalPolicy& p) {
     tools[name] = {{"mode", mode_json(t.mode)}, {"allow", t.allow_patterns}, {"deny", t.deny_patterns}};
   }
   return {{"default_mode", mode_json(p.default_mode)}, {"override_mode", mode_json(p.override_mode)},
+          {"floor_mode", mode_json(p.floor_mode)}, {"client_may_loosen", p.client_may_loosen.value_or(false)},
           {"tools", tools}};
 }
 

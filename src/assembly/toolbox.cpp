@@ -5,6 +5,7 @@
 #include "assembly/skills_setup.hpp"
 #include "assembly/tool_setup.hpp"
 #include "keel/assembly.hpp"
+#include "keel/assembly/secrets.hpp"
 #include "keel/executable_skill.hpp"
 #include "keel/knowledge_skills.hpp"
 
@@ -45,6 +46,7 @@ Result<std::unique_ptr<Toolbox>> Toolbox::create(const KeelConfig& config, const
       so.workspace = workspace;
       so.tools = box->registry_.get();
       so.approvals = config.approvals;
+      so.redactor = make_redactor(config, ws.env);
       nlohmann::json listed = nlohmann::json::array();
       for (const ExecutableSkill& s : *executable) {
         listed.push_back({{"id", s.manifest.id},

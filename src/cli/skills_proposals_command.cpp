@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "assembly/skills_setup.hpp"
+#include "keel/assembly/secrets.hpp"
 #include "cli/store_output.hpp"
 
 namespace keel::cli {
@@ -45,6 +46,7 @@ json parsed_or_text(const std::string& text) {
 
 json proposal_json(const SkillProposal& p) {
   json j = {{"id", p.id},
+            {"public_id", p.public_id},  // what keel serve's API names it by
             {"skill", p.skill},
             {"status", proposal_status_name(p.status)},
             {"tool", p.tool},
@@ -107,7 +109,8 @@ int approve_command(const DecideArgs& args) {
   if (!ws.ok()) return report_usage_error(ws.status().message());
   Result<std::unique_ptr<ToolRegistry>> tools = assembly::make_action_tools(*ws, store.get());
   if (!tools.ok()) return report_usage_error(tools.status().message());
-  Result<SkillProposal> done = approve_skill_proposal(*store, args.id, **tools, ws->config.approvals, stop);
+  Result<SkillProposal> done = approve_skill_proposal(*store, args.id, **tools, ws->config.approvals, stop,
+                                                    assembly::make_redactor(ws->config, ws->env));
   if (!done.ok()) return report_store_error(done.status());
   const bool executed = done->status == ProposalStatus::kExecuted;
   std::printf("proposal %lld %s: %s\n", static_cast<long long>(done->id), executed ? "executed" : "failed",

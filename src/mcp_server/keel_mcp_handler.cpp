@@ -60,6 +60,7 @@ class KeelMcpServer::Impl {
   explicit Impl(KeelMcpServerOptions options) : options_(std::move(options)) {
     ToolExecutorOptions eo;
     eo.workspace_root = options_.workspace_root;
+    eo.redactor = options_.redactor;
     executor_ = std::make_unique<ToolExecutor>(*options_.tools, eo);
     tools_ = json::array();
     for (const ToolSpec& spec : options_.tools->specs()) tools_.push_back(tool_json(spec));

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "keel/core/approval_gate.hpp"
+#include "keel/core/secret_redactor.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_registry.hpp"
 #include "mcp_server/message_handler.hpp"
@@ -31,6 +32,8 @@ struct KeelMcpServerOptions {
   std::function<Result<std::string>(const std::string& task, std::optional<int> max_rounds, std::stop_token stop)>
       run_agent;
   std::function<void(const std::string& line)> on_log;  // one line per tool call and refusal
+  // Secrets replaced in every tool result before it goes to the client; nullptr: none.
+  std::shared_ptr<const SecretRedactor> redactor;
 };
 
 class KeelMcpServer {

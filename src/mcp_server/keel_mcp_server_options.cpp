@@ -1,5 +1,6 @@
 #include "mcp_server/keel_mcp_server_options.hpp"
 
+#include "keel/assembly/secrets.hpp"
 #include "runtime/approval_policy.hpp"
 
 namespace keel::mcp {
@@ -20,6 +21,7 @@ Result<KeelMcpServerOptions> keel_mcp_server_options(const KeelConfig& config, c
   options.instructions = "keel's tools for the workspace " + workspace +
                          ". Calls follow keel's approval policy; what it would ask a person about is refused.";
   options.on_log = std::move(log);
+  options.redactor = assembly::make_redactor(config, current_environment());
   return options;
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -40,12 +41,12 @@ std::string read_agents_md(const std::string& workspace) {
   return text;
 }
 
+// 128 random bits: approval and question ids of keel serve are built from run ids.
 std::string new_run_id() {
-  static std::atomic<uint64_t> counter{0};
   std::random_device rd;
-  uint64_t bits = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ counter.fetch_add(1);
   std::ostringstream out;
-  out << "run_" << std::hex << bits;
+  out << "run_" << std::hex << std::setfill('0');
+  for (int word = 0; word < 4; ++word) out << std::setw(8) << static_cast<uint32_t>(rd());
   return out.str();
 }
 
@@ -93,7 +94,7 @@ Event Agent::Impl::call_planner(RunContext& ctx, const CallPlanner& p, std::stop
   call.timeout_ms = p.timeout_ms;
   ++outcome.model_calls;
   Result<ModelReply> reply = llm_.complete(p.request, call);
-  if (!reply.ok()) return ModelFailed{reply.status()};
+  if (!reply.ok()) return ModelFailed{redacted(reply.status())};
   if (!reply->text.empty()) {
     outcome.usage.prompt_tokens += reply->usage.prompt_tokens;
     outcome.usage.completion_tokens += reply->usage.completion_tokens;
@@ -113,11 +114,13 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
   call.on_text = [&](std::string_view t) { emit([&](Hooks& h) { h.on_model_delta(ctx, t); }); };
   call.on_reasoning = [&](std::string_view t) { emit([&](Hooks& h) { h.on_reasoning_delta(ctx, t); }); };
   call.on_retry = [&](int attempt, const Status& why, int64_t delay) {
-    emit([&](Hooks& h) { h.on_model_retry(ctx, attempt, why, delay); });
+    Status shown = redacted(why);
+    emit([&](Hooks& h) { h.on_model_retry(ctx, attempt, shown, delay); });
   };
   ++outcome.model_calls;
   int64_t t0 = detail::wall_now_us();
   Result<ModelReply> reply = llm_.complete(request, call);
+  if (!reply.ok()) reply = redacted(reply.status());  // a backend's error may echo a key or token
   if (recorder != nullptr) {
     nlohmann::json attrs = {{"round", request.round}};
     if (reply.ok()) {
@@ -161,6 +164,7 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   ++outcome.model_calls;
   int64_t t0 = detail::wall_now_us();
   Result<ModelReply> reply = llm_.complete(s.request, call);
+  if (!reply.ok()) reply = redacted(reply.status());
   if (recorder != nullptr) {
     nlohmann::json attrs = {{"messages", s.messages}};
     if (!reply.ok()) attrs["error"] = reply.status().to_string();
@@ -308,6 +312,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   outcome.duration_ms = detail::ms_since(started);
   outcome.session_id = ctx.session_id;
   outcome.run_id = ctx.run_id;
+  if (options_.redactor) options_.redactor->redact_in_place(outcome.error);
   if (recorder) {
     recorder->finish(outcome);
     if (outcome.ok && !recorder->error().ok()) {

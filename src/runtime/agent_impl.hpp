@@ -22,12 +22,20 @@
 namespace keel {
 
 class Agent::Impl {
+  static ToolExecutorOptions executor_options(const AgentOptions& o) {
+    ToolExecutorOptions e;
+    e.threads = std::max(1, o.tool_threads);
+    e.workspace_root = o.workspace;
+    e.redactor = o.redactor;  // every tool's output and error, before hooks, the store or the model see it
+    return e;
+  }
+
  public:
   Impl(LlmClient& llm, const ToolRegistry& tools, AgentOptions options)
       : llm_(llm),
         tools_(tools),
         options_(std::move(options)),
-        executor_(tools, ToolExecutorOptions{std::max(1, options_.tool_threads), options_.workspace}),
+        executor_(tools, executor_options(options_)),
         counter_(options_.config.token_counter ? options_.config.token_counter
                                                : std::make_shared<EstimatingTokenCounter>()) {
     options_.config.token_counter = counter_;
@@ -35,6 +43,11 @@ class Agent::Impl {
 
   std::vector<std::shared_ptr<Hooks>> hooks;
   std::shared_ptr<Approver> approver;
+  // `status` with the values of AgentOptions::redactor's secrets replaced in its message.
+  Status redacted(const Status& status) const {
+    if (!options_.redactor || status.ok()) return status;
+    return Status(status.code(), options_.redactor->redact(status.message()));
+  }
   // Agent::remember_approval(): checks the rule, applies it to the run in progress, saves it.
   Status remember_approval(ApprovalRule rule);
 

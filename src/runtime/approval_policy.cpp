@@ -58,6 +58,8 @@ Result<std::shared_ptr<ApprovalPolicyGate>> ApprovalPolicyGate::create(const App
   gate->default_source_ = policy.default_source;
   gate->override_mode_ = policy.override_mode;
   gate->override_source_ = policy.override_source;
+  gate->floor_mode_ = policy.floor_mode;
+  gate->floor_source_ = policy.floor_source;
   gate->confirm_at_ = confirm_at;
   for (const ApprovalRule& rule : saved_rules) (void)gate->saved_.add(rule);  // an unusable row never matches
   return gate;
@@ -65,7 +67,19 @@ Result<std::shared_ptr<ApprovalPolicyGate>> ApprovalPolicyGate::create(const App
 
 GateVerdict ApprovalPolicyGate::check(const ToolCall& call, std::string_view canonical_args, const ToolSpec& spec) const {
   std::lock_guard lock(mu_);
-  return decide(call, canonical_args, spec);
+  return apply_floor(call, decide(call, canonical_args, spec));
+}
+
+GateVerdict ApprovalPolicyGate::apply_floor(const ToolCall& call, GateVerdict verdict) const {
+  if (!floor_mode_ || *floor_mode_ == ApprovalMode::kAuto || verdict.kind == GateVerdict::Kind::kDeny) return verdict;
+  if (*floor_mode_ == ApprovalMode::kConfirm && verdict.kind == GateVerdict::Kind::kAsk) return verdict;
+  std::string from = "approval mode " + std::string(approval_mode_name(*floor_mode_)) + " requested by " +
+                     (floor_source_.empty() ? "the client" : floor_source_);
+  std::string instead = verdict.reason.empty() ? std::string() : "; the operator's policy alone: " + verdict.reason;
+  if (*floor_mode_ == ApprovalMode::kConfirm) {
+    return GateVerdict::ask(call.name + " needs confirmation (" + from + instead + ")");
+  }
+  return GateVerdict::deny(call.name + " is not allowed in this run (" + from + instead + ")");
 }
 
 GateVerdict ApprovalPolicyGate::decide(const ToolCall& call, std::string_view canonical_args, const ToolSpec& spec) const {

@@ -4,8 +4,10 @@
 // For each call, in order: the tool's and "*"'s deny patterns (refuse), their allow patterns
 // (run), the remembered decisions (deny wins over allow), then the mode: the policy's override,
 // else the tool's mode, else the default mode, else the risk (at or above `confirm_at`: confirm,
-// below: auto). Patterns match partially (RE2) against approval_subject(): the command line for
-// shell, the canonical JSON arguments for every other tool.
+// below: auto). Last, the policy's floor (a client's requested mode) may make that verdict
+// stricter: confirm asks about a call that would run, deny refuses every call; it never loosens.
+// Patterns match partially (RE2) against approval_subject(): the command line for shell, the
+// canonical JSON arguments for every other tool.
 //
 //   KEEL_ASSIGN_OR_RETURN(auto gate, detail::ApprovalPolicyGate::create(policy, Risk::kHigh, saved_rules));
 //   config.approval_gate = gate;           // the core asks it about every call
@@ -54,12 +56,16 @@ class ApprovalPolicyGate final : public ApprovalGate {
   ApprovalPolicyGate();
   GateVerdict decide(const ToolCall& call, std::string_view canonical_args, const ToolSpec& spec) const;
   GateVerdict by_mode(const ToolCall& call, const ToolSpec& spec) const;
+  // `operator_verdict` made at least as strict as floor_mode_.
+  GateVerdict apply_floor(const ToolCall& call, GateVerdict operator_verdict) const;
 
   std::vector<ToolEntry> tools_;  // by name; "*" included
   std::optional<ApprovalMode> default_mode_;
   std::string default_source_;
   std::optional<ApprovalMode> override_mode_;
   std::string override_source_;
+  std::optional<ApprovalMode> floor_mode_;
+  std::string floor_source_;
   Risk confirm_at_ = Risk::kHigh;
   mutable std::mutex mu_;
   SavedRules saved_;  // guarded by mu_

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <system_error>
@@ -49,6 +50,10 @@ void merge_approvals(const ApprovalPolicy& layer, ApprovalPolicy& into) {
     into.default_mode = layer.default_mode;
     into.default_source = layer.default_source;
   }
+  if (layer.client_may_loosen) {
+    into.client_may_loosen = layer.client_may_loosen;
+    into.client_may_loosen_source = layer.client_may_loosen_source;
+  }
   for (const auto& [name, tool] : layer.tools) {
     ToolApprovalPolicy& t = into.tools[name];
     if (tool.mode) t.mode = tool.mode;
@@ -62,6 +67,7 @@ void merge_approvals(const ApprovalPolicy& layer, ApprovalPolicy& into) {
 // one) or an allow pattern; nullopt when it only tightens.
 std::optional<std::string> loosens_approvals(const ApprovalPolicy& p) {
   if (p.default_mode == ApprovalMode::kAuto) return "approvals.default_mode: auto";
+  if (p.client_may_loosen.value_or(false)) return "approvals.client_may_loosen: true";
   for (const auto& [tool, t] : p.tools) {
     if (t.mode == ApprovalMode::kAuto) return "approvals.tools." + tool + ".mode: auto";
     if (!t.allow_patterns.empty()) return "approvals.tools." + tool + ".allow_patterns";
@@ -92,6 +98,9 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.context_recency_rounds) cfg.context_recency_rounds = *layer.context_recency_rounds;
   if (layer.context_summary_cooldown_rounds) cfg.context_summary_cooldown_rounds = *layer.context_summary_cooldown_rounds;
   cfg.intents.insert(cfg.intents.end(), layer.intents.begin(), layer.intents.end());
+  for (const std::string& name : layer.secrets) {
+    if (std::find(cfg.secrets.begin(), cfg.secrets.end(), name) == cfg.secrets.end()) cfg.secrets.push_back(name);
+  }
   merge_approvals(layer.approvals, cfg.approvals);
   detail::apply_skills_layer(layer, cfg);
   for (const AgentProfileConfig& p : layer.profiles) {
@@ -193,6 +202,15 @@ Result<detail::ModelInputs> model_inputs(const ConfigInputs& in, const std::vect
                                      "), so that a repository cannot switch off your confirmations; a workspace may "
                                      "only add deny patterns and confirm or deny modes");
     }
+    if (f == workspace_file) {
+      for (const AgentProfileConfig& p : f->profiles) {
+        if (p.approve_mode && parse_approval_mode(*p.approve_mode) == ApprovalMode::kAuto) {
+          return Status::InvalidArgument(f->path + ": profiles." + p.name + ".approve_mode: auto is only honoured in your user config (" +
+                                         user_config + "), so that a repository cannot switch off your confirmations; "
+                                         "a workspace profile may only use confirm or deny");
+        }
+      }
+    }
     if (f == workspace_file && !f->fs_roots.empty()) {
       return Status::InvalidArgument(f->path + ": tools.fs.roots is only honoured in your user config (" + user_config +
                                      "), so that a repository cannot reach folders outside it; move it there");
@@ -230,6 +248,22 @@ std::optional<ApprovalMode> parse_approval_mode(std::string_view name) {
     if (approval_mode_name(m) == name) return m;
   }
   return std::nullopt;
+}
+
+Status apply_requested_approval_mode(ApprovalPolicy& policy, std::string_view mode, const std::string& source) {
+  std::optional<ApprovalMode> parsed = parse_approval_mode(mode);
+  if (!parsed) {
+    return Status::InvalidArgument("approval_mode must be auto, confirm or deny, got '" + std::string(mode) + "'");
+  }
+  if (policy.client_may_loosen.value_or(false)) {
+    policy.override_mode = parsed;
+    policy.override_source = source + ", allowed by approvals.client_may_loosen" +
+                             (policy.client_may_loosen_source.empty() ? "" : " in " + policy.client_may_loosen_source);
+    return Status::Ok();
+  }
+  policy.floor_mode = parsed;
+  policy.floor_source = source;
+  return Status::Ok();
 }
 
 Status check_approval_pattern(std::string_view pattern) {

@@ -244,11 +244,16 @@ Status parse_tool_approval(const FileReader& r, const YAML::Node& node, const st
 
 Status parse_approvals(const FileReader& r, const YAML::Node& n, const std::string& path, ApprovalPolicy& out) {
   KEEL_TRY(r.mapping(n, "approvals"));
-  KEEL_TRY(r.check_keys(n, "approvals", {"default_mode", "defaultMode", "tools"}));
+  KEEL_TRY(r.check_keys(n, "approvals", {"default_mode", "defaultMode", "client_may_loosen", "clientMayLoosen", "tools"}));
   KEEL_ASSIGN_OR_RETURN(YAML::Node mode, either(r, n, "approvals.", "default_mode", "defaultMode"));
   if (mode) {
     KEEL_ASSIGN_OR_RETURN(out.default_mode, parse_mode(r, mode, "approvals.default_mode"));
     out.default_source = path;
+  }
+  KEEL_ASSIGN_OR_RETURN(YAML::Node loosen, either(r, n, "approvals.", "client_may_loosen", "clientMayLoosen"));
+  if (loosen) {
+    KEEL_ASSIGN_OR_RETURN(out.client_may_loosen, r.boolean(loosen, "approvals.client_may_loosen"));
+    out.client_may_loosen_source = path;
   }
   const YAML::Node tools = n["tools"];
   if (!tools) return Status::Ok();
@@ -422,7 +427,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
-                         "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local"}));
+                         "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local", "secrets"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -438,6 +443,10 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   if (const YAML::Node n = root["mcpServers"]) {
     KEEL_TRY(r.mapping(n, "mcpServers"));
     out.mcp_servers = yaml_to_json(n);
+  }
+  KEEL_TRY(top.strings("secrets", out.secrets));
+  for (const std::string& name : out.secrets) {
+    if (name.empty()) return r.error("secrets", "must list names of environment variables, not empty strings");
   }
   if (const YAML::Node n = root["profiles"]) KEEL_TRY(parse_profiles(n, out.path, out.profiles));
   if (const YAML::Node n = root["lanes"]) KEEL_TRY(parse_lanes(n, out.path, out.lanes.emplace()));

@@ -59,6 +59,7 @@ struct ConfigLayer {
   std::optional<bool> local_grammar, local_kv_cache;
   std::optional<double> local_temperature;
   std::optional<int64_t> local_seed;
+  std::vector<std::string> secrets;  // `secrets:` names, added to earlier layers'
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 

@@ -73,7 +73,10 @@ SkillActionOutcome queue(const ActionEnv& env, const CompiledSkill& skill, const
   }
   a.state = SkillActionState::kQueued;
   a.proposal_id = *id;
-  a.detail = concat({"queued as proposal ", std::to_string(*id), " (", why, "); see keel skills proposals"});
+  // The number is `keel skills proposals`' handle; keel serve's API knows it by its public id.
+  Result<SkillProposal> stored = env.store->get_skill_proposal(*id);
+  const std::string public_id = stored.ok() ? " [" + stored->public_id + "]" : std::string();
+  a.detail = concat({"queued as proposal ", std::to_string(*id), public_id, " (", why, "); see keel skills proposals"});
   return a;
 }
 

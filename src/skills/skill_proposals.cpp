@@ -9,7 +9,8 @@
 namespace keel {
 
 Result<SkillProposal> approve_skill_proposal(Store& store, int64_t id, const ToolRegistry& tools,
-                                             const ApprovalPolicy& approvals, std::stop_token stop) {
+                                             const ApprovalPolicy& approvals, std::stop_token stop,
+                                             std::shared_ptr<const SecretRedactor> redactor) {
   using detail::concat;
   KEEL_ASSIGN_OR_RETURN(SkillProposal p, store.get_skill_proposal(id));
   if (p.status != ProposalStatus::kPending) {
@@ -23,6 +24,7 @@ Result<SkillProposal> approve_skill_proposal(Store& store, int64_t id, const Too
     ToolExecutorOptions o;
     o.threads = 1;
     o.workspace_root = p.workspace;
+    o.redactor = std::move(redactor);
     ToolExecutor executor(tools, o);
     detail::ActionEnv env;
     env.store = &store;

@@ -104,6 +104,7 @@ class SkillRunner::Impl {
       ToolExecutorOptions o;
       o.threads = 1;
       o.workspace_root = options_.workspace;
+      o.redactor = options_.redactor;
       executor_ = std::make_unique<ToolExecutor>(*options_.tools, o);
     }
     return Status::Ok();

@@ -2,6 +2,9 @@
 
 #include <array>
 #include <string>
+#include <vector>
+
+#include "store/sqlite_store_impl.hpp"
 
 namespace keel::detail {
 namespace {
@@ -222,12 +225,38 @@ CREATE TABLE server_checkpoints (
 );
 )sql";
 
-constexpr std::array<Migration, 5> kMigrations = {{
+// Version 6: skill proposals get a public id (what keel serve's clients name them by) that
+// cannot be guessed from another; existing proposals get one in the same step.
+constexpr std::string_view kProposalPublicIds = R"sql(
+ALTER TABLE skill_proposals ADD COLUMN public_id TEXT;
+CREATE UNIQUE INDEX skill_proposals_by_public_id ON skill_proposals(public_id);
+)sql";
+
+Status fill_proposal_public_ids(Db& db) {
+  std::vector<int64_t> ids;
+  {
+    KEEL_ASSIGN_OR_RETURN(Stmt select, db.prepare("SELECT id FROM skill_proposals WHERE public_id IS NULL"));
+    for (;;) {
+      KEEL_ASSIGN_OR_RETURN(bool row, select.step());
+      if (!row) break;
+      ids.push_back(select.int64(0));
+    }
+  }
+  for (int64_t id : ids) {
+    KEEL_ASSIGN_OR_RETURN(Stmt update, db.prepare("UPDATE skill_proposals SET public_id = ?1 WHERE id = ?2"));
+    update.bind(1, random_id("sp_")).bind(2, id);
+    KEEL_TRY(update.run());
+  }
+  return Status::Ok();
+}
+
+constexpr std::array<Migration, 6> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
     {3, kTodos},
     {4, kSkills},
     {5, kServer},
+    {6, kProposalPublicIds, fill_proposal_public_ids},
 }};
 
 Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {
@@ -288,6 +317,7 @@ Status migrate(Db& db, std::span<const Migration> steps) {
                                 std::to_string(version));
       }
       KEEL_TRY(db.exec(std::string(step.sql)));
+      if (step.fill != nullptr) KEEL_TRY(step.fill(db));
       return db.exec("PRAGMA user_version = " + std::to_string(step.version));
     });
     if (!status.ok()) {

@@ -22,6 +22,9 @@ inline constexpr int64_t kKeelApplicationId = 0x6B65656C;
 struct Migration {
   int version;           // user_version after this step
   std::string_view sql;  // statements run in the step's transaction
+  // Run after `sql` in the same transaction, for what SQL cannot do (e.g. ids from the OS's
+  // random source for existing rows); nullptr: nothing.
+  Status (*fill)(Db& db) = nullptr;
 };
 
 // Every step, in order; the last one's version is the current schema version.

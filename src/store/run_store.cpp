@@ -88,10 +88,11 @@ Result<std::vector<RunRecord>> SqliteStore::query_runs_locked(std::string_view s
 
 Result<std::string> SqliteStore::insert_run_locked(const RunInfo& info) {
   std::string id = info.id.empty() ? random_id("r_") : info.id;
-  bool well_formed = id.size() == 18 && id.rfind("r_", 0) == 0 &&
+  // 32 hex digits now; 16 in runs stored by earlier versions.
+  bool well_formed = (id.size() == 34 || id.size() == 18) && id.rfind("r_", 0) == 0 &&
                      id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
   if (!well_formed) {
-    return Status::InvalidArgument("run id '" + id + "' is not 'r_' and 16 lowercase hex digits");
+    return Status::InvalidArgument("run id '" + id + "' is not 'r_' and 32 lowercase hex digits");
   }
   KEEL_TRY(require_session_locked(info.session_id));
   KEEL_ASSIGN_OR_RETURN(

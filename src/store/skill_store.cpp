@@ -23,7 +23,7 @@ namespace keel::detail {
 namespace {
 
 #define KEEL_PROPOSAL_COLUMNS \
-  "id, workspace, skill, run_id, tool, arguments, output, summary, status, result, created_ms, decided_ms"
+  "id, workspace, skill, run_id, tool, arguments, output, summary, status, result, created_ms, decided_ms, public_id"
 
 SkillProposal read_proposal(const Stmt& stmt) {
   SkillProposal p;
@@ -39,6 +39,7 @@ SkillProposal read_proposal(const Stmt& stmt) {
   p.result = stmt.text(9);
   p.created_ms = stmt.int64(10);
   if (!stmt.is_null(11)) p.decided_ms = stmt.int64(11);
+  p.public_id = stmt.text(12);
   return p;
 }
 
@@ -118,12 +119,13 @@ Result<int64_t> SqliteStore::add_skill_proposal(const SkillProposal& proposal) {
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO skill_proposals (workspace, skill, run_id, tool, "
-                                                  "arguments, output, summary, status, result, created_ms) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+                                                  "arguments, output, summary, status, result, created_ms, public_id) "
+                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
     stmt.bind(1, proposal.workspace).bind(2, proposal.skill).bind(3, proposal.run_id).bind(4, proposal.tool);
     stmt.bind(5, arguments).bind(6, output).bind(7, proposal.summary);
     stmt.bind(8, static_cast<int64_t>(proposal.status)).bind(9, proposal.result);
     stmt.bind(10, or_now(proposal.created_ms));
+    stmt.bind(11, random_id("sp_"));
     KEEL_TRY(stmt.run());
     id = db_->last_insert_rowid();
     return Status::Ok();
@@ -137,6 +139,16 @@ Result<SkillProposal> SqliteStore::get_skill_proposal(int64_t id) {
   stmt.bind(1, id);
   KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
   if (!row) return Status::NotFound("no skill proposal " + std::to_string(id) + " (`keel skills proposals` lists them)");
+  return read_proposal(stmt);
+}
+
+Result<SkillProposal> SqliteStore::find_skill_proposal(std::string_view workspace, std::string_view public_id) {
+  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT " KEEL_PROPOSAL_COLUMNS
+                                                " FROM skill_proposals WHERE public_id = ?1 AND workspace = ?2"));
+  stmt.bind(1, public_id).bind(2, workspace);
+  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
+  if (!row) return Status::NotFound("no skill proposal '" + std::string(public_id) + "' in this workspace");
   return read_proposal(stmt);
 }
 

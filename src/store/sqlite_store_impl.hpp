@@ -67,6 +67,7 @@ class SqliteStore final : public Store {
   Result<std::vector<SkillSetting>> list_skill_settings(std::string_view workspace) override;
   Result<int64_t> add_skill_proposal(const SkillProposal& proposal) override;
   Result<SkillProposal> get_skill_proposal(int64_t id) override;
+  Result<SkillProposal> find_skill_proposal(std::string_view workspace, std::string_view public_id) override;
   Result<std::vector<SkillProposal>> list_skill_proposals(std::string_view workspace,
                                                           std::optional<ProposalStatus> status) override;
   Status decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) override;

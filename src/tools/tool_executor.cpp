@@ -144,7 +144,8 @@ class ToolExecutor::Impl {
   void poll_locked(Batch& b, const std::vector<size_t>& group, std::vector<Event>& events,
                    Clock::time_point& next_wake);
   // Records call i's final result and queues its on_finish.
-  static void resolve(Batch& b, size_t i, ToolStatus status, std::string content, int64_t duration_ms,
+  // Redacts secrets from `content` (ToolExecutorOptions::redactor) before anything sees it.
+  void resolve(Batch& b, size_t i, ToolStatus status, std::string content, int64_t duration_ms,
                       std::vector<Event>& events);
   static void fire(Batch& b, const Event& e);
 
@@ -185,6 +186,7 @@ void ToolExecutor::Impl::submit(Batch& b, size_t i) {
 
 void ToolExecutor::Impl::resolve(Batch& b, size_t i, ToolStatus status, std::string content,
                                         int64_t duration_ms, std::vector<Event>& events) {
+  if (options_.redactor) options_.redactor->redact_in_place(content);
   ToolResult& r = b.results[i];
   r.status = status;
   r.content = std::move(content);

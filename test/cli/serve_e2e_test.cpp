@@ -46,6 +46,7 @@ TEST_F(ServeE2eTest, AnAddressOthersCanReachNeedsAToken) {
 TEST_F(ServeE2eTest, ServesTheApiEventsV1McpAndTheUiThenStopsOnCtrlC) {
   ws_.write("notes.txt", "alpha\nbeta\n");
   int64_t proposal = 0;
+  std::string public_id;
   {  // A skill's proposal waiting in the workspace, as `keel skills run` would leave it.
     StoreOptions so;
     so.path = home_.path() / "data" / "keel.db";
@@ -57,6 +58,7 @@ TEST_F(ServeE2eTest, ServesTheApiEventsV1McpAndTheUiThenStopsOnCtrlC) {
     p.skill = "triage";
     p.summary = "label the issue";
     proposal = *(*store)->add_skill_proposal(p);
+    public_id = (*store)->get_skill_proposal(proposal)->public_id;
   }
   testing::TempDir web;
   web.write("index.html", "<!doctype html><title>keel</title>");
@@ -88,14 +90,18 @@ TEST_F(ServeE2eTest, ServesTheApiEventsV1McpAndTheUiThenStopsOnCtrlC) {
   json listed = json::parse(skills->body);
   ASSERT_EQ(listed["proposals"].size(), 1u) << skills->body;
   EXPECT_EQ(listed["proposals"][0]["summary"], "label the issue");
+  EXPECT_EQ(listed["proposals"][0]["id"], public_id);  // never the database's sequential id
   bool extract = false;
   for (const json& e : listed["executable"]) extract = extract || e["id"] == "extract";
   EXPECT_TRUE(extract) << skills->body;
-  auto rejected = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), json_auth,
+  auto by_number = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), json_auth,
+                                     R"({"decision":"reject"})");
+  EXPECT_EQ(by_number->status, 404) << by_number->body;
+  auto rejected = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + public_id, json_auth,
                                     R"({"decision":"reject"})");
   ASSERT_EQ(rejected->status, 200) << rejected->body;
   EXPECT_EQ(json::parse(rejected->body)["status"], "rejected");
-  auto again = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + std::to_string(proposal), json_auth,
+  auto again = testing::raw_http(serve.port(), "POST", "/api/skills/proposals/" + public_id, json_auth,
                                  R"({"decision":"approve"})");
   EXPECT_EQ(again->status, 409) << again->body;
 

@@ -192,7 +192,7 @@ TEST_F(SessionsE2eTest, ForkPrintsOnlyTheNewIdAndRecordsTheParent) {
   std::string sid = conversation();
   CliRun r = keel({"fork", sid, "--at", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_EQ(r.out.size(), 19u) << r.out;  // "s_" + 16 hex + "\n"
+  ASSERT_EQ(r.out.size(), 35u) << r.out;  // "s_" + 32 hex + "\n"
   EXPECT_EQ(r.out.back(), '\n');
   const std::string fork = r.out.substr(0, r.out.size() - 1);
   EXPECT_NE(r.err.find(fork), std::string::npos) << r.err;

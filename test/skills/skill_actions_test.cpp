@@ -136,8 +136,9 @@ TEST_F(SkillActionsTest, ProposalQueuesAPendingProposalWithArgumentsOutputAndSum
   EXPECT_EQ(json::parse(p.arguments), json({{"path", "draft.md"}, {"mode", "publish"}}));
   EXPECT_EQ(json::parse(p.output), json::parse(kReply));
   EXPECT_EQ(p.summary, "publish the draft");
-  EXPECT_EQ(o.action.detail, "queued as proposal " + std::to_string(p.id) +
-                                 " (the skill's approval mode is proposal); see keel skills proposals");
+  EXPECT_EQ(o.action.detail, "queued as proposal " + std::to_string(p.id) + " [" + p.public_id +
+                                 "] (the skill's approval mode is proposal); see keel skills proposals");
+  EXPECT_EQ(p.public_id.rfind("sp_", 0), 0u) << p.public_id;
   EXPECT_TRUE(calls().empty());
 }
 

@@ -10,7 +10,7 @@ TEST_F(RunStoreTest, CreateUpdateGetRoundTrip) {
   auto id = store_->create_run({sid, "summarise README.md", 0});
   ASSERT_TRUE(id.ok()) << id.status().to_string();
   EXPECT_EQ(id->rfind("r_", 0), 0u);
-  EXPECT_EQ(id->size(), 18u);
+  EXPECT_EQ(id->size(), 34u);  // 128 random bits in hex
 
   auto fresh = store_->get_run(*id);
   ASSERT_TRUE(fresh.ok());

@@ -20,7 +20,7 @@ TEST_F(SessionStoreTest, CreateAndGetRoundTripEveryField) {
   auto id = store_->create_session(info);
   ASSERT_TRUE(id.ok()) << id.status().to_string();
   EXPECT_EQ(id->rfind("s_", 0), 0u);
-  EXPECT_EQ(id->size(), 18u);
+  EXPECT_EQ(id->size(), 34u);  // 128 random bits in hex
   EXPECT_EQ(id->find_first_not_of("0123456789abcdef", 2), std::string::npos);
 
   auto s = store_->get_session(*id);

@@ -1,5 +1,6 @@
 #include "support/api_harness.hpp"
 
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -8,6 +9,11 @@ namespace keel::testing {
 ApiHarness::ApiHarness(ApiHarnessOptions options) : options_(std::move(options)) {
   workspace_ = dir_.path() / "ws";
   std::filesystem::create_directories(workspace_);
+  for (const auto& [path, content] : options_.workspace_files) {
+    std::filesystem::path file = workspace_ / path;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << content;
+  }
   StoreOptions so;
   so.path = dir_.path() / "keel.db";
   auto store = open_sqlite_store(so);
@@ -20,20 +26,34 @@ ApiHarness::~ApiHarness() { stop(); }
 
 void ApiHarness::start() {
   asker_ = std::make_shared<api::ForwardingAsker>();
-  TestAgentFactoryOptions fo;
-  fo.base_url = model_.base_url();
-  fo.workspace = workspace_.string();
-  fo.store = store_.get();
-  fo.profiles = options_.profiles;
-  fo.asker = asker_;
-  fo.approvals = options_.approvals;
-  fo.stream = true;
-  factory_ = std::make_unique<TestAgentFactory>(fo);
+  std::string workspace = workspace_.string();
+  api::SkillsAccess skills;
+  if (options_.serve_factory) {
+    api::ServeAgentFlags flags;
+    flags.workspace = workspace;
+    flags.model = "openai/mock-model";
+    flags.base_url = model_.base_url();
+    auto serve = api::ServeAgentFactory::create(flags, *store_, asker_, [](const std::string&) {});
+    if (!serve.ok()) throw std::runtime_error("ServeAgentFactory: " + serve.status().message());
+    workspace = (*serve)->workspace();  // canonical, as sessions record it
+    skills = (*serve)->skills_access();
+    factory_ = std::move(*serve);
+  } else {
+    TestAgentFactoryOptions fo;
+    fo.base_url = model_.base_url();
+    fo.workspace = workspace;
+    fo.store = store_.get();
+    fo.profiles = options_.profiles;
+    fo.asker = asker_;
+    fo.approvals = options_.approvals;
+    fo.stream = true;
+    factory_ = std::make_unique<TestAgentFactory>(fo);
+  }
   events_ = std::make_unique<api::EventLog>(*store_);
   pending_ = std::make_unique<api::PendingInput>();
   api::RunServiceOptions ro;
   ro.workers = options_.workers;
-  ro.workspace = workspace_.string();
+  ro.workspace = workspace;
   ro.shutdown_grace_ms = 5000;
   runs_ = std::make_unique<api::RunService>(*store_, *factory_, *events_, *pending_, asker_, ro);
   server::HttpServerOptions ho;
@@ -48,6 +68,7 @@ void ApiHarness::start() {
   ao.ping_interval_ms = options_.ping_interval_ms;
   ao.access.throttle = options_.throttle;
   api::install_access_guard(*http_, ao.access);
+  ao.skills = std::move(skills);
   ctx_ = api::mount_api(*http_, *store_, *factory_, *runs_, *events_, *pending_, ao);
   auto recovered = runs_->recover();
   if (!recovered.ok()) throw std::runtime_error(recovered.status().message());

@@ -17,6 +17,7 @@
 #include "api/event_log.hpp"
 #include "api/pending_input.hpp"
 #include "api/run_service.hpp"
+#include "api/serve_agent_factory.hpp"
 #include "keel/store/sqlite_store.hpp"
 #include "server/http_server.hpp"
 #include "server/raw_http_client.hpp"
@@ -36,6 +37,12 @@ struct ApiHarnessOptions {
   std::vector<api::ProfileInfo> profiles;
   int64_t ping_interval_ms = 15000;
   server::AuthThrottleOptions throttle;  // lockout after wrong tokens (tests shorten it)
+  // Runs keel serve's own ServeAgentFactory (the assembly layer: keel.yaml in workspace(), the
+  // user config under $HOME, secrets, skills) on the mock model ("openai/mock-model"), instead of
+  // TestAgentFactory. Set HOME, XDG_CONFIG_HOME and KEEL_HOME to test folders first.
+  bool serve_factory = false;
+  // Files written into the workspace before the server starts (path relative to it, content).
+  std::vector<std::pair<std::string, std::string>> workspace_files;
 };
 
 class ApiHarness {
@@ -83,7 +90,7 @@ class ApiHarness {
   MockLlmServer model_;
   std::unique_ptr<Store> store_;
   std::shared_ptr<api::ForwardingAsker> asker_;
-  std::unique_ptr<TestAgentFactory> factory_;
+  std::unique_ptr<api::AgentFactory> factory_;
   std::unique_ptr<api::EventLog> events_;
   std::unique_ptr<api::PendingInput> pending_;
   std::unique_ptr<api::RunService> runs_;

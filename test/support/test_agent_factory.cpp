@@ -45,11 +45,8 @@ Result<std::unique_ptr<api::AgentLease>> TestAgentFactory::make(const api::RunSe
   options.load_agents_md = false;
   options.config.max_rounds = settings.max_rounds.value_or(profile->max_rounds);
   options.approvals = options_.approvals;
-  if (settings.approval_mode) {
-    std::optional<ApprovalMode> mode = parse_approval_mode(*settings.approval_mode);
-    if (!mode) return Status::InvalidArgument("approval_mode must be auto, confirm or deny");
-    options.approvals.override_mode = mode;
-    options.approvals.override_source = "approval_mode";
+  if (settings.approval_mode) {  // as ServeAgentFactory: a client's mode only tightens unless the policy allows more
+    KEEL_TRY(apply_requested_approval_mode(options.approvals, *settings.approval_mode, "the run's approval_mode"));
   }
   options.suspend_on_stop = std::move(suspend_on_stop);
   lease->agent = std::make_unique<Agent>(*lease->llm, tools_, std::move(options));

@@ -1,7 +1,8 @@
 // keel/store/records.hpp — the rows a Store keeps: sessions, messages, runs, tool runs,
 // approvals, approval rules, memory notes, todos and trace spans.
 //
-// Conventions: ids are text ("s_" + 16 hex digits for sessions, "r_" + 16 for runs); times are
+// Conventions: ids are text ("s_" + 32 hex digits for sessions, "r_" + 32 for runs: 128 random
+// bits; older databases hold 16-digit ones); times are
 // integer milliseconds since the Unix epoch (spans: microseconds); on writes a time of 0 means
 // "now" (the store's clock). An empty optional id (parent, run) is stored as NULL.
 //
@@ -83,7 +84,7 @@ struct RunInfo {
   std::string session_id;
   std::string task;        // the user's request that started the run
   int64_t started_ms = 0;  // 0: now
-  std::string id = {};     // empty: a new random id; else "r_" and 16 hex digits, not yet used
+  std::string id = {};     // empty: a new random id; else "r_" and 32 hex digits, not yet used
 };
 
 struct RunRecord {
@@ -230,7 +231,10 @@ std::string_view proposal_status_name(ProposalStatus status);
 
 // An executable skill's action waiting for (or past) a person's decision.
 struct SkillProposal {
-  int64_t id = 0;           // assigned by add_skill_proposal()
+  int64_t id = 0;           // assigned by add_skill_proposal(); local to this database (the CLI's handle)
+  // Assigned by add_skill_proposal(): "sp_" and 128 random bits in hex. What keel serve's clients
+  // name a proposal by, with its workspace (find_skill_proposal()); sequential ids are never accepted there.
+  std::string public_id;
   std::string workspace;
   std::string skill;        // the skill's id
   std::string run_id;       // the skill graph run that produced it (free-form; not a runs row)

@@ -125,6 +125,9 @@ class Store {
   virtual Result<int64_t> add_skill_proposal(const SkillProposal& proposal) = 0;
   // NotFound "no skill proposal N".
   virtual Result<SkillProposal> get_skill_proposal(int64_t id) = 0;
+  // The proposal of `workspace` whose public_id is `public_id`. NotFound (the same message) for an
+  // unknown id and for another workspace's proposal, so a caller cannot learn that it exists.
+  virtual Result<SkillProposal> find_skill_proposal(std::string_view workspace, std::string_view public_id) = 0;
   // The workspace's proposals, newest first; `status` filters when set.
   virtual Result<std::vector<SkillProposal>> list_skill_proposals(std::string_view workspace,
                                                                   std::optional<ProposalStatus> status) = 0;
