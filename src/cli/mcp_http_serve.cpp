@@ -1,6 +1,7 @@
 #include "cli/mcp_http_serve.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -36,8 +37,23 @@ bool split_host_port(const std::string& text, std::string& host, uint16_t& port)
 
 bool is_loopback(const std::string& host) { return server::is_loopback_host(host); }
 
-int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const std::string& given_token,
-                   bool no_auth) {
+Result<HttpToken> resolve_http_token(const std::string& given, bool no_auth) {
+  if (no_auth && !given.empty()) {
+    return Status::InvalidArgument("--no-auth and --token (or KEEL_SERVE_TOKEN) contradict each other");
+  }
+  HttpToken out;
+  out.token = given;
+  if (out.token.empty() && !no_auth) {
+    KEEL_ASSIGN_OR_RETURN(assembly::ServeToken kept, assembly::load_or_create_serve_token());
+    out.token = std::move(kept.token);
+    out.kept_in = kept.path.string();
+  }
+  if (!out.token.empty()) ::setenv("KEEL_SERVE_TOKEN", out.token.c_str(), 1);
+  return out;
+}
+
+int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const HttpToken& http_token) {
+  const std::string& token = http_token.token;
   std::string host;
   uint16_t port = 0;
   if (!split_host_port(host_port, host, port)) {
@@ -45,25 +61,14 @@ int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, con
                  host_port.c_str());
     return kExitUsage;
   }
-  if (!is_loopback(host) && given_token.empty()) {
+  if (!is_loopback(host) && (token.empty() || !http_token.kept_in.empty())) {
     std::fprintf(stderr, "keel: serving on %s is reachable from other machines; give --token so requests must "
                          "carry it\n", host.c_str());
     return kExitUsage;
   }
-  if (no_auth && !given_token.empty()) {
-    std::fprintf(stderr, "keel: --no-auth and --token contradict each other\n");
-    return kExitUsage;
-  }
-  std::string token = given_token;
   std::string token_note;
-  if (token.empty() && !no_auth) {
-    Result<assembly::ServeToken> made = assembly::load_or_create_serve_token();
-    if (!made.ok()) {
-      std::fprintf(stderr, "keel: %s\n", made.status().message().c_str());
-      return kExitUsage;
-    }
-    token = made->token;
-    token_note = "requests need 'Authorization: Bearer <the token in " + made->path.string() + ">'";
+  if (!http_token.kept_in.empty()) {
+    token_note = "requests need 'Authorization: Bearer <the token in " + http_token.kept_in + ">'";
   }
   std::stop_token interrupted = install_interrupt_handler();
   server::HttpServerOptions options;

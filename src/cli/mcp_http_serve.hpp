@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "keel/result.hpp"
+
 #include "mcp_server/keel_mcp_handler.hpp"
 
 namespace keel::cli {
@@ -11,10 +13,21 @@ namespace keel::cli {
 // True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost).
 bool is_loopback(const std::string& host);
 
+// The token keel's HTTP servers require: `given` (--token, KEEL_SERVE_TOKEN), else the one kept in
+// $KEEL_HOME/serve-token (made at the first start), else none with `no_auth`. It is also put in
+// this process's KEEL_SERVE_TOKEN, so its value counts as a secret: redacted from tool output,
+// and kept from children by their clean environment. Call before the agents are assembled and
+// before other threads start. `kept_in` names the file when the token came from it.
+struct HttpToken {
+  std::string token;    // empty: --no-auth
+  std::string kept_in;  // $KEEL_HOME/serve-token when it came from there
+};
+Result<HttpToken> resolve_http_token(const std::string& given, bool no_auth);
+
 // Serves `server` on `host_port` ("127.0.0.1:8765", "[::1]:0", ":8765" for loopback) behind the
-// server's access guard (Host, Origin, token). A non-loopback address needs `token`; without one
-// and without `no_auth`, the token kept in $KEEL_HOME/serve-token is required. Prints
-// "keel mcp: serving http://HOST:PORT/mcp" on stderr once listening. Returns the exit code.
-int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const std::string& token, bool no_auth);
+// server's access guard (Host, Origin, `token` from resolve_http_token; empty only with
+// --no-auth, and only on loopback). Prints "keel mcp: serving http://HOST:PORT/mcp" on stderr once
+// listening. Returns the exit code.
+int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, const HttpToken& token);
 
 }  // namespace keel::cli

@@ -65,6 +65,12 @@ int serve_command(const ServeArgs& args) {
   if (Status s = assembly::register_host_tools(tools, *config, workspace, store.get(), nullptr); !s.ok()) {
     return report_usage_error(s.message());
   }
+  HttpToken http_token;
+  if (args.http) {  // before the tools are assembled: the token's value is then one of the secrets
+    Result<HttpToken> resolved = resolve_http_token(args.token.value_or(""), args.no_auth);
+    if (!resolved.ok()) return report_usage_error(resolved.status().message());
+    http_token = std::move(*resolved);
+  }
   Result<mcp::KeelMcpServerOptions> built = mcp::keel_mcp_server_options(
       *config, workspace, store.get(), tools, [](const std::string& line) { std::fprintf(stderr, "keel mcp: %s\n", line.c_str()); });
   if (!built.ok()) return report_usage_error(built.status().message());
@@ -76,7 +82,7 @@ int serve_command(const ServeArgs& args) {
   }
   mcp::KeelMcpServer server(std::move(options));
 
-  if (args.http) return serve_mcp_http(server, *args.http, args.token.value_or(""), args.no_auth);
+  if (args.http) return serve_mcp_http(server, *args.http, http_token);
   std::unique_ptr<mcp::MessageHandler> session = server.new_session();
   mcp::StdioServeOptions io;
   Status served = mcp::serve_stdio(*session, io);

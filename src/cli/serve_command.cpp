@@ -16,7 +16,6 @@
 #include "assembly/mcp_setup.hpp"
 #include "cli/mcp_http_serve.hpp"
 #include "api/serve_agent_factory.hpp"
-#include "assembly/serve_token.hpp"
 #include "assembly/store_access.hpp"
 #include "mcp_server/keel_mcp_handler.hpp"
 #include "mcp_server/keel_mcp_server_options.hpp"
@@ -64,7 +63,6 @@ Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(api::ServeAgentFacto
 }
 
 int http_serve_command(const HttpServeArgs& args) {
-  std::stop_token interrupted = install_interrupt_handler();
   auto fail = [](const std::string& message) {
     std::fprintf(stderr, "keel: %s\n", message.c_str());
     return kExitUsage;
@@ -73,15 +71,12 @@ int http_serve_command(const HttpServeArgs& args) {
     return fail("serving on " + args.host +
                 " is reachable from other machines; give --token (or KEEL_SERVE_TOKEN) so requests must carry it");
   }
-  if (args.no_auth && !args.token.empty()) return fail("--no-auth and --token (or KEEL_SERVE_TOKEN) contradict each other");
-  std::string token = args.token;
+  Result<HttpToken> http_token = resolve_http_token(args.token, args.no_auth);
+  if (!http_token.ok()) return fail(http_token.status().message());
+  const std::string& token = http_token->token;
   std::string token_hint;
-  if (token.empty() && !args.no_auth) {
-    Result<assembly::ServeToken> made = assembly::load_or_create_serve_token();
-    if (!made.ok()) return fail(made.status().message());
-    token = made->token;
-    token_hint = " (keel serve printed it; it is kept in " + made->path.string() + ")";
-  }
+  if (!http_token->kept_in.empty()) token_hint = " (keel serve printed it; it is kept in " + http_token->kept_in + ")";
+  std::stop_token interrupted = install_interrupt_handler();
   if (args.workers < 1 || args.workers > 256) return fail("--workers must be between 1 and 256");
   std::string web_dir = args.web_dir.value_or(KEEL_WEB_DIR);
   std::error_code ec;
