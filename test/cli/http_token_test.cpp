@@ -9,33 +9,18 @@
 #include "cli/mcp_http_serve.hpp"
 #include "keel/assembly/secrets.hpp"
 #include "keel/config.hpp"
+#include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
 namespace {
 
-// Sets an environment variable for one test and puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 TEST(HttpToken, MadeOnceKeptPrivateReusedAndRedacted) {
   testing::TempDir home;
-  ScopedEnv keel_home("KEEL_HOME", (home.path() / "data").c_str());
-  ScopedEnv serve_token("KEEL_SERVE_TOKEN", nullptr);
+  ScopedEnv keel_home("KEEL_HOME", (home.path() / "data").string());
+  ScopedEnv serve_token("KEEL_SERVE_TOKEN", std::nullopt);
   Result<cli::HttpToken> first = cli::resolve_http_token("", false);
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(first->token.size(), 64u);
@@ -60,8 +45,8 @@ TEST(HttpToken, MadeOnceKeptPrivateReusedAndRedacted) {
 
 TEST(HttpToken, AFileOthersCanReadIsRefusedAndNoAuthNeedsNoFile) {
   testing::TempDir home;
-  ScopedEnv keel_home("KEEL_HOME", home.path().c_str());
-  ScopedEnv serve_token("KEEL_SERVE_TOKEN", nullptr);
+  ScopedEnv keel_home("KEEL_HOME", home.path().string());
+  ScopedEnv serve_token("KEEL_SERVE_TOKEN", std::nullopt);
   {
     std::ofstream out(home.path() / "serve-token");
     out << std::string(64, 'a') << "\n";

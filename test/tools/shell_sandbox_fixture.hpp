@@ -26,12 +26,12 @@ inline bool has_text(const std::string& text, const std::string& part) {
 }
 
 // Sets environment variables for a test and restores them afterwards.
-class ScopedEnv {
+class EnvOverrides {
  public:
-  ScopedEnv() = default;
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
+  EnvOverrides() = default;
+  EnvOverrides(const EnvOverrides&) = delete;
+  EnvOverrides& operator=(const EnvOverrides&) = delete;
+  ~EnvOverrides() {
     for (const auto& [name, old] : saved_) {
       if (old) {
         ::setenv(name.c_str(), old->c_str(), 1);
@@ -118,7 +118,7 @@ class ShellSandboxTest : public ::testing::Test {
     return registry.find("shell")->execute(args, ctx);
   }
 
-  ScopedEnv env_;
+  EnvOverrides env_;
   VarTmpDir home_;
   VarTmpDir keel_home_;
   TempDir workspace_;
