@@ -4,6 +4,7 @@
 
 #include "keel/config.hpp"
 #include "runtime/config_file.hpp"
+#include "support/config_dirs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -83,17 +84,7 @@ TEST(ConfigApprovals, MistakesAreNamed) {
   EXPECT_NE(error_of("approvals: [shell]\n").find("approvals must be a mapping"), std::string::npos);
 }
 
-class ConfigApprovalsResolve : public ::testing::Test {
- protected:
-  ConfigApprovalsResolve() {
-    in.workspace = (dir.path() / "ws").string();
-    in.home = (dir.path() / "home").string();
-    dir.write("ws/.keep", "");
-    dir.write("home/.keep", "");
-  }
-  TempDir dir;
-  ConfigInputs in;
-};
+using ConfigApprovalsResolve = testing::ConfigDirsTest;
 
 TEST_F(ConfigApprovalsResolve, TheWorkspaceFilesModesWinAndPatternsOfBothApply) {
   dir.write("home/.config/keel/config.yaml",

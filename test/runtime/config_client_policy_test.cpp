@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "keel/config.hpp"
+#include "support/config_dirs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -11,17 +12,7 @@ namespace {
 
 using ::keel::testing::TempDir;
 
-class ConfigClientPolicy : public ::testing::Test {
- protected:
-  ConfigClientPolicy() {
-    in.workspace = (dir.path() / "ws").string();
-    in.home = (dir.path() / "home").string();
-    dir.write("ws/.keep", "");
-    dir.write("home/.keep", "");
-  }
-  TempDir dir;
-  ConfigInputs in;
-};
+using ConfigClientPolicy = testing::ConfigDirsTest;
 
 TEST_F(ConfigClientPolicy, ClientMayLoosenIsUnsetByDefaultAndReadFromTheUserConfig) {
   Result<KeelConfig> none = resolve_config(in);

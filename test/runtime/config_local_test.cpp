@@ -3,23 +3,13 @@
 
 #include "keel/config.hpp"
 #include "runtime/config_file.hpp"
+#include "support/config_dirs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
 namespace {
 
-class ConfigLocalTest : public ::testing::Test {
- protected:
-  ConfigLocalTest() {
-    in.workspace = (dir.path() / "ws").string();
-    in.home = (dir.path() / "home").string();
-    dir.write("ws/.keep", "");
-    dir.write("home/.keep", "");
-  }
-  Result<KeelConfig> resolve() { return resolve_config(in); }
-  testing::TempDir dir;
-  ConfigInputs in;
-};
+using ConfigLocalTest = testing::ConfigDirsTest;
 
 TEST_F(ConfigLocalTest, GgufAndLocalNamesAreLocalModels) {
   in.model = "gguf:/models/q.gguf";

@@ -3,24 +3,17 @@
 #include <gtest/gtest.h>
 
 #include "keel/config.hpp"
+#include "support/config_dirs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
 namespace {
 
-class ConfigMcpTest : public ::testing::Test {
+class ConfigMcpTest : public testing::ConfigDirsTest {
  protected:
   ConfigMcpTest() {
-    in.workspace = (dir.path() / "ws").string();
-    in.home = (dir.path() / "home").string();
     in.env = {{"TOKEN", "t0k"}};
-    dir.write("ws/.keep", "");
-    dir.write("home/.keep", "");
   }
-  Result<KeelConfig> resolve() { return resolve_config(in); }
-
-  testing::TempDir dir;
-  ConfigInputs in;
 };
 
 TEST_F(ConfigMcpTest, ServersComeFromBothFilesAndMcpJsonLaterOnesReplacingEarlier) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "keel/config.hpp"
+#include "support/config_dirs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -12,21 +13,7 @@ namespace {
 
 using ::keel::testing::TempDir;
 
-class ConfigSandboxTest : public ::testing::Test {
- protected:
-  ConfigSandboxTest() {
-    in.workspace = (dir.path() / "ws").string();
-    in.home = (dir.path() / "home").string();
-    dir.write("ws/.keep", "");
-    dir.write("home/.keep", "");
-  }
-  void workspace_yaml(std::string_view text) { dir.write("ws/keel.yaml", text); }
-  void user_yaml(std::string_view text) { dir.write("home/.config/keel/config.yaml", text); }
-  Result<KeelConfig> resolve() { return resolve_config(in); }
-
-  TempDir dir;
-  ConfigInputs in;
-};
+using ConfigSandboxTest = testing::ConfigDirsTest;
 
 TEST_F(ConfigSandboxTest, DefaultsAreWorkspaceWriteWithoutNetworkAndA256ProcessCap) {
   Result<KeelConfig> cfg = resolve();

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "support/config_dirs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -13,20 +14,9 @@ namespace {
 
 using ::keel::testing::TempDir;
 
-// A workspace dir and a HOME dir inside one temp folder; files are written on demand.
-class ConfigTest : public ::testing::Test {
+// Resolution over a workspace and a HOME folder (support/config_dirs.hpp), plus a check.
+class ConfigTest : public testing::ConfigDirsTest {
  protected:
-  ConfigTest() {
-    in.workspace = (dir.path() / "ws").string();
-    in.home = (dir.path() / "home").string();
-    dir.write("ws/.keep", "");
-    dir.write("home/.keep", "");
-  }
-  void workspace_yaml(std::string_view text) { dir.write("ws/keel.yaml", text); }
-  void user_yaml(std::string_view text) { dir.write("home/.config/keel/config.yaml", text); }
-  std::string workspace_path() const { return in.workspace + "/keel.yaml"; }
-  std::string user_path() const { return in.home + "/.config/keel/config.yaml"; }
-
   KeelConfig resolve_ok() {
     Result<KeelConfig> r = resolve_config(in);
     EXPECT_TRUE(r.ok()) << r.status().to_string();
@@ -39,9 +29,6 @@ class ConfigTest : public ::testing::Test {
     EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
     return r.status().message();
   }
-
-  TempDir dir;
-  ConfigInputs in;
 };
 
 TEST_F(ConfigTest, NoConfigAtAllMeansRulesFromDefault) {
