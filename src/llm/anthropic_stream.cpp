@@ -129,9 +129,13 @@ Status AnthropicStreamAssembler::on_delta(const json& payload) {
   if (type == "text_delta") return deliver_text(stream_string(*delta, "text"));
   if (type == "thinking_delta") return deliver_thinking(stream_string(*delta, "thinking"));
   if (type == "input_json_delta") {
-    ToolBlock& tool = tools_[stream_index(payload)];
-    tool.call.arguments += stream_string(*delta, "partial_json");
-    tool.got_delta = true;
+    // Only a tool_use block is a call for keel to run. A server-side block (server_tool_use: the
+    // provider's own web search and the like, already run by the provider) streams its input the
+    // same way and is left out.
+    const auto tool = tools_.find(stream_index(payload));
+    if (tool == tools_.end()) return Status::Ok();
+    tool->second.call.arguments += stream_string(*delta, "partial_json");
+    tool->second.got_delta = true;
   }
   return Status::Ok();  // signature_delta and others carry nothing keel keeps
 }

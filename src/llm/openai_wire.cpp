@@ -116,8 +116,11 @@ Result<ModelReply> parse_completion_json(const json& body) {
   }
   if (const auto content = message->find("content"); content != message->end()) {
     reply.text = content_text(*content);
+    reply.reasoning = content_thinking(*content);
   }
-  reply.reasoning = string_field(*message, "reasoning_content");
+  // A refusal (content null, the reason in "refusal") is what the user must read.
+  if (reply.text.empty()) reply.text = string_field(*message, "refusal");
+  if (reply.reasoning.empty()) reply.reasoning = string_field(*message, "reasoning_content");
   if (reply.reasoning.empty()) reply.reasoning = string_field(*message, "reasoning");
   if (const auto calls = message->find("tool_calls"); calls != message->end() && calls->is_array()) {
     for (const json& call : *calls) {
@@ -206,7 +209,25 @@ std::string content_text(const json& content) {
   std::string out;
   if (content.is_array()) {
     for (const json& part : content) {
-      if (part.is_object()) out += string_field(part, "text");
+      if (part.is_object() && string_field(part, "type") != "thinking") out += string_field(part, "text");
+    }
+  }
+  return out;
+}
+
+std::string content_thinking(const json& content) {
+  std::string out;
+  if (!content.is_array()) return out;
+  for (const json& part : content) {
+    if (!part.is_object() || string_field(part, "type") != "thinking") continue;
+    const auto thinking = part.find("thinking");
+    if (thinking == part.end()) continue;
+    if (thinking->is_string()) {
+      out += thinking->get<std::string>();
+    } else if (thinking->is_array()) {
+      for (const json& piece : *thinking) {
+        if (piece.is_object()) out += string_field(piece, "text");
+      }
     }
   }
   return out;
@@ -228,10 +249,12 @@ long embedded_error_status(const json& value) {
   if (!value.is_object()) return 0;
   const auto error = value.find("error");
   if (error == value.end() || !error->is_object()) return 0;
-  for (const char* key : {"code", "status"}) {
+  for (const char* key : {"code", "status", "status_code"}) {
     const int64_t code = int_field(*error, key);
     if (code >= 400 && code <= 599) return static_cast<long>(code);
   }
+  const int64_t outer = int_field(value, "status_code");
+  if (outer >= 400 && outer <= 599) return static_cast<long>(outer);
   return 0;
 }
 

@@ -36,14 +36,20 @@ std::string arguments_text(const nlohmann::json& arguments);
 // usage.prompt_tokens_details.cached_tokens (prompt tokens the provider served from its cache), or 0.
 int64_t openai_cached_prompt_tokens(const nlohmann::json& usage);
 
-// Message content that may be a string, null, or an array of {"type":"text","text":...} parts.
+// Message content that may be a string, null, or an array of {"type":"text","text":...} parts;
+// "thinking" parts are left out (content_thinking has them).
 std::string content_text(const nlohmann::json& content);
+
+// The reasoning in a content array: Mistral's {"type":"thinking","thinking":[{"type":"text",
+// "text":...}]} parts (or a plain string in "thinking"); "" for string content.
+std::string content_thinking(const nlohmann::json& content);
 
 // The message of an {"error": ...} object (error.message, or error as a string); nullopt when
 // `value` is not an error object.
 std::optional<std::string> embedded_error(const nlohmann::json& value);
 
-// The numeric error.code / error.status of an error object when it is an HTTP status; else 0.
+// The numeric error.code / error.status / error.status_code (or a top-level status_code) of an
+// error object when it is an HTTP status; else 0.
 long embedded_error_status(const nlohmann::json& value);
 
 // A human-readable server message from an error body: its error message, or the raw body

@@ -82,14 +82,17 @@ Status StreamAssembler::on_chunk(const json& chunk) {
 }
 
 Status StreamAssembler::on_delta(const json& delta) {
+  std::string text, reasoning;
   if (const auto content = delta.find("content"); content != delta.end()) {
-    const std::string text = content_text(*content);
-    if (!text.empty()) {
-      reply_.text += text;
-      KEEL_TRY(deliver(options_.on_text, text, "on_text"));
-    }
+    text = content_text(*content);
+    reasoning = content_thinking(*content);  // Mistral's thinking parts
   }
-  std::string reasoning = string_or_empty(delta, "reasoning_content");
+  text += string_or_empty(delta, "refusal");  // a refusal streams here; the user reads it as the answer
+  if (!text.empty()) {
+    reply_.text += text;
+    KEEL_TRY(deliver(options_.on_text, text, "on_text"));
+  }
+  if (reasoning.empty()) reasoning = string_or_empty(delta, "reasoning_content");
   if (reasoning.empty()) reasoning = string_or_empty(delta, "reasoning");
   if (!reasoning.empty()) {
     reply_.reasoning += reasoning;
