@@ -424,7 +424,9 @@ TEST_F(StreamableHttpTest, ListenStreamDeliversServerMessagesReconnectsAndEndsAt
   const std::vector<McpRecordedRequest> requests = server_.requests();
   EXPECT_EQ(requests[0].headers.count("last-event-id"), 0u);
   EXPECT_EQ(requests[1].header("last-event-id"), "L1");
-  EXPECT_GE(ms_between(requests[0].finished, requests[1].received), 100);
+  // The client waits `retry` from the moment it sees the stream end; the server notes `finished`
+  // once its last write returns, which on a loaded machine can come some milliseconds later.
+  EXPECT_GE(ms_between(requests[0].finished, requests[1].received), 80);
   const auto start = Clock::now();
   t->close(100ms);
   EXPECT_LE(ms_between(start, Clock::now()), 1000) << "close() waited for the held stream";
