@@ -7,12 +7,17 @@
 #include "server/http_status.hpp"
 
 namespace keel::api {
+server::HostOriginPolicy host_policy(const ApiAccess& access, std::string_view bind_host) {
+  server::HostOriginPolicy policy = server::make_host_origin_policy(bind_host, access.allowed_hosts, access.cors_origins);
+  if (!access.allowed_hosts.empty() && server::is_loopback_host(bind_host)) {
+    for (const char* local : {"localhost", "127.0.0.1", "[::1]"}) policy.hosts.emplace_back(local);
+  }
+  return policy;
+}
+
 void install_access_guard(server::HttpServer& http, const ApiAccess& access) {
   server::AccessGuardOptions o;
-  o.hosts = server::make_host_origin_policy(http.options().host, access.allowed_hosts, access.cors_origins);
-  if (!access.allowed_hosts.empty() && server::is_loopback_host(http.options().host)) {
-    for (const char* local : {"localhost", "127.0.0.1", "[::1]"}) o.hosts.hosts.emplace_back(local);
-  }
+  o.hosts = host_policy(access, http.options().host);
   o.token = access.token;
   o.token_hint = access.token_hint;
   o.public_paths = {"/", "/ui/*"};

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "server/auth_throttle.hpp"
+#include "server/host_origin_policy.hpp"
 #include "server/http_request.hpp"
 #include "server/http_responder.hpp"
 #include "server/http_server.hpp"
@@ -26,6 +27,10 @@ struct ApiAccess {
   std::string token_hint;                  // where the token is found, for the 401 message
   server::AuthThrottleOptions throttle;    // lockout after repeated wrong tokens
 };
+
+// The Host names and origins keel serve answers when bound to `bind_host`: the loopback names
+// (when bound to loopback) plus `allowed_hosts`; the server's own origin plus `cors_origins`.
+server::HostOriginPolicy host_policy(const ApiAccess& access, std::string_view bind_host);
 
 // Sets `http`'s request guard: Host on every path; Origin / Sec-Fetch-Site on every request; the
 // token on every path but the web UI's files ("/", "/ui/*") and preflights, also as a `token`

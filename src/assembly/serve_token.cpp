@@ -66,7 +66,7 @@ Result<ServeToken> load_or_create_serve_token(std::filesystem::path path) {
       return Status::FailedPrecondition("cannot open " + path.string() + ": " + errno_text() +
                                         (errno == ELOOP ? " (a symbolic link is not accepted; delete it)" : ""));
     }
-    KEEL_ASSIGN_OR_RETURN(std::string token, detail::random_hex_token(32));
+    const std::string token = detail::random_hex(32);
     const int wfd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (wfd < 0) {
       if (errno == EEXIST) continue;  // another process made it first: read theirs

@@ -35,8 +35,6 @@ bool split_host_port(const std::string& text, std::string& host, uint16_t& port)
 
 }  // namespace
 
-bool is_loopback(const std::string& host) { return server::is_loopback_host(host); }
-
 Result<HttpToken> resolve_http_token(const std::string& given, bool no_auth) {
   if (no_auth && !given.empty()) {
     return Status::InvalidArgument("--no-auth and --token (or KEEL_SERVE_TOKEN) contradict each other");
@@ -61,7 +59,7 @@ int serve_mcp_http(mcp::KeelMcpServer& server, const std::string& host_port, con
                  host_port.c_str());
     return kExitUsage;
   }
-  if (!is_loopback(host) && (token.empty() || !http_token.kept_in.empty())) {
+  if (!server::is_loopback_host(host) && (token.empty() || !http_token.kept_in.empty())) {
     std::fprintf(stderr, "keel: serving on %s is reachable from other machines; give --token so requests must "
                          "carry it\n", host.c_str());
     return kExitUsage;

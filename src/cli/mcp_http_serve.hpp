@@ -10,9 +10,6 @@
 
 namespace keel::cli {
 
-// True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost).
-bool is_loopback(const std::string& host);
-
 // The token keel's HTTP servers require: `given` (--token, KEEL_SERVE_TOKEN), else the one kept in
 // $KEEL_HOME/serve-token (made at the first start), else none with `no_auth`. It is also put in
 // this process's KEEL_SERVE_TOKEN, so its value counts as a secret: redacted from tool output,

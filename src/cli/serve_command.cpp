@@ -20,6 +20,7 @@
 #include "mcp_server/keel_mcp_handler.hpp"
 #include "mcp_server/keel_mcp_server_options.hpp"
 #include "mcp_server/mcp_http_endpoint.hpp"
+#include "server/host_origin_policy.hpp"
 #include "server/http_server.hpp"
 #include "base/thread_pool.hpp"
 
@@ -67,7 +68,7 @@ int http_serve_command(const HttpServeArgs& args) {
     std::fprintf(stderr, "keel: %s\n", message.c_str());
     return kExitUsage;
   };
-  if (!is_loopback(args.host) && args.token.empty()) {
+  if (!server::is_loopback_host(args.host) && args.token.empty()) {
     return fail("serving on " + args.host +
                 " is reachable from other machines; give --token (or KEEL_SERVE_TOKEN) so requests must carry it");
   }
@@ -131,10 +132,7 @@ int http_serve_command(const HttpServeArgs& args) {
   mcp::McpHttpEndpointOptions mcp_options;
   mcp_options.bearer_token = token;
   mcp_options.allowed_origins = args.cors_origins;
-  mcp_options.allowed_hosts = api_options.access.allowed_hosts;
-  if (!mcp_options.allowed_hosts.empty()) {
-    for (const char* local : {"localhost", "127.0.0.1", "[::1]"}) mcp_options.allowed_hosts.emplace_back(local);
-  }
+  mcp_options.allowed_hosts = api::host_policy(api_options.access, args.host).hosts;
   Result<std::unique_ptr<mcp::McpHttpEndpoint>> mcp_endpoint = mcp::McpHttpEndpoint::mount(
       http, [server = mcp_server->get()] { return server->new_session(); }, mcp_options);
   if (!mcp_endpoint.ok()) return fail(mcp_endpoint.status().message());

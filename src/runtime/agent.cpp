@@ -4,16 +4,14 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <iomanip>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
-#include <sstream>
 #include <utility>
 
 #include "base/clock.hpp"
+#include "base/random_token.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "runtime/agent_impl.hpp"
@@ -42,13 +40,7 @@ std::string read_agents_md(const std::string& workspace) {
 }
 
 // 128 random bits: approval and question ids of keel serve are built from run ids.
-std::string new_run_id() {
-  std::random_device rd;
-  std::ostringstream out;
-  out << "run_" << std::hex << std::setfill('0');
-  for (int word = 0; word < 4; ++word) out << std::setw(8) << static_cast<uint32_t>(rd());
-  return out.str();
-}
+std::string new_run_id() { return "run_" + detail::random_hex(16); }
 
 // The Skills section for `task`; the triggered skills whose bodies it holds are noted in the run's
 // metadata ("skills_loaded") for plugins.

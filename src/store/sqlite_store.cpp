@@ -3,11 +3,11 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <random>
 #include <set>
 #include <system_error>
 
 #include "base/clock.hpp"
+#include "base/random_token.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite_store_impl.hpp"
 
@@ -149,18 +149,9 @@ Result<int> SqliteStore::schema_version() {
 }
 
 std::string random_id(std::string_view prefix) {
-  // random_device reads the kernel's generator on each call, so ids stay distinct across fork().
   // 128 bits: ids of sessions, runs and skill proposals are handles a client of keel serve
   // presents, so they must not be guessable from one another.
-  std::random_device device;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id(prefix);
-  id.reserve(prefix.size() + 32);
-  for (int word = 0; word < 4; ++word) {
-    const uint32_t bits = device();
-    for (int shift = 28; shift >= 0; shift -= 4) id.push_back(kHex[(bits >> shift) & 0xf]);
-  }
-  return id;
+  return std::string(prefix) + random_hex(16);
 }
 
 }  // namespace detail

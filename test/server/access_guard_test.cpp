@@ -75,11 +75,10 @@ TEST(BearerToken, ComparesWholeTokensAndParsesTheScheme) {
 TEST(BearerToken, NewTokensAreLongAndDistinct) {
   std::set<std::string> seen;
   for (int i = 0; i < 64; ++i) {
-    Result<std::string> t = detail::random_hex_token(32);
-    ASSERT_TRUE(t.ok()) << t.status().message();
-    EXPECT_EQ(t->size(), 64u);
-    EXPECT_EQ(t->find_first_not_of("0123456789abcdef"), std::string::npos);
-    seen.insert(*t);
+    const std::string t = detail::random_hex(32);
+    EXPECT_EQ(t.size(), 64u);
+    EXPECT_EQ(t.find_first_not_of("0123456789abcdef"), std::string::npos);
+    seen.insert(t);
   }
   EXPECT_EQ(seen.size(), 64u);
 }
