@@ -1,7 +1,7 @@
 # keel — two commands do everything on a fresh Debian 12 machine:
 #   make demo   install what is missing, build, run the demo task
 #   make test   install what is missing, build, run every test (native, ASan+UBSan, WebAssembly)
-.PHONY: all deps deps-test build build-asan test test-native test-asan test-wasm test-fuzz demo bench example clean
+.PHONY: all deps deps-test build build-asan test test-native test-asan test-wasm test-fuzz demo bench example clean parser-conformance
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 EMSDK_NODE_PATH ?= /usr/share/nodejs
@@ -75,6 +75,11 @@ bench: build
 	@build/default/keel_context_bench
 	@build/default/keel_store_bench
 	@if [ -x build/default/keel_local_bench ]; then build/default/keel_local_bench; fi
+
+# Regenerates docs/parser-conformance.md from the parser corpora (a test checks it is current).
+parser-conformance: build
+	@build/default/keel_parser_conformance --table > docs/parser-conformance.md
+	@echo "docs/parser-conformance.md written"
 
 clean:
 	rm -rf build

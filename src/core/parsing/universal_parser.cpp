@@ -114,6 +114,19 @@ ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& re
   return out;
 }
 
+// Every failure names where it is. A format that knows the exact place says "offset N" itself;
+// otherwise the failure is placed at the first of the format's markers, where its call starts.
+void locate_error(const ToolCallFormat& f, std::string_view text, std::string& error) {
+  if (error.find("offset ") != std::string::npos) return;
+  size_t first = std::string_view::npos;
+  for (std::string_view m : f.markers()) first = std::min(first, detail::find_literal(text, m));
+  if (first == std::string_view::npos) {  // an unmarked format: its call starts at the first non-blank byte
+    first = 0;
+    while (first < text.size() && detail::is_blank(text[first])) ++first;
+  }
+  error += " (the call starts at offset " + std::to_string(first) + ")";
+}
+
 }  // namespace
 
 ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::span<const ToolSpec> tools) const {
@@ -149,6 +162,7 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
       if (!detected) continue;
     }
     FormatResult r = f.parse(content, tools);
+    if (r.error) locate_error(f, content, *r.error);
     if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r), std::move(reasoning));
     if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
       framing = &f;
