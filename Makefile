@@ -46,7 +46,7 @@ FUZZ_CORE = $(abspath $(shell find src/core -name '*.cpp'))
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 test-fuzz: deps-test
 	@rm -rf build/fuzz && mkdir -p build/fuzz/obj
-	@python3 scripts/fuzz_seeds.py test/core/protocol_corpus build/fuzz/seeds >/dev/null
+	@python3 scripts/fuzz_seeds.py test/core/protocol_corpus test/core/real_outputs build/fuzz/seeds >/dev/null
 	@printf '%s\n' $(FUZZ_CORE) | xargs -P $(JOBS) -I{} sh -c \
 	  'clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c {} -o build/fuzz/obj/$$(basename {} .cpp).o' 
 	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/parser_fuzz.cpp -o build/fuzz/parser_fuzz

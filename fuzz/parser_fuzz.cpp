@@ -1,7 +1,9 @@
 // libFuzzer target: the universal tool-call parser on arbitrary model output, with a fixed tool
 // set. Invariants: no crash, leak or hang; every call's arguments are a JSON object; a result is
 // deterministic; the format that decided, asked by name, decides the same way (auto-detection's
-// shared marker scan never hides a format's calls).
+// shared marker scan never hides a format's calls); streamed through CallStreamFilter in two
+// pieces (cut where the first byte says), the text shown is the start of the parsed answer and,
+// with finish()'s rest, all of it.
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -10,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "keel/core/call_stream_filter.hpp"
 #include "keel/core/universal_parser.hpp"
 
 namespace {
@@ -51,5 +54,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (n.calls[i].name != a.calls[i].name || n.calls[i].arguments != a.calls[i].arguments) std::abort();
     }
   }
+  const size_t cut = size == 0 ? 0 : data[0] % (size + 1);
+  keel::CallStreamFilter filter(*parser, tools);
+  std::string shown = filter.feed(text.substr(0, cut)).text;
+  shown += filter.feed(text.substr(cut)).text;
+  const std::string rest = filter.finish().text;
+  const std::string& answer = filter.outcome().content;
+  if (answer != a.content) std::abort();
+  if (shown.size() > answer.size() || answer.compare(0, shown.size(), shown) != 0) std::abort();
+  if (shown + rest != answer) std::abort();
   return 0;
 }

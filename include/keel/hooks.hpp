@@ -94,6 +94,9 @@ class Hooks {
   virtual void on_compaction(RunContext&, const CompactionReport&) {}
   virtual void on_model_delta(RunContext&, std::string_view /*text*/) {}
   virtual void on_reasoning_delta(RunContext&, std::string_view /*text*/) {}
+  // A reply that writes its tool calls as text is calling `name` (known before its arguments are
+  // complete; the call itself follows as on_tool_call once the reply is read).
+  virtual void on_call_announced(RunContext&, std::string_view /*name*/) {}
   virtual void on_model_retry(RunContext&, int /*attempt*/, const Status& /*why*/, int64_t /*delay_ms*/) {}
   virtual void on_model_reply(RunContext&, const ModelReply&) {}
   // A final answer is ready; set actions.another_round to continue instead.

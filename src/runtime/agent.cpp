@@ -14,6 +14,7 @@
 #include "base/random_token.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/core/prompt_builder.hpp"
+#include "keel/core/call_stream_filter.hpp"
 #include "runtime/agent_impl.hpp"
 #include "runtime/tool_cache.hpp"
 
@@ -76,6 +77,19 @@ std::string_view run_status_name(RunStatus status) {
   return "starting";
 }
 
+const UniversalToolCallParser* Agent::Impl::stream_parser() {
+  if (!stream_parser_made_) {
+    stream_parser_made_ = true;
+    if (!options_.parser) {
+      auto made = UniversalToolCallParser::create("auto");
+      if (made.ok()) stream_parser_ = std::move(made).value();
+    } else {
+      stream_parser_ = std::dynamic_pointer_cast<const UniversalToolCallParser>(options_.parser);
+    }
+  }
+  return stream_parser_.get();
+}
+
 // The planner call the machine asks for before round 1: no streaming, the machine's deadline. An
 // empty reply, an error or a timeout is handed back as it is; the machine goes on without a plan.
 Event Agent::Impl::call_planner(RunContext& ctx, const CallPlanner& p, std::stop_token stop, RunOutcome& outcome) {
@@ -103,15 +117,36 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
   CallOptions call;
   call.stream = options_.stream;
   call.stop = stop;
-  call.on_text = [&](std::string_view t) { emit([&](Hooks& h) { h.on_model_delta(ctx, t); }); };
+  // With tools offered, a model may write its calls as text: only what cannot be call markup is
+  // shown while it streams, and a call's name is announced once written.
+  std::optional<CallStreamFilter> filter;
+  if (call.stream && !request.tools.empty()) {
+    if (const UniversalToolCallParser* p = stream_parser()) filter.emplace(*p, request.tools);
+  }
+  auto show = [&](const CallStreamFilter::Output& o) {
+    emit([&](Hooks& h) {
+      if (!o.reasoning.empty()) h.on_reasoning_delta(ctx, o.reasoning);
+      for (const std::string& name : o.announced) h.on_call_announced(ctx, name);
+      if (!o.text.empty()) h.on_model_delta(ctx, o.text);
+    });
+  };
+  call.on_text = [&](std::string_view t) {
+    if (filter) {
+      show(filter->feed(t));
+    } else {
+      emit([&](Hooks& h) { h.on_model_delta(ctx, t); });
+    }
+  };
   call.on_reasoning = [&](std::string_view t) { emit([&](Hooks& h) { h.on_reasoning_delta(ctx, t); }); };
   call.on_retry = [&](int attempt, const Status& why, int64_t delay) {
+    if (filter) filter->reset();
     Status shown = redacted(why);
     emit([&](Hooks& h) { h.on_model_retry(ctx, attempt, shown, delay); });
   };
   ++outcome.model_calls;
   int64_t t0 = detail::wall_now_us();
   Result<ModelReply> reply = llm_.complete(request, call);
+  if (reply.ok() && filter) show(filter->finish());
   if (!reply.ok()) reply = redacted(reply.status());  // a backend's error may echo a key or token
   if (recorder != nullptr) {
     nlohmann::json attrs = {{"round", request.round}};

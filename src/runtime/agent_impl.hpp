@@ -15,6 +15,7 @@
 
 #include "keel/agent.hpp"
 #include "keel/core/agent_machine.hpp"
+#include "keel/core/universal_parser.hpp"
 #include "keel/tool_executor.hpp"
 #include "runtime/approval_policy.hpp"
 #include "runtime/session_recorder.hpp"
@@ -97,6 +98,10 @@ class Agent::Impl {
   }
   Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
                   RunOutcome& outcome);
+  // The parser whose rules decide what of a streamed reply is shown (see CallStreamFilter): the
+  // agent's own when it is the universal one, the default one when none is set, else nullptr
+  // (a parser of the application's: its markup is unknown, the text streams as it comes).
+  const UniversalToolCallParser* stream_parser();
 
   LlmClient& llm_;
   const ToolRegistry& tools_;
@@ -106,6 +111,8 @@ class Agent::Impl {
   std::mutex hook_mutex_;
   std::mutex gate_mutex_;
   std::shared_ptr<detail::ApprovalPolicyGate> gate_;  // the policy of the run in progress, if any
+  std::shared_ptr<const UniversalToolCallParser> stream_parser_;  // made on the first streamed call with tools
+  bool stream_parser_made_ = false;
   std::mutex steer_mutex_;
   bool running_ = false;                // a run is in progress (steering is accepted)
   std::vector<std::string> steering_;   // guidance not yet handed to the machine

@@ -76,6 +76,9 @@ void RunEventJson::on_model_delta(RunContext& ctx, std::string_view text) {
 void RunEventJson::on_reasoning_delta(RunContext& ctx, std::string_view text) {
   if (stream_deltas_) emit("reasoning_delta", {{"text", text}}, &ctx);
 }
+void RunEventJson::on_call_announced(RunContext& ctx, std::string_view name) {
+  if (stream_deltas_) emit("call_announced", {{"name", name}}, &ctx);
+}
 void RunEventJson::on_model_retry(RunContext& ctx, int attempt, const Status& why, int64_t delay_ms) {
   emit("model_retry", {{"attempt", attempt}, {"error", why.to_string()}, {"delay_ms", delay_ms}}, &ctx);
 }

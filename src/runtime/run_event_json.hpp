@@ -30,6 +30,7 @@ class RunEventJson : public Hooks {
   void on_compaction(RunContext&, const CompactionReport& report) override;
   void on_model_delta(RunContext&, std::string_view text) override;
   void on_reasoning_delta(RunContext&, std::string_view text) override;
+  void on_call_announced(RunContext&, std::string_view name) override;
   void on_model_retry(RunContext&, int attempt, const Status& why, int64_t delay_ms) override;
   void on_model_reply(RunContext&, const ModelReply&) override;
   void on_tool_call(RunContext&, const ToolCall&) override;

@@ -4,23 +4,28 @@
 //   keel_parser_conformance --table         prints docs/parser-conformance.md (the table is made
 //                                           from the corpora, so it cannot drift from them)
 //   keel_parser_conformance --only FAMILY   limits the listing to one family
+//   keel_parser_conformance --stream        also streams every case at every split (CallStreamFilter)
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "support/parser_conformance.hpp"
 #include "support/parser_corpus.hpp"
+#include "support/parser_stream_check.hpp"
 
 int main(int argc, char** argv) {
   bool table = false;
+  bool streaming = false;
   std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--table") == 0) {
       table = true;
+    } else if (std::strcmp(argv[i], "--stream") == 0) {
+      streaming = true;
     } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: keel_parser_conformance [--table] [--only FAMILY]\n");
+      std::fprintf(stderr, "usage: keel_parser_conformance [--table] [--stream] [--only FAMILY]\n");
       return 2;
     }
   }
@@ -37,6 +42,11 @@ int main(int argc, char** argv) {
     if (!only.empty() && c.family != only) continue;
     ++shown;
     auto diffs = keel::testing::check_parser_case(c);
+    if (streaming && c.load_error.empty() && c.data.value("format", std::string("auto")) == "auto") {
+      static const auto parser = std::move(keel::UniversalToolCallParser::create("auto")).value();
+      std::string why = keel::testing::check_streaming(*parser, c);
+      if (!why.empty()) diffs.push_back("streaming: " + why);
+    }
     if (diffs.empty()) continue;
     ++failed;
     std::printf("FAIL %s: %s%s\n", c.file.c_str(), c.name.c_str(), c.cite.empty() ? "" : (" [" + c.cite + "]").c_str());

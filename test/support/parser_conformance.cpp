@@ -1,5 +1,7 @@
 #include "support/parser_conformance.hpp"
 
+#include "support/parser_stream_check.hpp"
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -14,6 +16,7 @@ struct Tally {
   size_t calls = 0, calls_exact = 0;
   size_t negatives = 0, negatives_clean = 0;
   size_t broken = 0, broken_reported = 0;
+  size_t streamed = 0, streamed_clean = 0;
   std::map<std::string, std::pair<size_t, size_t>> upstream;  // project -> (cases, keel differs)
 };
 
@@ -53,14 +56,19 @@ std::string conformance_markdown(const std::vector<ParserCase>& cases) {
   Tally harvested;
   std::vector<std::string> differences;
   std::vector<std::string> failing;
+  const auto parser = std::move(UniversalToolCallParser::create("auto")).value();
   for (const auto& c : cases) {
     const bool exact = check_parser_case(c).empty();
+    const bool streams = c.load_error.empty() && c.data.value("format", std::string("auto")) == "auto";
+    const bool streams_clean = streams && check_streaming(*parser, c).empty();
     const std::string project = project_of(c);
     const bool from_elsewhere = c.source != "keel";
     for (Tally* t : {&by_family[c.family], &total, from_elsewhere ? &harvested : nullptr}) {
       if (t == nullptr) continue;
       ++t->cases;
       t->exact += exact ? 1 : 0;
+      t->streamed += streams ? 1 : 0;
+      t->streamed_clean += streams_clean ? 1 : 0;
       if (c.kind == "call") {
         ++t->calls;
         t->calls_exact += exact ? 1 : 0;
@@ -85,6 +93,7 @@ std::string conformance_markdown(const std::vector<ParserCase>& cases) {
       }
     }
     if (!exact) failing.push_back("- " + c.file + ": " + c.name);
+    if (streams && !streams_clean) failing.push_back("- " + c.file + ": " + c.name + " (streamed)");
   }
 
   std::string md;
@@ -96,14 +105,16 @@ std::string conformance_markdown(const std::vector<ParserCase>& cases) {
   md += "what the command prints, so the figures below are the ones the suite asserts.\n\n";
   md += "A case is one model output and what a correct reader must make of it: the calls and the\n";
   md += "remaining text (**call**), plain text that only shows call syntax (**non-call**), or a call that\n";
-  md += "cannot be recovered, which must be reported as a failure naming its byte offset (**broken**).\n\n";
+  md += "cannot be recovered, which must be reported as a failure naming its byte offset (**broken**).\n";
+  md += "**Streamed clean**: the case streamed one byte at a time and split in two at every byte showed\n";
+  md += "only text of the parsed answer while streaming, and announced exactly the parsed calls' names.\n\n";
   md += "## Totals\n\n";
-  md += "| corpus | cases | exact | calls exact | non-calls clean | failures reported |\n";
-  md += "|---|---:|---:|---:|---:|---:|\n";
+  md += "| corpus | cases | exact | calls exact | non-calls clean | failures reported | streamed clean |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|\n";
   auto total_row = [&](const std::string& name, const Tally& t) {
     md += "| " + name + " | " + std::to_string(t.cases) + " | " + percent(t.exact, t.cases) + " | " +
           ratio(t.calls_exact, t.calls) + " | " + ratio(t.negatives_clean, t.negatives) + " | " +
-          ratio(t.broken_reported, t.broken) + " |\n";
+          ratio(t.broken_reported, t.broken) + " | " + ratio(t.streamed_clean, t.streamed) + " |\n";
   };
   total_row("harvested (other projects)", harvested);
   total_row("all", total);
@@ -111,15 +122,15 @@ std::string conformance_markdown(const std::vector<ParserCase>& cases) {
   for (const auto& [source, n] : by_source) md += "| " + source + " | " + std::to_string(n) + " |\n";
   md += "\n## Per family\n\n";
   md += "Upstream columns: cases taken from that project's tests (how many keel reads differently, listed below).\n\n";
-  md += "| family | cases | exact | calls | non-calls | failures reported |";
+  md += "| family | cases | exact | calls | non-calls | failures reported | streamed clean |";
   for (const auto& [key, label] : projects()) md += " " + label + " |";
-  md += "\n|---|---:|---:|---:|---:|---:|";
+  md += "\n|---|---:|---:|---:|---:|---:|---:|";
   for (size_t i = 0; i < projects().size(); ++i) md += "---:|";
   md += "\n";
   for (const auto& [family, t] : by_family) {
     md += "| " + family + " | " + std::to_string(t.cases) + " | " + percent(t.exact, t.cases) + " | " +
           ratio(t.calls_exact, t.calls) + " | " + ratio(t.negatives_clean, t.negatives) + " | " +
-          ratio(t.broken_reported, t.broken) + " |";
+          ratio(t.broken_reported, t.broken) + " | " + ratio(t.streamed_clean, t.streamed) + " |";
     for (const auto& [key, label] : projects()) {
       auto it = t.upstream.find(key);
       if (it == t.upstream.end()) {
