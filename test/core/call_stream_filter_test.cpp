@@ -46,7 +46,7 @@ TEST(CallStreamFilterTest, ProseStreamsAtOnceAndMarkupIsHeld) {
   tools[0].name = "get_weather";
   CallStreamFilter f(**parser, tools);
   EXPECT_EQ(f.feed("Let me check ").text, "Let me check");
-  EXPECT_EQ(f.feed("the weather. <tool").text, " the weather.");
+  EXPECT_EQ(f.feed("the weather.\n<tool").text, " the weather.");
   CallStreamFilter::Output o = f.feed("_call>\n{\"name\": \"get_weather\", \"argu");
   EXPECT_EQ(o.text, "");
   ASSERT_EQ(o.announced.size(), 1u);
@@ -56,6 +56,30 @@ TEST(CallStreamFilterTest, ProseStreamsAtOnceAndMarkupIsHeld) {
   EXPECT_EQ(end.text, "");
   EXPECT_TRUE(end.announced.empty());
   ASSERT_EQ(f.outcome().calls.size(), 1u);
+}
+
+TEST(CallStreamFilterTest, MarkupInTheMiddleOfASentenceIsHeldButNamedOnlyOnceRead) {
+  auto parser = UniversalToolCallParser::create("auto");
+  ASSERT_TRUE(parser.ok());
+  std::vector<ToolSpec> tools(1);
+  tools[0].name = "get_weather";
+  CallStreamFilter f(**parser, tools);
+  CallStreamFilter::Output o = f.feed("Use the `<tool_call>{\"name\": \"get_weather\"}</tool_call>` tag.");
+  EXPECT_EQ(o.text, "Use the `");
+  EXPECT_TRUE(o.announced.empty());
+  EXPECT_TRUE(f.finish().announced.empty());
+}
+
+TEST(CallStreamFilterTest, AFirstWordThatCannotBeAHeaderIsNotHeld) {
+  auto parser = UniversalToolCallParser::create("auto");
+  ASSERT_TRUE(parser.ok());
+  std::vector<ToolSpec> tools(1);
+  tools[0].name = "get_weather";
+  CallStreamFilter f(**parser, tools);
+  EXPECT_EQ(f.feed("yyyyyyyy").text, "yyyyyyyy");
+  CallStreamFilter g(**parser, tools);
+  EXPECT_EQ(g.feed("get_wea").text, "");  // may still be a functionary header naming the tool
+  EXPECT_EQ(g.feed("ring is fine").text, "get_wearing is fine");
 }
 
 TEST(CallStreamFilterTest, ABracketThatIsNotACallIsShownOnceItCannotBeOne) {

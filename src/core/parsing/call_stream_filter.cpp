@@ -401,7 +401,14 @@ bool CallStreamFilter::check_header() {
   while (b < text_.size() && detail::is_blank(text_[b])) ++b;
   size_t j = b;
   while (j < text_.size() && is_ident_char(text_[j])) ++j;
-  if (j == text_.size()) return false;
+  if (j == text_.size()) {  // wait only while the first word may still be "all" or a tool's name
+    const std::string_view word = std::string_view(text_).substr(b);
+    bool may_be = std::string_view("all").starts_with(word);
+    for (const ToolSpec& t : tools_) may_be = may_be || std::string_view(t.name).starts_with(word);
+    if (may_be) return false;
+    header_checked_ = true;
+    return true;
+  }
   header_checked_ = true;
   if (j == b || !is_ident_start(text_[b])) return true;
   const std::string_view name = std::string_view(text_).substr(b, j - b);
