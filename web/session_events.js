@@ -118,6 +118,10 @@ const HANDLERS = {
   reasoning_delta(e) {
     this.views.log.addReasoning(e.run_id, this.round(e), String(e.text ?? ''));
   },
+  call_announced(e) {
+    // The model is writing a tool call as text; the call itself follows as tool_call.
+    this.hud(e, {state: 'calling_model', tool: String(e.name ?? '')});
+  },
   model_retry(e) {
     this.views.log.add('retry', this.where(e),
       `attempt ${e.attempt} failed: ${short(e.error)}; retrying in ${e.delay_ms} ms`, e.t_ms);
