@@ -1,6 +1,7 @@
 #include "core/parsing/non_call_rule.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/parsing/json/json_view.hpp"
 
@@ -72,12 +73,17 @@ constexpr std::string_view kLevels[] = {"TRACE", "DEBUG", "INFO", "WARNING", "WA
 
 // The log prefix of rule 1c at `pos` (a line's first non-blank byte).
 bool log_prefix_at(std::string_view text, size_t pos) {
-  if (text.compare(pos, 5, "time=") == 0 || text.compare(pos, 6, "level=") == 0) return true;
-  const bool bracket = pos < text.size() && text[pos] == '[';
+  const char c0 = text[pos];
+  if (c0 == 't' || c0 == 'l') return text.substr(pos, 5) == "time=" || text.substr(pos, 6) == "level=";
+  const bool bracket = c0 == '[';
   const size_t at = bracket ? pos + 1 : pos;
-  if (timestamp_at(text, at)) return true;
+  if (at >= text.size()) return false;
+  if (ascii_digit(text[at])) return timestamp_at(text, at);
+  const char c = text[at];
+  if (c != 'T' && c != 'D' && c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'C') return false;
   for (std::string_view level : kLevels) {
-    if (text.compare(at, level.size(), level) != 0) continue;
+    if (level[0] != c) continue;
+    if (text.substr(at, level.size()) != level) continue;
     const size_t after = at + level.size();
     if (after >= text.size()) return false;
     const char c = text[after];
@@ -111,6 +117,12 @@ size_t fence_close(std::string_view text, size_t pos, char fence, size_t count) 
   return text.size();
 }
 
+// A cheap look at a line's first two bytes: whether it may start a quote or a log prefix (most
+// lines of a reply start with prose or call syntax and are passed over here).
+bool may_start_region(char c, char next) {
+  return c == '>' || c == '[' || ascii_digit(c) || c == 't' || c == 'l' || (ascii_upper(c) && ascii_upper(next));
+}
+
 }  // namespace
 
 std::vector<TextRegion> example_regions(std::string_view text) {
@@ -133,10 +145,12 @@ std::vector<TextRegion> example_regions(std::string_view text) {
         line = close + 1;
         continue;
       }
-    } else if (quote_at(text, first, first - line)) {
-      kind = Run::kQuote;
-    } else if (first < eol && log_prefix_at(text, first)) {
-      kind = Run::kLog;
+    } else if (first < eol && may_start_region(text[first], first + 1 < eol ? text[first + 1] : '\n')) {
+      if (quote_at(text, first, first - line)) {
+        kind = Run::kQuote;
+      } else if (log_prefix_at(text, first)) {
+        kind = Run::kLog;
+      }
     }
     if (kind != Run::kNone && kind == run) {
       out.back().end = eol;
@@ -238,34 +252,28 @@ std::optional<PlaceholderArgument> find_placeholder(JsonView value, std::string_
 }  // namespace
 
 std::optional<PlaceholderArgument> placeholder_argument(std::string_view arguments) {
-  // Only strings can be placeholders: skip the walk when the text has none of their characters.
-  if (arguments.find_first_of("<{[.yY\xE2") == kNone) return std::nullopt;
+  // Only a string can be one, and its first character tells: skip the walk unless some string
+  // starts like a placeholder.
+  // (Branch-free over the bytes: a table lookup and a flag per byte.)
+  static constexpr auto kStarts = [] {
+    std::array<unsigned char, 256> t{};
+    for (unsigned char c : std::string_view("<{[.yY\xE2")) t[c] = 1;
+    return t;
+  }();
+  const auto* a = reinterpret_cast<const unsigned char*>(arguments.data());
+  unsigned may = 0;
+  for (size_t i = 1; i < arguments.size(); ++i) may |= static_cast<unsigned>(a[i - 1] == '"') & kStarts[a[i]];
+  if (may == 0) return std::nullopt;
   return find_placeholder(JsonView(arguments), "", 0);
 }
 
 size_t unquoted_placeholder(std::string_view text) {
-  bool in_string = false;
-  char before = 0;  // the last non-blank byte outside strings
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-        before = '"';
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      continue;
-    }
-    if (c == '<' && (before == ':' || before == '[' || before == ',')) {
-      const size_t close = text.find('>', i + 1);
-      if (close != kNone && close - i < 64 && is_placeholder(text.substr(i, close - i + 1))) return i;
-    }
-    if (!blank(c) && c != '\n') before = c;
+  for (size_t i = text.find('<'); i != kNone; i = text.find('<', i + 1)) {
+    size_t j = i;
+    while (j > 0 && (blank(text[j - 1]) || text[j - 1] == '\n')) --j;
+    if (j == 0 || (text[j - 1] != ':' && text[j - 1] != '[' && text[j - 1] != ',')) continue;
+    const size_t close = text.find('>', i + 1);
+    if (close != kNone && close - i < 64 && is_placeholder(text.substr(i, close - i + 1))) return i;
   }
   return kNone;
 }

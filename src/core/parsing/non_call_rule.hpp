@@ -85,9 +85,14 @@ struct PlaceholderArgument {
 };
 std::optional<PlaceholderArgument> placeholder_argument(std::string_view arguments);
 
-// The offset of the first unquoted <name> placeholder in `text` that stands where a JSON value
-// goes (after ':' or '[' or ','); npos when none.
+// The offset of the first <name> placeholder in `text` that stands where a JSON value goes
+// (right after ':', '[' or ',', blanks aside); npos when none.
 size_t unquoted_placeholder(std::string_view text);
+
+// Rule 3: whether `format` may read calls without a marker of intent (json, pythonic, llama3).
+inline bool unmarked_format(std::string_view format) {
+  return format == "json" || format == "pythonic" || format == "llama3";
+}
 
 // Rule 3: whether format `format` read `text` without its marker of intent.
 bool unmarked_reading(std::string_view format, std::string_view text);

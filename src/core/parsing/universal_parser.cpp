@@ -212,8 +212,12 @@ ParseOutcome UniversalToolCallParser::read_formats(std::string_view content, std
 void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std::span<const ToolSpec> tools,
                                                   ParseOutcome& out) const {
   // Rule 1: call syntax in example regions is content. Read again without them; keep that
-  // reading unless a call would hold part of a region.
-  const std::vector<detail::TextRegion> regions = detail::example_regions(content);
+  // reading unless a call would hold part of a region. A region that holds a call opens outside
+  // it (the fence line, the quote marker, the log prefix), so it shows in the visible text the
+  // format kept: a reply whose visible text opens none is passed over without a look at the rest.
+  const std::vector<detail::TextRegion> regions =
+      out.content.empty() || detail::example_regions(out.content).empty() ? std::vector<detail::TextRegion>{}
+                                                                          : detail::example_regions(content);
   if (!regions.empty()) {
     const std::string masked = detail::mask_regions(content, regions);
     ParseOutcome again = read_formats(masked, auto_detect_ ? markers_->scan(masked) : 0, tools);
@@ -226,7 +230,8 @@ void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std:
     }
   }
   // Rule 3: syntax without a marker of intent names registered tools only.
-  if (!out.calls.empty() && detail::unmarked_reading(out.format, content) && !detail::all_registered(out.calls, tools)) {
+  if (!out.calls.empty() && detail::unmarked_format(out.format) && !detail::all_registered(out.calls, tools) &&
+      detail::unmarked_reading(out.format, content)) {
     out = as_content(content, std::move(out.reasoning));
     return;
   }
@@ -245,7 +250,7 @@ void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std:
   }
   if (out.error && out.calls.empty()) {
     // A failed call holding an unquoted <name> where a value goes: a form, when prose is beside it.
-    if (detail::unquoted_placeholder(content) != std::string_view::npos && has_prose(content, out)) {
+    if (has_prose(content, out) && detail::unquoted_placeholder(content) != std::string_view::npos) {
       out = as_content(content, std::move(out.reasoning));
     }
     return;
