@@ -84,7 +84,8 @@ class UniversalToolCallParser final : public ToolCallParser {
 };
 
 // Splits leading/embedded <think>…</think> reasoning from `text`. A reply that ends inside an
-// unclosed <think> is all reasoning. Returns (content, reasoning).
+// unclosed <think> is all reasoning; a tag right after a backtick (`</think>`) is a mention in
+// prose, not a tag. Returns (content, reasoning).
 std::pair<std::string, std::string> split_reasoning(std::string_view text);
 
 }  // namespace keel

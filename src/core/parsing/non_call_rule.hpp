@@ -25,7 +25,8 @@
 //     '-', '.', ' '), {name} or {{name}} (an identifier), [NAME] (an upper-case identifier), an
 //     identifier starting with "your_" or "your-" in any case (YOUR_API_KEY), or an ellipsis
 //     ("...", "…"). A failed call whose text holds an unquoted <name> where a JSON value goes
-//     ({"name": <function-name>, "arguments": <args-json-object>}) shows a form too.
+//     (right after ':', '[' or ','; {"name": <function-name>, "arguments": <args-json-object>})
+//     shows a form too, when the reply has text besides it.
 //     - When every call of the reply shows a form and the reply has text besides the calls, the
 //       reply is documentation: no calls, the whole text is content, the format is "none".
 //     - Otherwise (nothing but the call, or real calls beside it) the call was meant and left
@@ -36,7 +37,10 @@
 //     The formats hold to this; the universal parser checks it again and reads any other such
 //     text as content.
 //
-// Everything here is linear in the text and runs only on replies a format has read calls from.
+// Everything here is linear in the text and runs only on replies a format has read calls from (or
+// a broken call). Rule 1 first looks at the visible text the format kept: a region that holds a
+// call opens outside the call (its fence line, quote marker or log prefix), so a reply whose
+// visible text opens none is not scanned further.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +63,10 @@ struct TextRegion {
 
 // The example regions of rule 1, in text order, not overlapping.
 std::vector<TextRegion> example_regions(std::string_view text);
+
+// Whether `text` holds a byte that may open a region (a fence or quote character, a bracket, a
+// digit, two capitals, time= or level=): false means example_regions() finds none. Cheap.
+bool may_open_region(std::string_view text);
 
 // The byte that stands for region text in the masked reply; never part of call syntax.
 inline constexpr char kMaskByte = '\x1A';

@@ -216,8 +216,9 @@ void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std:
   // it (the fence line, the quote marker, the log prefix), so it shows in the visible text the
   // format kept: a reply whose visible text opens none is passed over without a look at the rest.
   const std::vector<detail::TextRegion> regions =
-      out.content.empty() || detail::example_regions(out.content).empty() ? std::vector<detail::TextRegion>{}
-                                                                          : detail::example_regions(content);
+      out.content.empty() || !detail::may_open_region(out.content) || detail::example_regions(out.content).empty()
+          ? std::vector<detail::TextRegion>{}
+          : detail::example_regions(content);
   if (!regions.empty()) {
     const std::string masked = detail::mask_regions(content, regions);
     ParseOutcome again = read_formats(masked, auto_detect_ ? markers_->scan(masked) : 0, tools);
