@@ -70,8 +70,10 @@ class UniversalToolCallParser final : public ToolCallParser {
  private:
   UniversalToolCallParser();
   void index_markers();
-  // The outcome of the formats alone on `content`, whose markers are `found`.
-  ParseOutcome read_formats(std::string_view content, std::uint64_t found, std::span<const ToolSpec> tools) const;
+  // The outcome of the formats alone on `content`, whose markers are `found`; `reasoning` was split
+  // off before.
+  ParseOutcome read_formats(std::string_view content, std::uint64_t found, std::span<const ToolSpec> tools,
+                            std::string&& reasoning) const;
   // Applies the rule of what is not a call to an outcome with calls or an error.
   void apply_non_call_rule(std::string_view content, std::span<const ToolSpec> tools, ParseOutcome& out) const;
 

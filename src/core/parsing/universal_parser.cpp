@@ -113,11 +113,19 @@ namespace {
 
 // The outcome decided by `format`'s result `r`, after the reasoning split off before the formats
 // ran. Built member by member in place (the callers return it as it is made).
-ParseOutcome decided(std::string_view format, FormatResult&& r) {
+ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& reasoning) {
+  if (!r.reasoning.empty()) {
+    if (reasoning.empty()) {
+      reasoning = std::move(r.reasoning);
+    } else {
+      reasoning += '\n';
+      reasoning += r.reasoning;
+    }
+  }
   // Empty strings are left default-made: moving a short string copies its bytes through a call.
   ParseOutcome out{std::string(format), {}, {}, std::move(r.calls), std::move(r.repairs), std::move(r.error)};
   if (!r.content.empty()) out.content = std::move(r.content);
-  if (!r.reasoning.empty()) out.reasoning = std::move(r.reasoning);
+  if (!reasoning.empty()) out.reasoning = std::move(reasoning);
   return out;
 }
 
@@ -162,22 +170,13 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     content = visible;
     if (auto_detect_) found = markers_->scan(content);
   }
-  ParseOutcome out = read_formats(content, found, tools);
+  ParseOutcome out = read_formats(content, found, tools, std::move(reasoning));
   if (!out.calls.empty() || out.error) apply_non_call_rule(content, tools, out);
-  if (!reasoning.empty()) {
-    if (out.reasoning.empty()) {
-      out.reasoning = std::move(reasoning);
-    } else {
-      reasoning += '\n';
-      reasoning += out.reasoning;
-      out.reasoning = std::move(reasoning);
-    }
-  }
   return out;
 }
 
 ParseOutcome UniversalToolCallParser::read_formats(std::string_view content, std::uint64_t found,
-                                                   std::span<const ToolSpec> tools) const {
+                                                   std::span<const ToolSpec> tools, std::string&& reasoning) const {
   // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
   // its own framing but found no call is kept as the answer's format unless a later format finds calls.
   // (Kept on the heap: only a few replies need it, and an empty optional of it is zeroed per reply.)
@@ -199,14 +198,14 @@ ParseOutcome UniversalToolCallParser::read_formats(std::string_view content, std
     }
     FormatResult r = f.parse(content, tools);
     if (r.error) locate_error(f, content, *r.error);
-    if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r));
+    if (!r.calls.empty() || r.error) return decided(f.name(), std::move(r), std::move(reasoning));
     if ((!r.reasoning.empty() || r.framed) && framing == nullptr) {
       framing = &f;
       framed = std::make_unique<FormatResult>(std::move(r));
     }
   }
-  if (framing != nullptr) return decided(framing->name(), std::move(*framed));
-  return ParseOutcome{"none", std::string(detail::trim(content)), {}, {}, {}, {}};
+  if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));
+  return ParseOutcome{"none", std::string(detail::trim(content)), std::move(reasoning), {}, {}, {}};
 }
 
 void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std::span<const ToolSpec> tools,
@@ -221,11 +220,12 @@ void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std:
           : detail::example_regions(content);
   if (!regions.empty()) {
     const std::string masked = detail::mask_regions(content, regions);
-    ParseOutcome again = read_formats(masked, auto_detect_ ? markers_->scan(masked) : 0, tools);
+    ParseOutcome again = read_formats(masked, auto_detect_ ? markers_->scan(masked) : 0, tools, std::string());
     bool in_call = again.error && detail::holds_mask(*again.error);
     for (const ToolCall& c : again.calls) in_call = in_call || detail::holds_mask(c.name) || detail::holds_mask(c.arguments);
     if (!in_call && detail::unmask_content(again.content, content, regions)) {
       again.content = std::string(detail::trim(again.content));
+      again.reasoning = std::move(out.reasoning);  // the reasoning split off before, and the formats' own
       out = std::move(again);
       if (out.calls.empty() && !out.error) return;
     }
