@@ -280,7 +280,7 @@ std::optional<PlaceholderArgument> find_placeholder(JsonView value, std::string_
 
 }  // namespace
 
-std::optional<PlaceholderArgument> placeholder_argument(std::string_view arguments) {
+bool may_hold_placeholder(std::string_view arguments) {
   // Only a string can be one, and its first character tells: skip the walk unless some string
   // starts like a placeholder.
   // (Eight bytes at a time: the quotes of a word are found at once and only the byte after each
@@ -306,7 +306,11 @@ std::optional<PlaceholderArgument> placeholder_argument(std::string_view argumen
     }
   }
   for (; i + 1 < n && !may; ++i) may = a[i] == '"' && kStarts[a[i + 1]] != 0;
-  if (!may) return std::nullopt;
+  return may;
+}
+
+std::optional<PlaceholderArgument> placeholder_argument(std::string_view arguments) {
+  if (!may_hold_placeholder(arguments)) return std::nullopt;
   return find_placeholder(JsonView(arguments), "", 0);
 }
 

@@ -85,6 +85,10 @@ bool unmask_content(std::string& content, std::string_view text, std::span<const
 // Whether a string value is entirely a template placeholder (rule 2).
 bool is_placeholder(std::string_view value);
 
+// Whether some string in `arguments` (a JSON object's text) starts like a placeholder: false
+// means placeholder_argument() finds none. Cheap.
+bool may_hold_placeholder(std::string_view arguments);
+
 // The first placeholder among the string values of `arguments` (a JSON object's text), with the
 // member key that holds it (the innermost object key); nullopt when there is none.
 struct PlaceholderArgument {

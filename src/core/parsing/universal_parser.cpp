@@ -142,6 +142,19 @@ bool has_prose(std::string_view content, const ParseOutcome& out) {
   return !t.empty() && t.front() != '<' && t.front() != '{' && t.front() != '[';
 }
 
+// Whether the rule of what is not a call may change `out` (cheap looks only; most replies with
+// calls are passed over here): visible text that may open an example region, a failure, syntax
+// without a marker naming an unregistered tool, or an argument that may be a placeholder.
+bool non_call_rule_may_apply(const ParseOutcome& out, std::span<const ToolSpec> tools) {
+  if (out.error) return true;
+  if (!out.content.empty() && detail::may_open_region(out.content)) return true;
+  if (detail::unmarked_format(out.format) && !detail::all_registered(out.calls, tools)) return true;
+  for (const ToolCall& c : out.calls) {
+    if (detail::may_hold_placeholder(c.arguments)) return true;
+  }
+  return false;
+}
+
 // Every failure names where it is. A format that knows the exact place says "offset N" itself;
 // otherwise the failure is placed at the first of the format's markers, where its call starts.
 void locate_error(const ToolCallFormat& f, std::string_view text, std::string& error) {
@@ -171,7 +184,7 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     if (auto_detect_) found = markers_->scan(content);
   }
   ParseOutcome out = read_formats(content, found, tools, std::move(reasoning));
-  if (!out.calls.empty() || out.error) apply_non_call_rule(content, tools, out);
+  if ((!out.calls.empty() || out.error) && non_call_rule_may_apply(out, tools)) apply_non_call_rule(content, tools, out);
   return out;
 }
 
