@@ -6,6 +6,22 @@
 // decides. A named format parses alone. Repairs applied to small-model JSON are listed; output
 // cut off inside a call is an error, never a guess.
 //
+// What is not a call (src/core/parsing/non_call_rule.hpp states it in full). Once a format has
+// read calls or a broken call, the reply is checked:
+//  1. Call syntax inside an example region is content: a fenced block tagged with a programming
+//     language, a shell or a console/log/text listing (```python, ```bash, ```js, ```log, ...;
+//     untagged, json, tool_call and other fences stay with the formats), a block quote ("> "
+//     lines), or a log excerpt (lines starting with a timestamp, a level such as INFO: or
+//     [ERROR], or time= / level=). Unless a call would then hold part of such a region (a script
+//     in a call's argument), in which case the reply is read as written.
+//  2. A call with a string argument that is entirely a template placeholder (<CITY>, {city},
+//     {{city}}, [CITY], YOUR_API_KEY, "...") shows a form: when every call does and the reply
+//     has text besides, it is documentation (no calls, the whole text is content, format
+//     "none"); otherwise it is an unfilled call and an error naming the placeholder's offset. A
+//     broken call with an unquoted <name> where a JSON value goes is documentation beside prose.
+//  3. Syntax without a marker of intent (bare JSON, a bare pythonic list, Llama 3's bare
+//     {"name", "parameters"}) is a call only when every name is a registered tool.
+//
 //   auto parser = keel::UniversalToolCallParser::create("auto");
 //   keel::ParseOutcome out = (*parser)->parse_full(model_text, tools);
 //
@@ -54,6 +70,12 @@ class UniversalToolCallParser final : public ToolCallParser {
  private:
   UniversalToolCallParser();
   void index_markers();
+  // The outcome of the formats alone on `content`, whose markers are `found`; `reasoning` was split
+  // off before.
+  ParseOutcome read_formats(std::string_view content, std::uint64_t found, std::span<const ToolSpec> tools,
+                            std::string&& reasoning) const;
+  // Applies the rule of what is not a call to an outcome with calls or an error.
+  void apply_non_call_rule(std::string_view content, std::span<const ToolSpec> tools, ParseOutcome& out) const;
 
   std::vector<std::unique_ptr<ToolCallFormat>> formats_;
   bool auto_detect_ = true;
@@ -64,7 +86,8 @@ class UniversalToolCallParser final : public ToolCallParser {
 };
 
 // Splits leading/embedded <think>…</think> reasoning from `text`. A reply that ends inside an
-// unclosed <think> is all reasoning. Returns (content, reasoning).
+// unclosed <think> is all reasoning; a tag right after a backtick (`</think>`) is a mention in
+// prose, not a tag. Returns (content, reasoning).
 std::pair<std::string, std::string> split_reasoning(std::string_view text);
 
 }  // namespace keel

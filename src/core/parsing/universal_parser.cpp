@@ -5,9 +5,24 @@
 #include <optional>
 
 #include "core/parsing/marker_scan.hpp"
+#include "core/parsing/non_call_rule.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel {
+
+namespace {
+
+// The first `tag` at or after `from` that is not quoted: one right after a backtick is a mention
+// in prose (`</think>`), as with the formats' markers.
+size_t find_tag(std::string_view text, std::string_view tag, size_t from = 0) {
+  for (size_t at = detail::find_literal(text, tag, from); at != std::string_view::npos;
+       at = detail::find_literal(text, tag, at + 1)) {
+    if (at == 0 || text[at - 1] != '`') return at;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
 
 std::pair<std::string, std::string> split_reasoning(std::string_view text) {
   constexpr std::string_view kOpen = "<think>";
@@ -23,21 +38,21 @@ std::pair<std::string, std::string> split_reasoning(std::string_view text) {
   size_t pos = 0;
   // Templates that open <think> in the prompt make the reply start inside it: reasoning up to the
   // first </think> when no <think> precedes it.
-  size_t first_close = detail::find_literal(text, kClose);
-  size_t first_open = detail::find_literal(text, kOpen);
+  size_t first_close = find_tag(text, kClose);
+  size_t first_open = find_tag(text, kOpen);
   if (first_close != std::string_view::npos && (first_open == std::string_view::npos || first_open > first_close)) {
     add_reasoning(text.substr(0, first_close));
     pos = first_close + kClose.size();
   }
   while (pos < text.size()) {
-    size_t open = detail::find_literal(text, kOpen, pos);
+    size_t open = find_tag(text, kOpen, pos);
     if (open == std::string_view::npos) {
       content.append(text.substr(pos));
       break;
     }
     content.append(text.substr(pos, open - pos));
     size_t body = open + kOpen.size();
-    size_t close = detail::find_literal(text, kClose, body);
+    size_t close = find_tag(text, kClose, body);
     if (close == std::string_view::npos) {  // cut off while thinking: all of it is reasoning
       add_reasoning(text.substr(body));
       break;
@@ -114,6 +129,32 @@ ParseOutcome decided(std::string_view format, FormatResult&& r, std::string&& re
   return out;
 }
 
+// The outcome of a reply that only shows call syntax: no calls, the whole text as content.
+ParseOutcome as_content(std::string_view content, std::string&& reasoning) {
+  return ParseOutcome{"none", std::string(detail::trim(content)), std::move(reasoning), {}, {}, {}};
+}
+
+// Whether the reply has text besides its call syntax: the format kept visible text, or the
+// failed call does not take up the whole reply.
+bool has_prose(std::string_view content, const ParseOutcome& out) {
+  if (!out.content.empty()) return true;
+  const std::string_view t = detail::trim(content);
+  return !t.empty() && t.front() != '<' && t.front() != '{' && t.front() != '[';
+}
+
+// Whether the rule of what is not a call may change `out` (cheap looks only; most replies with
+// calls are passed over here): visible text that may open an example region, a failure, syntax
+// without a marker naming an unregistered tool, or an argument that may be a placeholder.
+bool non_call_rule_may_apply(const ParseOutcome& out, std::span<const ToolSpec> tools) {
+  if (out.error) return true;
+  if (!out.content.empty() && detail::may_open_region(out.content)) return true;
+  if (detail::unmarked_format(out.format) && !detail::all_registered(out.calls, tools)) return true;
+  for (const ToolCall& c : out.calls) {
+    if (detail::may_hold_placeholder(c.arguments)) return true;
+  }
+  return false;
+}
+
 // Every failure names where it is. A format that knows the exact place says "offset N" itself;
 // otherwise the failure is placed at the first of the format's markers, where its call starts.
 void locate_error(const ToolCallFormat& f, std::string_view text, std::string& error) {
@@ -142,6 +183,13 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
     content = visible;
     if (auto_detect_) found = markers_->scan(content);
   }
+  ParseOutcome out = read_formats(content, found, tools, std::move(reasoning));
+  if ((!out.calls.empty() || out.error) && non_call_rule_may_apply(out, tools)) apply_non_call_rule(content, tools, out);
+  return out;
+}
+
+ParseOutcome UniversalToolCallParser::read_formats(std::string_view content, std::uint64_t found,
+                                                   std::span<const ToolSpec> tools, std::string&& reasoning) const {
   // A format that separated its own reasoning (harmony's analysis channel, [THINK], ...) or read
   // its own framing but found no call is kept as the answer's format unless a later format finds calls.
   // (Kept on the heap: only a few replies need it, and an empty optional of it is zeroed per reply.)
@@ -171,6 +219,67 @@ ParseOutcome UniversalToolCallParser::parse_full(std::string_view text, std::spa
   }
   if (framing != nullptr) return decided(framing->name(), std::move(*framed), std::move(reasoning));
   return ParseOutcome{"none", std::string(detail::trim(content)), std::move(reasoning), {}, {}, {}};
+}
+
+void UniversalToolCallParser::apply_non_call_rule(std::string_view content, std::span<const ToolSpec> tools,
+                                                  ParseOutcome& out) const {
+  // Rule 1: call syntax in example regions is content. Read again without them; keep that
+  // reading unless a call would hold part of a region. A region that holds a call opens outside
+  // it (the fence line, the quote marker, the log prefix), so it shows in the visible text the
+  // format kept: a reply whose visible text opens none is passed over without a look at the rest.
+  const std::vector<detail::TextRegion> regions =
+      out.content.empty() || !detail::may_open_region(out.content) || detail::example_regions(out.content).empty()
+          ? std::vector<detail::TextRegion>{}
+          : detail::example_regions(content);
+  if (!regions.empty()) {
+    const std::string masked = detail::mask_regions(content, regions);
+    ParseOutcome again = read_formats(masked, auto_detect_ ? markers_->scan(masked) : 0, tools, std::string());
+    bool in_call = again.error && detail::holds_mask(*again.error);
+    for (const ToolCall& c : again.calls) in_call = in_call || detail::holds_mask(c.name) || detail::holds_mask(c.arguments);
+    if (!in_call && detail::unmask_content(again.content, content, regions)) {
+      again.content = std::string(detail::trim(again.content));
+      again.reasoning = std::move(out.reasoning);  // the reasoning split off before, and the formats' own
+      out = std::move(again);
+      if (out.calls.empty() && !out.error) return;
+    }
+  }
+  // Rule 3: syntax without a marker of intent names registered tools only.
+  if (!out.calls.empty() && detail::unmarked_format(out.format) && !detail::all_registered(out.calls, tools) &&
+      detail::unmarked_reading(out.format, content)) {
+    out = as_content(content, std::move(out.reasoning));
+    return;
+  }
+  // Rule 2: placeholders show a form, not values.
+  size_t forms = 0;
+  std::optional<detail::PlaceholderArgument> first;
+  const ToolCall* first_call = nullptr;
+  for (const ToolCall& c : out.calls) {
+    auto p = detail::placeholder_argument(c.arguments);
+    if (!p) continue;
+    ++forms;
+    if (!first) {
+      first = std::move(p);
+      first_call = &c;
+    }
+  }
+  if (out.error && out.calls.empty()) {
+    // A failed call holding an unquoted <name> where a value goes: a form, when prose is beside it.
+    if (has_prose(content, out) && detail::unquoted_placeholder(content) != std::string_view::npos) {
+      out = as_content(content, std::move(out.reasoning));
+    }
+    return;
+  }
+  if (forms == 0) return;
+  if (forms == out.calls.size() && !out.error && !out.content.empty()) {
+    out = as_content(content, std::move(out.reasoning));
+    return;
+  }
+  size_t at = detail::find_literal(content, first->value);
+  if (at == std::string_view::npos) at = detail::find_literal(content, first_call->name);
+  if (at == std::string_view::npos) at = 0;
+  out.error = "the call to '" + first_call->name + "' has a template placeholder for argument '" + first->key +
+              "' (" + first->value + ") at offset " + std::to_string(at) + ", not a value";
+  out.calls.clear();
 }
 
 ParsedReply UniversalToolCallParser::parse(std::string_view text, std::span<const ToolSpec> tools) const {
