@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/parsing/formats/format_util.hpp"
+#include "core/parsing/non_call_rule.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel {
@@ -48,6 +49,15 @@ bool callable_fence(std::string_view info) {
   static constexpr std::array<std::string_view, 12> kCallable = {
       "", "json", "jsonc", "json5", "tool_call", "tool_calls", "tool_code", "xml", "python", "py", "text", "plaintext"};
   return std::find(kCallable.begin(), kCallable.end(), lang) != kCallable.end();
+}
+
+// The first `tag` in `text` at or after `from` that is a tag: one right after a backtick is a
+// mention in prose (`</think>`), as split_reasoning() reads it.
+size_t find_tag(std::string_view text, std::string_view tag, size_t from) {
+  for (size_t at = text.find(tag, from); at != std::string_view::npos; at = text.find(tag, at + 1)) {
+    if (at == 0 || text[at - 1] != '`') return at;
+  }
+  return std::string_view::npos;
 }
 
 // The longest k < marker.size() such that `text` ends with marker's first k bytes.
@@ -141,7 +151,7 @@ void CallStreamFilter::advance(Output& out) {
       return;
     }
     if (mode_ == Mode::kReasoning) {
-      const size_t close = text_.find(kThinkClose, pos_);
+      const size_t close = find_tag(text_, kThinkClose, pos_);
       const size_t end = close != std::string::npos ? close : text_.size() - partial_tail(text_, kThinkClose);
       out.reasoning.append(text_, pos_, end - pos_);
       pos_ = end;
@@ -182,8 +192,13 @@ void CallStreamFilter::advance(Output& out) {
       if (at < first) marker = m;
       consider(at, kMarker);
     }
-    consider(rest.find(kThinkOpen), kThink);
-    consider(rest.find(kThinkClose), kOrphanClose);  // before it was reasoning: stop showing
+    // (Offsets in `rest` count from pos_; a tag right at pos_ follows text already decided.)
+    auto tag_in_rest = [&](std::string_view tag) {
+      const size_t at = find_tag(text_, tag, pos_);
+      return at == std::string::npos ? std::string_view::npos : at - pos_;
+    };
+    consider(tag_in_rest(kThinkOpen), kThink);
+    consider(tag_in_rest(kThinkClose), kOrphanClose);  // before it was reasoning: stop showing
     size_t tail = 0;
     for (const auto& m : call_markers()) tail = std::max(tail, partial_tail(rest, m));
     tail = std::max({tail, partial_tail(rest, kThinkOpen), partial_tail(rest, kThinkClose), partial_tail(rest, kFence)});
@@ -387,6 +402,10 @@ void CallStreamFilter::hold(bool announce) {
 // markup in the middle of a sentence or in code may be an example, and is named once read.
 bool CallStreamFilter::announces_at(size_t at, std::string_view marker) const {
   if (at > 0 && text_[at - 1] == '`') return false;
+  // Inside an example (a code fence, a block quote, a log excerpt) call syntax is content.
+  for (const detail::TextRegion& r : detail::example_regions(std::string_view(text_).substr(0, at + marker.size()))) {
+    if (r.begin <= at && at < r.end) return false;
+  }
   if (marker.starts_with("<|") || marker.starts_with("<｜") || marker.starts_with("[TOOL_CALLS]")) return true;
   size_t b = at;
   while (b > 0 && (text_[b - 1] == ' ' || text_[b - 1] == '\t')) --b;
@@ -416,7 +435,14 @@ bool CallStreamFilter::check_header() {
     pos_ = j + 1;
     return true;
   }
-  if ((text_[j] == '\n' || text_[j] == '{') && detail::find_tool(tools_, name) != nullptr) {
+  if (detail::find_tool(tools_, name) == nullptr) return true;
+  size_t body = j;  // a header names the tool, and its arguments follow as a JSON object
+  while (body < text_.size() && detail::is_blank(text_[body])) ++body;
+  if (body == text_.size()) {
+    header_checked_ = false;
+    return false;
+  }
+  if (text_[body] == '{' && (text_[j] == '\n' || text_[j] == '{')) {
     pos_ = b;
     hold(true);
     announced_.emplace_back(name);
