@@ -2,6 +2,7 @@
 //   [TOOL_CALLS][{"name": NAME, "arguments": {...}, "id": "abc123xyz"}, ...]      (v3 tokenizer; id optional)
 //   [TOOL_CALLS]NAME[ARGS]{...}[TOOL_CALLS]NAME[ARGS]{...}                          (Small 3.2, Magistral, Devstral)
 //   [TOOL_CALLS]NAME[CALL_ID]abc123xyz[ARGS]{...}
+//   [TOOL_CALLS]NAME{...}                    (v11 output decoded without special tokens: [ARGS] is gone)
 // [THINK]...[/THINK] is reasoning (Magistral); a trailing </s> is dropped. There is no end token:
 // JSON left open at the very end of the reply goes to the repair pass, which closes it only when
 // nothing was cut off; otherwise it is an error. A marker right after a backtick, or followed by a
@@ -133,7 +134,9 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
   size_t e = p;
   while (e < text.size() && name_char(text[e])) ++e;
   size_t next = skip_space(text, e);
-  bool marked = text.substr(next, kArgs.size()) == kArgs || text.substr(next, kCallId.size()) == kCallId;
+  // vLLM's v11 decoding drops the [ARGS] token: NAME{...} with the object glued to the name.
+  const bool glued_args = e < text.size() && text[e] == '{';
+  bool marked = glued_args || text.substr(next, kArgs.size()) == kArgs || text.substr(next, kCallId.size()) == kCallId;
   if (e == p || (p != pos && !marked)) return npos;  // no name glued to the marker, nor NAME[ARGS]
   std::string name(text.substr(p, e - p));
   auto where = [&] { return "the call to '" + name + "'"; };  // built only for a message
@@ -149,11 +152,14 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
     out.error = where() + " was cut off before [ARGS]";
     return p;
   }
-  if (text.substr(p, kArgs.size()) != kArgs) {
+  if (glued_args) {
+    p = e;
+  } else if (text.substr(p, kArgs.size()) != kArgs) {
     out.error = "expected [ARGS] after the tool name in " + where();
     return p;
+  } else {
+    p = skip_space(text, p + kArgs.size());
   }
-  p = skip_space(text, p + kArgs.size());
   if (p == text.size()) {
     out.error = where() + " was cut off before its arguments";
     return p;
