@@ -1,8 +1,10 @@
 // IBM Granite 3.x: <|tool_call|>[{"name": NAME, "arguments": {...}}, ...] (a single object instead
-// of the list is accepted; "parameters" too). The format has no end token: JSON left open at the
+// of the list is accepted; "parameters" too), and Granite 20B function calling:
+// <function_call> {"name": NAME, "arguments": {...}}, one marker per call. The format has no end token: JSON left open at the
 // very end of the reply goes to the repair pass, which closes it only when nothing was cut off;
 // otherwise it is an error. Text around the calls is content; <|end_of_text|> is dropped. A marker
 // right after a backtick, or followed by anything but JSON, is a mention in prose.
+#include <algorithm>
 #include <utility>
 
 #include "core/parsing/formats/format_util.hpp"
@@ -15,6 +17,7 @@ namespace {
 
 constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kMarker = "<|tool_call|>";
+constexpr std::string_view kFunctionCall = "<function_call>";
 constexpr std::string_view kEot = "<|end_of_text|>";
 
 // Appends `piece` to the content, without <|end_of_text|>.
@@ -29,23 +32,21 @@ void append_content(std::string& to, std::string_view piece) {
 
 // Reads the JSON value at text[pos] ('[' or '{'): to its balanced end, or — left open — to the end
 // of the text, into `parsed`. Returns the end (exclusive); out.error is set when it is unusable.
-size_t read_json(std::string_view text, size_t pos, FormatResult& out, LenientText& parsed) {
+size_t read_json(std::string_view text, size_t pos, std::string_view marker, FormatResult& out, LenientText& parsed) {
   bool open = false;
   const size_t end = lenient_json_at(text, pos, parsed, open);
   if (!parsed.ok()) {
-    out.error = std::string(open ? "the tool call after <|tool_call|> was cut off: "
-                                 : "the tool call after <|tool_call|> is not valid JSON: ") +
-                parsed.error;
+    out.error = concat({"the tool call after ", marker, open ? " was cut off: " : " is not valid JSON: "}) + parsed.error;
     return end;
   }
-  for (auto& r : parsed.repairs) out.repairs.push_back("<|tool_call|>: " + r);
+  for (auto& r : parsed.repairs) out.repairs.push_back(concat({marker, ": "}) + r);
   return end;
 }
 
 // The calls of a list (or single object) of {"name", "arguments"}.
-void add_calls(JsonView value, FormatResult& out) {
+void add_calls(JsonView value, std::string_view marker, FormatResult& out) {
   if (!value.is_object() && (!value.is_array() || value.empty())) {
-    out.error = "<|tool_call|> must be followed by a list of calls";
+    out.error = concat({marker, " must be followed by a list of calls"});
     return;
   }
   size_t n = 0;
@@ -53,7 +54,7 @@ void add_calls(JsonView value, FormatResult& out) {
     ++n;
     const auto [name, args, params] = c.find_each({"name", "arguments", "parameters"});
     if (!name || !name->is_string() || name->raw().size() == 2) {
-      out.error = "call " + std::to_string(n) + " after <|tool_call|> has no \"name\"";
+      out.error = concat({"call ", std::to_string(n), " after ", marker, " has no \"name\""});
       return false;
     }
     return add_view_call(out, name->str(), args ? args : params);
@@ -64,9 +65,11 @@ void add_calls(JsonView value, FormatResult& out) {
 class GraniteFormat final : public ToolCallFormat {
  public:
   std::string_view name() const override { return "granite"; }
-  std::string_view description() const override { return "Granite 3.x: <|tool_call|>[{\"name\", \"arguments\"}]"; }
+  std::string_view description() const override {
+    return "Granite 3.x: <|tool_call|>[{\"name\", \"arguments\"}]; Granite 20B: <function_call> {\"name\", \"arguments\"}";
+  }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kMarker};
+    static constexpr std::string_view kMarkers[] = {kMarker, kFunctionCall};
     return kMarkers;
   }
 
@@ -74,25 +77,32 @@ class GraniteFormat final : public ToolCallFormat {
     FormatResult out;
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
-    while (!out.error && (pos = find_literal(text, kMarker, pos)) != npos) {
+    size_t token = find_literal(text, kMarker);  // the next of each marker, at or after pos
+    size_t fc = find_literal(text, kFunctionCall);
+    while (!out.error) {
+      if (token != npos && token < pos) token = find_literal(text, kMarker, pos);
+      if (fc != npos && fc < pos) fc = find_literal(text, kFunctionCall, pos);
+      pos = std::min(token, fc);
+      if (pos == npos) break;
+      const std::string_view marker = pos == token ? kMarker : kFunctionCall;
       if (pos > 0 && text[pos - 1] == '`' && (pos == 1 || text[pos - 2] != '`')) {  // quoted in prose
-        pos += kMarker.size();
+        pos += marker.size();
         continue;
       }
-      size_t start = skip_blanks(text, pos + kMarker.size());
+      size_t start = skip_blanks(text, pos + marker.size());
       if (start == text.size()) start = npos;
       if (start != npos && text[start] != '[' && text[start] != '{') {  // prose mentioning the token
-        pos += kMarker.size();
+        pos += marker.size();
         continue;
       }
       append_content(out.content, text.substr(cursor, pos - cursor));
       if (start == npos) {
-        out.error = "the tool call was cut off right after <|tool_call|>";
+        out.error = concat({"the tool call was cut off right after ", marker});
         return out;
       }
       LenientText value;
-      cursor = pos = read_json(text, start, out, value);
-      if (value.ok()) add_calls(value.view(), out);
+      cursor = pos = read_json(text, start, marker, out, value);
+      if (value.ok()) add_calls(value.view(), marker, out);
     }
     if (!out.error && cursor < text.size()) append_content(out.content, text.substr(cursor));
     return out;
