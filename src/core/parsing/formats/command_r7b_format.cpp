@@ -2,6 +2,7 @@
 //   <|START_THINKING|>...<|END_THINKING|>                                  reasoning
 //   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, ...]<|END_ACTION|>
 //   <|START_RESPONSE|>...<|END_RESPONSE|>                                  the answer (content)
+// Citation tags in the thinking and the response (<co>span</co: 0:[1]>) are dropped, the spans kept.
 // tool_call_id is kept as ToolCall::id; a single action object instead of a list is accepted.
 // An action block without <|END_ACTION|> counts when its JSON is complete and is an error when it
 // is not. <|END_OF_TURN_TOKEN|> is dropped; tokens right after a backtick, and an action block
@@ -45,6 +46,28 @@ TokenPieces<Tok> tokenize(std::string_view s) {
 std::string call_id(JsonView v) {
   if (v.is_string()) return v.str();
   return nlohmann::json::parse(v.raw()).dump();
+}
+
+// `text` without Command's grounding citation tags, which wrap cited spans in the thinking and
+// the response: <co>span</co: 0:[1,2]> (also <co: 0:[1]>span</co>). Nothing but those tags is
+// dropped; text without "<co" is returned as it is.
+std::string_view without_citations(std::string_view text, std::string& buf) {
+  size_t at = text.find("<co");
+  if (at == npos && text.find("</co") == npos) return text;
+  buf.clear();
+  size_t from = 0;
+  for (at = text.find('<'); at != npos; at = text.find('<', at + 1)) {
+    const size_t name = at + (at + 1 < text.size() && text[at + 1] == '/' ? 2 : 1);
+    if (text.compare(name, 2, "co") != 0 || name + 2 >= text.size()) continue;
+    if (text[name + 2] != '>' && text[name + 2] != ':') continue;
+    const size_t end = text.find('>', name + 2);
+    if (end == npos) break;
+    buf.append(text.substr(from, at - from));
+    from = end + 1;
+    at = end;
+  }
+  buf.append(text.substr(from));
+  return buf;
 }
 
 // The calls of one action block's JSON text; false when the block holds prose, not JSON.
@@ -123,10 +146,11 @@ class CommandR7bFormat final : public ToolCallFormat {
       const std::string_view body = gathered.view();
       bool terminated = i < pieces.size() && pieces[i].tok == end;
       if (terminated) ++i;
+      std::string plain;
       if (t == Tok::kThink) {
-        append_line(out.reasoning, body);
+        append_line(out.reasoning, without_citations(body, plain));
       } else if (t == Tok::kResponse) {
-        append_line(out.content, body);
+        append_line(out.content, without_citations(body, plain));
       } else if (!actions(body, terminated, out)) {  // prose between the tokens: keep it as written
         append_line(out.content, concat({"<|START_ACTION|>", body, terminated ? "<|END_ACTION|>" : ""}));
       }
