@@ -3,11 +3,16 @@
 //   {"name": "fs_read", "arguments": {"path": "a"}}     ("parameters" too; arguments may be a JSON string)
 //   {"tool": "fs_read", "path": "a"}                     (seed 004: arguments inline)
 //   {"function": {"name": ..., "arguments": ...}}
+//   {"tool_calls": [...]}, a whole OpenAI assistant message {"role", "content", "tool_calls"}, and
+//   the legacy {"function_call": {"name", "arguments"}} written into the content (xLAM, small models)
+//   {"tool_name": ..., "parameters": {...}}              (Command R+, after "Action:" in ```json)
+//   [{...} {...}]                                        (a list missing its commas: Llama 3.2)
 // JSON that names no registered tool is prose (an example shown to the user), never a call.
 #include <algorithm>
 
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/special_tokens.hpp"
 #include "core/parsing/json/json_repair.hpp"
 #include "core/text/text_util.hpp"
 
@@ -45,14 +50,15 @@ std::string inline_arguments(JsonView fn) {
 // call but its arguments are unusable.
 std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>& repairs, std::string& error) {
   if (!obj.is_object()) return std::nullopt;
-  constexpr std::string_view kKeys[] = {"function", "tool", "name", "arguments", "args", "parameters"};
+  constexpr std::string_view kKeys[] = {"function", "tool", "name", "arguments", "args", "parameters", "tool_name"};
   auto keys = obj.find_each(kKeys);
   JsonView fn = obj;
   if (keys[0] && keys[0]->is_object()) {
     fn = *keys[0];
     keys = fn.find_each(kKeys);
   }
-  const auto& [wrapped, tool, name, arguments, args_key, parameters] = keys;
+  auto [wrapped, tool, name, arguments, args_key, parameters, tool_name] = keys;
+  if (!name && tool_name) name = tool_name;
   JsonCall call;
   std::optional<JsonView> args;
   if (tool && tool->is_string()) {
@@ -84,10 +90,20 @@ std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>&
   return call;
 }
 
-// All calls of an object or array, or nullopt when any element is not a call.
+// All calls of an object or array, or nullopt when any element is not a call. An object holding
+// "tool_calls" (a list) or "function_call" (an object) — OpenAI's shapes written as text — gives
+// those calls; a string "content" beside them goes to `message`.
 std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector<std::string>& repairs,
-                                                     std::string& error) {
+                                                     std::string& error, std::string* message = nullptr) {
   std::vector<JsonCall> calls;
+  if (value.is_object()) {
+    const auto [tool_calls, function_call, content] = value.find_each({"tool_calls", "function_call", "content"});
+    if ((tool_calls && tool_calls->is_array() && !tool_calls->empty()) || (function_call && function_call->is_object())) {
+      auto inner = calls_from_json(tool_calls && tool_calls->is_array() ? *tool_calls : *function_call, repairs, error);
+      if (inner && message != nullptr && content && content->is_string()) *message = content->str();
+      return inner;
+    }
+  }
   if (value.is_array()) {
     if (value.empty()) return std::nullopt;
     JsonView::Items it = value.items();
@@ -163,7 +179,11 @@ class JsonFormat final : public ToolCallFormat {
     const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
     rest.erase(begin + kept.size());
     rest.erase(0, begin);
-    out.content = std::move(rest);
+    if (out.content.empty()) {
+      out.content = std::move(rest);
+    } else {  // the "content" of an assistant message written as JSON comes first
+      append_line(out.content, rest);
+    }
     return out;
   }
 
@@ -172,14 +192,16 @@ class JsonFormat final : public ToolCallFormat {
   // when it did.
   static bool take(std::string_view candidate, const LenientText& parsed, std::span<const ToolSpec> tools,
                    FormatResult& out) {
-    if (!parsed.ok()) return false;
+    if (!parsed.ok()) return candidate[0] == '[' && take_spaced_list(candidate, tools, out);
     std::vector<std::string> repairs = parsed.repairs;
     std::string error;
-    auto calls = calls_from_json(parsed.view(), repairs, error);
+    std::string message;
+    auto calls = calls_from_json(parsed.view(), repairs, error, &message);
     if (!calls) {
       if (!error.empty() && looks_like_cut_call(candidate, tools)) out.error = error;
       return false;
     }
+    if (!message.empty() && all_registered(*calls, tools)) append_line(out.content, message);
     if (!all_registered(*calls, tools)) return false;
     for (auto& r : repairs) out.repairs.push_back(std::move(r));
     for (auto& c : *calls) {
@@ -191,6 +213,51 @@ class JsonFormat final : public ToolCallFormat {
     }
     return true;
   }
+  // A list of call objects separated by blanks instead of commas, [{...} {...}] (Llama 3.2 and
+  // Qwen 2.5 write them); true when every element is a call to a registered tool.
+  static bool take_spaced_list(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
+    std::vector<JsonCall> calls;
+    std::vector<std::string> repairs;
+    size_t pos = 1;
+    bool spaced = false;
+    for (;;) {
+      const size_t at = skip_blanks(candidate, pos);
+      if (at >= candidate.size()) return false;
+      if (candidate[at] == ']') break;
+      if (candidate[at] == ',' && !calls.empty()) {
+        pos = at + 1;
+        continue;
+      }
+      if (candidate[at] != '{') return false;
+      spaced = spaced || (!calls.empty() && candidate[at - 1] != ',' && candidate[skip_back(candidate, at)] != ',');
+      LenientText element;
+      bool open = false;
+      pos = lenient_json_at(candidate, at, element, open);
+      if (open || !element.ok()) return false;
+      std::string error;
+      auto c = calls_from_json(element.view(), repairs, error);
+      if (!c) return false;
+      for (auto& r : element.repairs) repairs.push_back(std::move(r));
+      for (auto& call : *c) calls.push_back(std::move(call));
+    }
+    if (!spaced || calls.empty() || !all_registered(calls, tools)) return false;
+    for (auto& r : repairs) out.repairs.push_back(std::move(r));
+    out.repairs.push_back("read a list of calls without commas");
+    for (auto& c : calls) {
+      if (c.not_object != nullptr) {
+        out.error = "the arguments of '" + c.name + "' must be a JSON object, got " + c.not_object;
+      } else {
+        add_call(out, std::move(c.name), std::move(c.arguments));
+      }
+    }
+    return true;
+  }
+  // The position of the last non-blank byte before `at` (0 when none).
+  static size_t skip_back(std::string_view text, size_t at) {
+    while (at > 0 && is_blank(text[at - 1])) --at;
+    return at > 0 ? at - 1 : 0;
+  }
+
   static bool take(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
     // Only an object or a list of objects holds calls; an ASCII start other than '{' or '[' (a
     // non-ASCII one may be a stray character the repair pass drops) cannot be one.
@@ -210,6 +277,21 @@ class JsonFormat final : public ToolCallFormat {
     return i < candidate.size() && candidate[i] == '{';
   }
 
+  // Where the fence at text[fence] starts its call segment: at "Action:" when that is all that
+  // precedes it on its line (Command R+ writes "Action: ```json"), else at the fence.
+  static size_t action_lead_in(std::string_view text, size_t fence) {
+    constexpr std::string_view kAction = "Action:";
+    size_t b = fence;
+    while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+    if (b < kAction.size() || text.substr(b - kAction.size(), kAction.size()) != kAction) return fence;
+    const size_t start = b - kAction.size();
+    return at_line_begin(text, start) ? start : fence;
+  }
+  static bool at_line_begin(std::string_view text, size_t pos) {
+    while (pos > 0 && (text[pos - 1] == ' ' || text[pos - 1] == '\t')) --pos;
+    return pos == 0 || text[pos - 1] == '\n';
+  }
+
   // Whether a fence with language tag `lang` may hold calls (json, JSON, tool_call, none).
   static bool call_fence(std::string_view lang) {
     const std::string tag = lowercase(lang);
@@ -227,10 +309,22 @@ class JsonFormat final : public ToolCallFormat {
       if (close == std::string_view::npos) return;
       size_t end = close + 3;
       if (call_fence(lang)) {
-        if (take(trim(text.substr(line_end + 1, close - line_end - 1)), tools, out)) segments.push_back({pos, end});
+        if (take(trim(text.substr(line_end + 1, close - line_end - 1)), tools, out)) {
+          segments.push_back({action_lead_in(text, pos), end});
+        }
       }
       pos = end;
     }
+  }
+
+  // The end of a call's segment that ends at `end`: a ',' or ';' before the next call, or a stray
+  // </tool_call> after it, go with it.
+  static size_t after_call(std::string_view text, size_t end) {
+    const size_t next = skip_blanks(text, end);
+    if (next < text.size() && (text[next] == ',' || text[next] == ';')) return next + 1;
+    constexpr std::string_view kStrayClose = "</tool_call>";
+    if (text.substr(next, kStrayClose.size()) == kStrayClose) return next + kStrayClose.size();
+    return end;
   }
 
   // JSON starting at the beginning of a line (the whole reply, or after a lead-in sentence). Code
@@ -276,7 +370,10 @@ class JsonFormat final : public ToolCallFormat {
         }
         if (may_hold_calls(candidate)) {
           if (!valid) parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
-          if (take(candidate, parsed, tools, out)) segments.push_back({start, end});
+          if (take(candidate, parsed, tools, out)) {
+            end = after_call(text, end);
+            segments.push_back({start, end});
+          }
         }
         pos = end;
         continue;
