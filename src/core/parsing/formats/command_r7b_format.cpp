@@ -131,6 +131,7 @@ class CommandR7bFormat final : public ToolCallFormat {
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) append_line(out.content, pieces[i].text);
+      if (t == Tok::kThink || t == Tok::kResponse) out.framed = true;  // the reply is in this format
       if (t != Tok::kThink && t != Tok::kAction && t != Tok::kResponse) {
         ++i;  // text done above; stray end tokens and <|END_OF_TURN_TOKEN|> drop
         continue;

@@ -4,7 +4,8 @@
 //   {"tool": "fs_read", "path": "a"}                     (seed 004: arguments inline)
 //   {"function": {"name": ..., "arguments": ...}}
 //   {"tool_calls": [...]}, a whole OpenAI assistant message {"role", "content", "tool_calls"}, and
-//   the legacy {"function_call": {"name", "arguments"}} written into the content (xLAM, small models)
+//   the legacy {"function_call": {"name", "arguments"}} written into the content (xLAM, small models),
+//   {"tool_call": {...}} (llama.cpp's generic format)
 //   {"tool_name": ..., "parameters": {...}}              (Command R+, after "Action:" in ```json)
 //   [{...} {...}]                                        (a list missing its commas: Llama 3.2)
 // JSON that names no registered tool is prose (an example shown to the user), never a call.
@@ -30,6 +31,7 @@ struct JsonCall {
   std::string name;
   std::string arguments = "{}";
   const char* not_object = nullptr;
+  bool has_arguments = true;  // false: the object names the tool and nothing else
 };
 
 // The members of `fn` except "tool", as an object: {"tool": NAME, ...arguments inline}.
@@ -70,6 +72,7 @@ std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>&
     call.name = name->str();
     args = arguments ? arguments : parameters;
     if (!args && fn.distinct_keys(2) != 1) return std::nullopt;  // {"name": "Ada", "age": 3} is data
+    call.has_arguments = args.has_value();
   } else {
     return std::nullopt;
   }
@@ -91,13 +94,16 @@ std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>&
 }
 
 // All calls of an object or array, or nullopt when any element is not a call. An object holding
-// "tool_calls" (a list) or "function_call" (an object) — OpenAI's shapes written as text — gives
+// "tool_calls" (a list) or "function_call" / "tool_call" (an object) — OpenAI's shapes written as
+// text, and llama.cpp's generic JSON format — gives
 // those calls; a string "content" beside them goes to `message`.
 std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector<std::string>& repairs,
                                                      std::string& error, std::string* message = nullptr) {
   std::vector<JsonCall> calls;
   if (value.is_object()) {
-    const auto [tool_calls, function_call, content] = value.find_each({"tool_calls", "function_call", "content"});
+    auto [tool_calls, function_call, tool_call, content] =
+        value.find_each({"tool_calls", "function_call", "tool_call", "content"});
+    if (!function_call || !function_call->is_object()) function_call = tool_call;  // llama.cpp's generic format
     if ((tool_calls && tool_calls->is_array() && !tool_calls->empty()) || (function_call && function_call->is_object())) {
       auto inner = calls_from_json(tool_calls && tool_calls->is_array() ? *tool_calls : *function_call, repairs, error);
       if (inner && message != nullptr && content && content->is_string()) *message = content->str();
@@ -190,8 +196,10 @@ class JsonFormat final : public ToolCallFormat {
  private:
   // Adds the calls of one candidate (parsed into `parsed`) when it names registered tools; true
   // when it did.
+  // `open`: the candidate ran to the end of the text unbalanced and the repair pass closed it; a
+  // call that then has no arguments was cut off before them.
   static bool take(std::string_view candidate, const LenientText& parsed, std::span<const ToolSpec> tools,
-                   FormatResult& out) {
+                   FormatResult& out, bool open = false) {
     if (!parsed.ok()) return candidate[0] == '[' && take_spaced_list(candidate, tools, out);
     std::vector<std::string> repairs = parsed.repairs;
     std::string error;
@@ -202,6 +210,14 @@ class JsonFormat final : public ToolCallFormat {
       return false;
     }
     if (!message.empty() && all_registered(*calls, tools)) append_line(out.content, message);
+    if (open && all_registered(*calls, tools)) {
+      for (const auto& c : *calls) {
+        if (!c.has_arguments) {
+          out.error = "the call to '" + c.name + "' was cut off before its arguments";
+          return true;
+        }
+      }
+    }
     if (!all_registered(*calls, tools)) return false;
     for (auto& r : repairs) out.repairs.push_back(std::move(r));
     for (auto& c : *calls) {
@@ -360,8 +376,14 @@ class JsonFormat final : public ToolCallFormat {
         if (open) {
           parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
+          // A ',' or ':' last means more was coming.
+          const std::string_view tail = trim(candidate);
+          if (parsed.ok() && (tail.back() == ',' || tail.back() == ':')) {
+            parsed.error = "it ends with '" + std::string(1, tail.back()) + "' at offset " +
+                           std::to_string(start + static_cast<size_t>(tail.data() - candidate.data()) + tail.size() - 1);
+          }
           if (parsed.ok()) {
-            if (take(candidate, parsed, tools, out)) segments.push_back({start, text.size()});
+            if (take(candidate, parsed, tools, out, /*open=*/true)) segments.push_back({start, text.size()});
           } else if (looks_like_cut_call(candidate, tools)) {
             out.error = "the tool call was cut off: " + parsed.error;
             segments.push_back({start, text.size()});
