@@ -5,7 +5,7 @@
 // Citation tags in the thinking and the response (<co>span</co: 0:[1]>) are dropped, the spans kept.
 // tool_call_id is kept as ToolCall::id; a single action object instead of a list is accepted.
 // An action block without <|END_ACTION|> counts when its JSON is complete and is an error when it
-// is not. <|END_OF_TURN_TOKEN|> is dropped; tokens right after a backtick, and an action block
+// is not. <|END_OF_TURN_TOKEN|> and Command R+'s <|CHATBOT_TOKEN|> are dropped; tokens right after a backtick, and an action block
 // that holds no JSON, are a mention in prose.
 #include <array>
 #include <nlohmann/json.hpp>
@@ -22,9 +22,9 @@ namespace {
 
 constexpr size_t npos = std::string_view::npos;
 
-enum class Tok { kText, kThink, kThinkEnd, kAction, kActionEnd, kResponse, kResponseEnd, kEot };
+enum class Tok { kText, kThink, kThinkEnd, kAction, kActionEnd, kResponse, kResponseEnd, kEot, kChatbot };
 
-constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
+constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
     {"<|START_THINKING|>", Tok::kThink},
     {"<|END_THINKING|>", Tok::kThinkEnd},
     {"<|START_ACTION|>", Tok::kAction},
@@ -32,6 +32,7 @@ constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<|START_RESPONSE|>", Tok::kResponse},
     {"<|END_RESPONSE|>", Tok::kResponseEnd},
     {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
+    {"<|CHATBOT_TOKEN|>", Tok::kChatbot},
 }};
 constexpr auto kTable = special_tokens("<|", kTokens);
 
@@ -120,7 +121,8 @@ class CommandR7bFormat final : public ToolCallFormat {
            "<|START_RESPONSE|>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>"};
+    static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
+                                                    "<|CHATBOT_TOKEN|>"};
     return kMarkers;
   }
 
@@ -131,7 +133,7 @@ class CommandR7bFormat final : public ToolCallFormat {
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) append_line(out.content, pieces[i].text);
-      if (t == Tok::kThink || t == Tok::kResponse) out.framed = true;  // the reply is in this format
+      if (t == Tok::kThink || t == Tok::kResponse || t == Tok::kChatbot) out.framed = true;  // the reply is in this format
       if (t != Tok::kThink && t != Tok::kAction && t != Tok::kResponse) {
         ++i;  // text done above; stray end tokens and <|END_OF_TURN_TOKEN|> drop
         continue;

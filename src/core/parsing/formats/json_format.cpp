@@ -294,11 +294,16 @@ class JsonFormat final : public ToolCallFormat {
   }
 
   // Where the fence at text[fence] starts its call segment: at "Action:" when that is all that
-  // precedes it on its line (Command R+ writes "Action: ```json"), else at the fence.
+  // precedes it on its line or stands alone on the line before (Command R+ writes
+  // "Action: ```json"), else at the fence.
   static size_t action_lead_in(std::string_view text, size_t fence) {
     constexpr std::string_view kAction = "Action:";
     size_t b = fence;
     while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+    if (b > 0 && text[b - 1] == '\n') {  // "Action:" may stand alone on the line before
+      --b;
+      while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\r')) --b;
+    }
     if (b < kAction.size() || text.substr(b - kAction.size(), kAction.size()) != kAction) return fence;
     const size_t start = b - kAction.size();
     return at_line_begin(text, start) ? start : fence;
