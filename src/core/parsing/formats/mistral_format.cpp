@@ -49,7 +49,7 @@ std::string_view split_think(std::string_view text, std::string& reasoning, std:
   size_t first_close = text.find(kClose);
   if (first_close != npos && text.substr(0, first_close).find(kOpen) == npos) {
     add(text.substr(0, first_close));
-    pos = first_close + kClose.size();
+    pos = skip_blanks(text, first_close + kClose.size());
   }
   while (pos < text.size()) {
     size_t open = text.find(kOpen, pos);
@@ -57,14 +57,16 @@ std::string_view split_think(std::string_view text, std::string& reasoning, std:
       visible.append(text.substr(pos));
       break;
     }
-    visible.append(text.substr(pos, open - pos));
+    std::string_view before = text.substr(pos, open - pos);  // the whitespace around a block goes with it
+    while (!before.empty() && is_blank(before.back())) before.remove_suffix(1);
+    visible.append(before);
     size_t close = text.find(kClose, open + kOpen.size());
     if (close == npos) {
       add(text.substr(open + kOpen.size()));
       break;
     }
     add(text.substr(open + kOpen.size(), close - open - kOpen.size()));
-    pos = close + kClose.size();
+    pos = skip_blanks(text, close + kClose.size());
   }
   return visible;
 }
