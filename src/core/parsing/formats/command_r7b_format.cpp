@@ -1,13 +1,16 @@
-// Cohere Command R7B:
+// Cohere Command R7B and Command A (<|START_TEXT|>...<|END_TEXT|> for the response; with reasoning
+// on, the reply starts inside the thinking block, so text before a first <|END_THINKING|> is
+// reasoning):
 //   <|START_THINKING|>...<|END_THINKING|>                                  reasoning
 //   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, ...]<|END_ACTION|>
 //   <|START_RESPONSE|>...<|END_RESPONSE|>                                  the answer (content)
 // Citation tags in the thinking and the response (<co>span</co: 0:[1]>) are dropped, the spans kept.
 // tool_call_id is kept as ToolCall::id; a single action object instead of a list is accepted.
 // An action block without <|END_ACTION|> counts when its JSON is complete and is an error when it
-// is not. <|END_OF_TURN_TOKEN|> and Command R+'s <|CHATBOT_TOKEN|> are dropped; tokens right after a backtick, and an action block
-// that holds no JSON, are a mention in prose.
+// is not. <|END_OF_TURN_TOKEN|> and Command R+'s <|CHATBOT_TOKEN|> are dropped; tokens right after
+// a backtick, and an action block that holds no JSON, are a mention in prose.
 #include <array>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -24,7 +27,7 @@ constexpr size_t npos = std::string_view::npos;
 
 enum class Tok { kText, kThink, kThinkEnd, kAction, kActionEnd, kResponse, kResponseEnd, kEot, kChatbot };
 
-constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
+constexpr std::array<std::pair<std::string_view, Tok>, 10> kTokens = {{
     {"<|START_THINKING|>", Tok::kThink},
     {"<|END_THINKING|>", Tok::kThinkEnd},
     {"<|START_ACTION|>", Tok::kAction},
@@ -33,6 +36,8 @@ constexpr std::array<std::pair<std::string_view, Tok>, 8> kTokens = {{
     {"<|END_RESPONSE|>", Tok::kResponseEnd},
     {"<|END_OF_TURN_TOKEN|>", Tok::kEot},
     {"<|CHATBOT_TOKEN|>", Tok::kChatbot},
+    {"<|START_TEXT|>", Tok::kResponse},  // Command A's names for the response block
+    {"<|END_TEXT|>", Tok::kResponseEnd},
 }};
 constexpr auto kTable = special_tokens("<|", kTokens);
 
@@ -71,6 +76,44 @@ std::string_view without_citations(std::string_view text, std::string& buf) {
   return buf;
 }
 
+// Adds action number `n` ({"tool_call_id", "tool_name", "parameters"}); false with out.error set
+// when it is unusable.
+bool add_action(JsonView a, size_t n, FormatResult& out) {
+  const auto [name, params, id] = a.find_each({"tool_name", "parameters", "tool_call_id"});
+  if (!name || !name->is_string() || name->raw().size() == 2) {
+    out.error = "action " + std::to_string(n) + " has no \"tool_name\"";
+    return false;
+  }
+  return add_view_call(out, name->str(), params, id ? call_id(*id) : std::string());
+}
+
+// A list of action objects missing the commas between them, [{...}{...}]; true when every
+// element is an action object (the calls are then added).
+bool spaced_actions(std::string_view list, FormatResult& out) {
+  std::deque<LenientText> elements;  // a LenientText must not move once its view is read
+  for (size_t pos = 1;;) {
+    const size_t at = skip_blanks(list, pos);
+    if (at >= list.size()) return false;
+    if (list[at] == ']') break;
+    if (list[at] == ',' && !elements.empty()) {
+      pos = at + 1;
+      continue;
+    }
+    if (list[at] != '{') return false;
+    LenientText& e = elements.emplace_back();
+    bool open = false;
+    pos = lenient_json_at(list, at, e, open);
+    if (open || !e.ok() || !e.view().is_object()) return false;
+  }
+  if (elements.empty()) return false;
+  out.repairs.push_back("the action block: read a list of actions without commas");
+  size_t n = 0;
+  for (const auto& e : elements) {
+    if (!add_action(e.view(), ++n, out)) break;
+  }
+  return true;
+}
+
 // The calls of one action block's JSON text; false when the block holds prose, not JSON.
 bool actions(std::string_view body, bool terminated, FormatResult& out) {
   std::string_view b = trim(body);
@@ -86,29 +129,26 @@ bool actions(std::string_view body, bool terminated, FormatResult& out) {
                 (parsed.ok() ? std::string("not closed") : "incomplete (" + parsed.error + ")");
     return true;
   }
-  if (!parse_payload(b, parsed, out, "the action block")) return true;
+  parsed = parse_json_lenient_text(b);
+  if (!parsed.ok()) {
+    if (b[0] == '[' && spaced_actions(b, out)) return true;
+    out.error = "the action block: " + parsed.error;
+    return true;
+  }
+  for (auto& r : parsed.repairs) out.repairs.push_back(prefixed("the action block", std::move(r)));
   const JsonView v = parsed.view();
   if (!v.is_object() && (!v.is_array() || v.empty())) {
     out.error = "the action block must be a list of actions";
     return true;
   }
   size_t n = 0;
-  auto add = [&](JsonView a) {
-    ++n;
-    const auto [name, params, id] = a.find_each({"tool_name", "parameters", "tool_call_id"});
-    if (!name || !name->is_string() || name->raw().size() == 2) {
-      out.error = "action " + std::to_string(n) + " has no \"tool_name\"";
-      return false;
-    }
-    return add_view_call(out, name->str(), params, id ? call_id(*id) : std::string());
-  };
   if (v.is_object()) {
-    add(v);
+    add_action(v, ++n, out);
     return true;
   }
   JsonView::Items it = v.items();
   JsonView key, a;
-  while (it.next(key, a) && add(a)) {
+  while (it.next(key, a) && add_action(a, ++n, out)) {
   }
   return true;
 }
@@ -122,7 +162,8 @@ class CommandR7bFormat final : public ToolCallFormat {
   }
   std::span<const std::string_view> markers() const override {
     static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
-                                                    "<|CHATBOT_TOKEN|>"};
+                                                    "<|CHATBOT_TOKEN|>",  "<|END_THINKING|>",   "<|START_TEXT|>",
+                                                    "<|END_TEXT|>"};
     return kMarkers;
   }
 
@@ -130,10 +171,20 @@ class CommandR7bFormat final : public ToolCallFormat {
     FormatResult out;
     TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
+    // With reasoning on, the prompt opens <|START_THINKING|>: the reply starts inside it.
+    for (size_t k = 0; k < pieces.size() && pieces[k].tok != Tok::kThink; ++k) {
+      if (pieces[k].tok != Tok::kThinkEnd) continue;
+      for (size_t r = 0; r < k; ++r) {
+        if (pieces[r].tok == Tok::kText) append_line(out.reasoning, pieces[r].text);
+      }
+      out.framed = true;
+      i = k + 1;
+      break;
+    }
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) append_line(out.content, pieces[i].text);
-      if (t == Tok::kThink || t == Tok::kResponse || t == Tok::kChatbot) out.framed = true;  // the reply is in this format
+      if (t != Tok::kText && t != Tok::kAction && t != Tok::kActionEnd) out.framed = true;  // the reply is in this format
       if (t != Tok::kThink && t != Tok::kAction && t != Tok::kResponse) {
         ++i;  // text done above; stray end tokens and <|END_OF_TURN_TOKEN|> drop
         continue;
