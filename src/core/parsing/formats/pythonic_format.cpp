@@ -130,6 +130,7 @@ class PythonicFormat final : public ToolCallFormat {
     if (whole[first] != '[' && whole.back() != ')' && whole.back() != ']') return out;  // a list cut off starts the reply
     // The calls start where a registered tool is called: "[get_weather(" anywhere, or
     // "get_weather(" at the start of a line. Each candidate is read once, in text order.
+    bool mentioned = false;  // a list of calls was quoted in prose: later lists are not taken either
     for (size_t pos = 0; pos < whole.size();) {
       const size_t at = next_candidate(whole, pos, tools);
       if (at == kNpos) break;
@@ -145,9 +146,11 @@ class PythonicFormat final : public ToolCallFormat {
         continue;
       }
       if (skip_space(whole, r.end) != whole.size()) {  // prose follows: a mention, not the calls
+        mentioned = true;
         pos = std::max(r.end, at + 1);
         continue;
       }
+      if (mentioned) return out;  // "[f(a=1)] and [g(b=2)]": not a part of them either
       for (const auto& c : r.calls) {
         if (find_tool(tools, c.name) == nullptr) return out;
       }
