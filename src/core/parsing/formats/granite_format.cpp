@@ -39,8 +39,9 @@ void append_content(std::string& to, std::string_view piece) {
 size_t read_json(std::string_view text, size_t pos, std::string_view marker, FormatResult& out, LenientText& parsed,
                  bool& open) {
   const size_t end = lenient_json_at(text, pos, parsed, open);
-  // Left open, a ',' or ':' last means more was coming: nothing to close.
-  if (const std::string_view tail = trim(text.substr(pos)); parsed.ok() && open && (tail.back() == ',' || tail.back() == ':')) {
+  // Left open, a ',', ':' or an opening bracket last means more was coming: nothing to close.
+  const std::string_view tail = trim(text.substr(pos));
+  if (parsed.ok() && open && (tail.back() == ',' || tail.back() == ':' || tail.back() == '{' || tail.back() == '[')) {
     parsed.error = "it ends with '" + std::string(1, tail.back()) + "' at offset " +
                    std::to_string(static_cast<size_t>(tail.data() - text.data()) + tail.size() - 1);
   }

@@ -381,9 +381,10 @@ class JsonFormat final : public ToolCallFormat {
         if (open) {
           parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
-          // A ',' or ':' last means more was coming.
+          // A ',', ':' or an opening bracket last means more was coming.
           const std::string_view tail = trim(candidate);
-          if (parsed.ok() && (tail.back() == ',' || tail.back() == ':')) {
+          const char last = tail.back();
+          if (parsed.ok() && (last == ',' || last == ':' || last == '{' || last == '[')) {
             parsed.error = "it ends with '" + std::string(1, tail.back()) + "' at offset " +
                            std::to_string(start + static_cast<size_t>(tail.data() - candidate.data()) + tail.size() - 1);
           }

@@ -3,7 +3,8 @@
 //   [TOOL_CALLS]NAME[ARGS]{...}[TOOL_CALLS]NAME[ARGS]{...}                          (Small 3.2, Magistral, Devstral)
 //   [TOOL_CALLS]NAME[CALL_ID]abc123xyz[ARGS]{...}
 //   [TOOL_CALLS]NAME{...}                    (v11 output decoded without special tokens: [ARGS] is gone)
-// [THINK]...[/THINK] is reasoning (Magistral); a trailing </s> is dropped. There is no end token:
+// [THINK]...[/THINK] is reasoning (Magistral); a trailing </s>, and a [/TOOL_CALLS] after a call
+// (as Ollama's Mistral templates write it), are dropped. There is no end token:
 // JSON left open at the very end of the reply goes to the repair pass, which closes it only when
 // nothing was cut off; otherwise it is an error. A marker right after a backtick, or followed by a
 // space and words, is a mention in prose.
@@ -22,6 +23,7 @@ constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kCalls = "[TOOL_CALLS]";
 constexpr std::string_view kArgs = "[ARGS]";
 constexpr std::string_view kCallId = "[CALL_ID]";
+constexpr std::string_view kCallsEnd = "[/TOOL_CALLS]";
 
 // Appends `piece` to the content, without a trailing </s>.
 void append_content(std::string& to, std::string_view piece) {
@@ -205,6 +207,9 @@ class MistralFormat final : public ToolCallFormat {
         continue;
       }
       append_content(out.content, text.substr(cursor, pos - cursor));
+      if (const size_t after = skip_blanks(text, end); text.substr(after, kCallsEnd.size()) == kCallsEnd) {
+        end = after + kCallsEnd.size();  // a closing tag some chat templates add
+      }
       cursor = pos = end;
     }
     if (!out.error && cursor < text.size()) append_content(out.content, text.substr(cursor));
