@@ -161,9 +161,10 @@ class CommandR7bFormat final : public ToolCallFormat {
            "<|START_RESPONSE|>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_THINKING|>", "<|START_RESPONSE|>",
-                                                    "<|CHATBOT_TOKEN|>",  "<|END_THINKING|>",   "<|START_TEXT|>",
-                                                    "<|END_TEXT|>"};
+    // "<|START_T" and "<|END_T" stand for <|START_THINKING|>, <|START_TEXT|>, <|END_THINKING|> and
+    // <|END_TEXT|>: no marker holds an 'X', which would cost the shared scan one more key byte.
+    static constexpr std::string_view kMarkers[] = {"<|START_ACTION|>", "<|START_RESPONSE|>", "<|CHATBOT_TOKEN|>",
+                                                    "<|START_T", "<|END_T"};
     return kMarkers;
   }
 

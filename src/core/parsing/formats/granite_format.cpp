@@ -11,6 +11,7 @@
 
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/text_scan.hpp"
 #include "core/parsing/json/json_repair.hpp"
 #include "core/text/text_util.hpp"
 
@@ -89,14 +90,9 @@ class GraniteFormat final : public ToolCallFormat {
     return kMarkers;
   }
 
-  // Granite 3.3 with thinking wraps its answer in <response>...</response>; the tags go.
-  bool detect_marked(std::string_view text) const override {
-    return find_literal(text, kMarker) != npos || find_literal(text, kFunctionCall) != npos ||
-           trim(text).starts_with(kResponse);
-  }
-
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
+    // Granite 3.3 with thinking wraps its answer in <response>...</response>; the tags go.
     if (std::string_view t = trim(text); t.starts_with(kResponse)) {
       t.remove_prefix(kResponse.size());
       if (t.ends_with(kResponseEnd)) t.remove_suffix(kResponseEnd.size());
@@ -105,14 +101,19 @@ class GraniteFormat final : public ToolCallFormat {
     }
     size_t cursor = 0;  // start of the text not yet taken as content or calls
     size_t pos = 0;
-    size_t token = find_literal(text, kMarker);  // the next of each marker, at or after pos
-    size_t fc = find_literal(text, kFunctionCall);
     while (!out.error) {
-      if (token != npos && token < pos) token = find_literal(text, kMarker, pos);
-      if (fc != npos && fc < pos) fc = find_literal(text, kFunctionCall, pos);
-      pos = std::min(token, fc);
+      std::string_view marker;  // the next of the two markers, found in one pass over the '<'s
+      for (pos = text.find('<', pos); pos != npos; pos = text.find('<', pos + 1)) {
+        if (starts_at(text, pos, kMarker)) {
+          marker = kMarker;
+          break;
+        }
+        if (starts_at(text, pos, kFunctionCall)) {
+          marker = kFunctionCall;
+          break;
+        }
+      }
       if (pos == npos) break;
-      const std::string_view marker = pos == token ? kMarker : kFunctionCall;
       if (pos > 0 && text[pos - 1] == '`' && (pos == 1 || text[pos - 2] != '`')) {  // quoted in prose
         pos += marker.size();
         continue;

@@ -101,6 +101,11 @@ std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector
                                                      std::string& error, std::string* message = nullptr) {
   std::vector<JsonCall> calls;
   if (value.is_object()) {
+    if (auto c = call_from_object(value, repairs, error)) {  // the usual case: the object is the call
+      calls.push_back(std::move(*c));
+      return calls;
+    }
+    if (!error.empty()) return std::nullopt;
     auto [tool_calls, function_call, tool_call, content] =
         value.find_each({"tool_calls", "function_call", "tool_call", "content"});
     if (!function_call || !function_call->is_object()) function_call = tool_call;  // llama.cpp's generic format
@@ -109,6 +114,7 @@ std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector
       if (inner && message != nullptr && content && content->is_string()) *message = content->str();
       return inner;
     }
+    return std::nullopt;
   }
   if (value.is_array()) {
     if (value.empty()) return std::nullopt;

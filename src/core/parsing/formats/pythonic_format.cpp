@@ -83,9 +83,14 @@ size_t next_candidate(std::string_view text, size_t pos, std::span<const ToolSpe
 // The calls from text[pos] on: bracketed lists and bare calls, separated by whitespace (Llama 3.2
 // may write two lists; Granite writes one call a line). Stops before anything else.
 PyCallsText read_block(std::string_view text, size_t pos) {
+  PyCallsText first = text[pos] == '[' ? read_python_call_list_text(text, pos) : read_python_call_text(text, pos);
+  if (!first.error.empty() || skip_space(text, first.end) == text.size()) return first;  // the usual single list
   PyCallsText all;
   all.end = pos;
-  for (size_t at = pos; at < text.size(); at = skip_space(text, all.end)) {
+  all.calls = std::move(first.calls);
+  all.repairs = std::move(first.repairs);
+  all.end = first.end;
+  for (size_t at = skip_space(text, all.end); at < text.size(); at = skip_space(text, all.end)) {
     if (text[at] != '[' && name_end(text, at) == at) break;
     PyCallsText r = text[at] == '[' ? read_python_call_list_text(text, at) : read_python_call_text(text, at);
     if (!r.error.empty()) {
@@ -112,9 +117,16 @@ class PythonicFormat final : public ToolCallFormat {
   // Without <|python_start|>, the calls end the reply: it starts with '[' or ends with ')' or ']'.
   bool unmarked_detection() const override { return true; }
   bool detect_unmarked(std::string_view text) const override {
-    const std::string_view t = strip_end_tokens(text);
-    const size_t first = skip_space(t, 0);
-    return first < t.size() && (t[first] == '[' || t.back() == ')' || t.back() == ']');
+    size_t last = text.size();
+    while (last > 0 && is_blank(text[last - 1])) --last;
+    if (last == 0) return false;
+    if (text[last - 1] == '>') {  // an end-of-turn token may follow the calls
+      const std::string_view t = strip_end_tokens(text);
+      last = t.size();
+      if (last == 0) return false;
+    }
+    const char end = text[last - 1];
+    return end == ')' || end == ']' || text[skip_space(text, 0)] == '[';
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
@@ -155,8 +167,7 @@ class PythonicFormat final : public ToolCallFormat {
         if (find_tool(tools, c.name) == nullptr) return out;
       }
       emit(r, Label("pythonic calls"), out);
-      const Cut call[] = {{at, text.size()}};
-      out.content = text_outside(text, call);
+      out.content = trim(text.substr(0, at));  // the lead-in; the calls end the reply
       return out;
     }
     return out;
