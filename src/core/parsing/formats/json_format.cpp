@@ -52,15 +52,15 @@ std::string inline_arguments(JsonView fn) {
 // call but its arguments are unusable.
 std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>& repairs, std::string& error) {
   if (!obj.is_object()) return std::nullopt;
-  constexpr std::string_view kKeys[] = {"function", "tool", "name", "arguments", "args", "parameters", "tool_name"};
+  constexpr std::string_view kKeys[] = {"function", "tool", "name", "arguments", "args", "parameters"};
   auto keys = obj.find_each(kKeys);
   JsonView fn = obj;
   if (keys[0] && keys[0]->is_object()) {
     fn = *keys[0];
     keys = fn.find_each(kKeys);
   }
-  auto [wrapped, tool, name, arguments, args_key, parameters, tool_name] = keys;
-  if (!name && tool_name) name = tool_name;
+  if (!keys[1] && !keys[2]) keys[2] = fn.find("tool_name");  // Command R+: {"tool_name", "parameters"}
+  const auto& [wrapped, tool, name, arguments, args_key, parameters] = keys;
   JsonCall call;
   std::optional<JsonView> args;
   if (tool && tool->is_string()) {
@@ -215,8 +215,9 @@ class JsonFormat final : public ToolCallFormat {
       if (!error.empty() && looks_like_cut_call(candidate, tools)) out.error = error;
       return false;
     }
-    if (!message.empty() && all_registered(*calls, tools)) append_line(out.content, message);
-    if (open && all_registered(*calls, tools)) {
+    if (!all_registered(*calls, tools)) return false;
+    if (!message.empty()) append_line(out.content, message);
+    if (open) {
       for (const auto& c : *calls) {
         if (!c.has_arguments) {
           out.error = "the call to '" + c.name + "' was cut off before its arguments";
@@ -224,7 +225,6 @@ class JsonFormat final : public ToolCallFormat {
         }
       }
     }
-    if (!all_registered(*calls, tools)) return false;
     for (auto& r : repairs) out.repairs.push_back(std::move(r));
     for (auto& c : *calls) {
       if (c.not_object != nullptr) {
