@@ -185,7 +185,8 @@ class CommandR7bFormat final : public ToolCallFormat {
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
       if (t == Tok::kText) append_line(out.content, pieces[i].text);
-      if (t != Tok::kText && t != Tok::kAction && t != Tok::kActionEnd) out.framed = true;  // the reply is in this format
+      // Command's own tokens other than the action block's: the reply is in this format.
+      if (t != Tok::kText && t != Tok::kAction && t != Tok::kActionEnd) out.framed = true;
       if (t != Tok::kThink && t != Tok::kAction && t != Tok::kResponse) {
         ++i;  // text done above; stray end tokens and <|END_OF_TURN_TOKEN|> drop
         continue;

@@ -47,7 +47,8 @@ size_t read_json(std::string_view text, size_t pos, std::string_view marker, For
                    std::to_string(static_cast<size_t>(tail.data() - text.data()) + tail.size() - 1);
   }
   if (!parsed.ok()) {
-    out.error = concat({"the tool call after ", marker, open ? " was cut off: " : " is not valid JSON: "}) + parsed.error;
+    out.error =
+        concat({"the tool call after ", marker, open ? " was cut off: " : " is not valid JSON: "}) + parsed.error;
     return end;
   }
   for (auto& r : parsed.repairs) out.repairs.push_back(concat({marker, ": "}) + r);
@@ -83,7 +84,8 @@ class GraniteFormat final : public ToolCallFormat {
  public:
   std::string_view name() const override { return "granite"; }
   std::string_view description() const override {
-    return "Granite 3.x: <|tool_call|>[{\"name\", \"arguments\"}]; Granite 20B: <function_call> {\"name\", \"arguments\"}";
+    return "Granite 3.x: <|tool_call|>[{\"name\", \"arguments\"}]; Granite 20B: <function_call> {\"name\", "
+           "\"arguments\"}";
   }
   std::span<const std::string_view> markers() const override {
     static constexpr std::string_view kMarkers[] = {kMarker, kFunctionCall, kResponse};

@@ -109,7 +109,8 @@ std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector
     auto [tool_calls, function_call, tool_call, content] =
         value.find_each({"tool_calls", "function_call", "tool_call", "content"});
     if (!function_call || !function_call->is_object()) function_call = tool_call;  // llama.cpp's generic format
-    if ((tool_calls && tool_calls->is_array() && !tool_calls->empty()) || (function_call && function_call->is_object())) {
+    if ((tool_calls && tool_calls->is_array() && !tool_calls->empty()) ||
+        (function_call && function_call->is_object())) {
       auto inner = calls_from_json(tool_calls && tool_calls->is_array() ? *tool_calls : *function_call, repairs, error);
       if (inner && message != nullptr && content && content->is_string()) *message = content->str();
       return inner;
@@ -391,8 +392,9 @@ class JsonFormat final : public ToolCallFormat {
           const std::string_view tail = trim(candidate);
           const char last = tail.back();
           if (parsed.ok() && (last == ',' || last == ':' || last == '{' || last == '[')) {
-            parsed.error = "it ends with '" + std::string(1, tail.back()) + "' at offset " +
-                           std::to_string(start + static_cast<size_t>(tail.data() - candidate.data()) + tail.size() - 1);
+            parsed.error =
+                "it ends with '" + std::string(1, tail.back()) + "' at offset " +
+                std::to_string(start + static_cast<size_t>(tail.data() - candidate.data()) + tail.size() - 1);
           }
           if (parsed.ok()) {
             if (take(candidate, parsed, tools, out, /*open=*/true)) segments.push_back({start, text.size()});

@@ -139,7 +139,8 @@ class PythonicFormat final : public ToolCallFormat {
     const std::string_view whole = strip_end_tokens(text);
     const size_t first = skip_space(whole, 0);
     if (first == whole.size()) return out;
-    if (whole[first] != '[' && whole.back() != ')' && whole.back() != ']') return out;  // a list cut off starts the reply
+    // Calls end the reply, or a list (perhaps cut off) starts it.
+    if (whole[first] != '[' && whole.back() != ')' && whole.back() != ']') return out;
     // The calls start where a registered tool is called: "[get_weather(" anywhere, or
     // "get_weather(" at the start of a line. Each candidate is read once, in text order.
     bool mentioned = false;  // a list of calls was quoted in prose: later lists are not taken either
