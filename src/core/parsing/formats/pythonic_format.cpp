@@ -58,19 +58,20 @@ bool calls_tool(std::string_view text, size_t pos, bool bracket, std::span<const
 }
 
 // The first place at or after `pos` where calls may start: a '[' calling a registered tool, or
-// a registered tool's name and '(' at the start of a line; kNpos when none.
-size_t next_candidate(std::string_view text, size_t pos, std::span<const ToolSpec> tools) {
+// a registered tool's name and '(' at the start of a line; kNpos when none. `newlines` finds the
+// line starts (positions passed to it do not decrease: linear over all calls).
+size_t next_candidate(std::string_view text, size_t pos, std::span<const ToolSpec> tools, Finder& newlines) {
   size_t bracket = text.find('[', pos);
   size_t line = pos;  // the start of a line at or after pos
   if (line > 0 && text[line - 1] != '\n') {
-    line = text.find('\n', pos);
+    line = newlines.next(pos);
     line = line == kNpos ? kNpos : line + 1;
   }
   while (bracket != kNpos || line != kNpos) {
     if (line != kNpos && (bracket == kNpos || line <= bracket)) {
       const size_t first = skip_blanks(text, line);
       if (first < text.size() && text[first] != '[' && calls_tool(text, first, false, tools)) return first;
-      line = text.find('\n', line);
+      line = newlines.next(line);
       line = line == kNpos ? kNpos : line + 1;
     } else {
       if (calls_tool(text, bracket, true, tools)) return bracket;
@@ -144,8 +145,9 @@ class PythonicFormat final : public ToolCallFormat {
     // The calls start where a registered tool is called: "[get_weather(" anywhere, or
     // "get_weather(" at the start of a line. Each candidate is read once, in text order.
     bool mentioned = false;  // a list of calls was quoted in prose: later lists are not taken either
+    Finder newlines(whole, "\n");
     for (size_t pos = 0; pos < whole.size();) {
-      const size_t at = next_candidate(whole, pos, tools);
+      const size_t at = next_candidate(whole, pos, tools, newlines);
       if (at == kNpos) break;
       const bool line_start = at_line_start(whole, at);
       PyCallsText r = read_block(whole, at);
