@@ -6,7 +6,7 @@
 //   {"tool_calls": [...]}, a whole OpenAI assistant message {"role", "content", "tool_calls"}, and
 //   the legacy {"function_call": {"name", "arguments"}} written into the content (xLAM, small models),
 //   {"tool_call": {...}} (llama.cpp's generic format)
-//   {"tool_name": ..., "parameters": {...}}              (Command R+, after "Action:" in ```json)
+//   {"tool_name": ..., "parameters": {...}}              (Command R+, in ```json after "Action:")
 //   [{...} {...}]                                        (a list missing its commas: Llama 3.2)
 // JSON that names no registered tool is prose (an example shown to the user), never a call.
 #include <algorithm>
@@ -300,26 +300,6 @@ class JsonFormat final : public ToolCallFormat {
     return i < candidate.size() && candidate[i] == '{';
   }
 
-  // Where the fence at text[fence] starts its call segment: at "Action:" when that is all that
-  // precedes it on its line or stands alone on the line before (Command R+ writes
-  // "Action: ```json"), else at the fence.
-  static size_t action_lead_in(std::string_view text, size_t fence) {
-    constexpr std::string_view kAction = "Action:";
-    size_t b = fence;
-    while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
-    if (b > 0 && text[b - 1] == '\n') {  // "Action:" may stand alone on the line before
-      --b;
-      while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\r')) --b;
-    }
-    if (b < kAction.size() || text.substr(b - kAction.size(), kAction.size()) != kAction) return fence;
-    const size_t start = b - kAction.size();
-    return at_line_begin(text, start) ? start : fence;
-  }
-  static bool at_line_begin(std::string_view text, size_t pos) {
-    while (pos > 0 && (text[pos - 1] == ' ' || text[pos - 1] == '\t')) --pos;
-    return pos == 0 || text[pos - 1] == '\n';
-  }
-
   // Whether a fence with language tag `lang` may hold calls (json, JSON, tool_call, none).
   static bool call_fence(std::string_view lang) {
     const std::string tag = lowercase(lang);
@@ -337,9 +317,7 @@ class JsonFormat final : public ToolCallFormat {
       if (close == std::string_view::npos) return;
       size_t end = close + 3;
       if (call_fence(lang)) {
-        if (take(trim(text.substr(line_end + 1, close - line_end - 1)), tools, out)) {
-          segments.push_back({action_lead_in(text, pos), end});
-        }
+        if (take(trim(text.substr(line_end + 1, close - line_end - 1)), tools, out)) segments.push_back({pos, end});
       }
       pos = end;
     }
