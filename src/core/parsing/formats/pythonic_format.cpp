@@ -146,8 +146,10 @@ class PythonicFormat final : public ToolCallFormat {
     // "get_weather(" at the start of a line. Each candidate is read once, in text order.
     bool mentioned = false;  // a list of calls was quoted in prose: later lists are not taken either
     Finder newlines(whole, "\n");
+    // The usual reply is the list itself: its first byte is the first candidate.
+    const bool list_first = whole[first] == '[' && calls_tool(whole, first, true, tools);
     for (size_t pos = 0; pos < whole.size();) {
-      const size_t at = next_candidate(whole, pos, tools, newlines);
+      const size_t at = pos == 0 && list_first ? first : next_candidate(whole, pos, tools, newlines);
       if (at == kNpos) break;
       const bool line_start = at_line_start(whole, at);
       PyCallsText r = read_block(whole, at);
