@@ -6,9 +6,10 @@
 // is announced as soon as it is written. The rule:
 //   - any built-in format's marker ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", ...) starts
 //     a call region: nothing from it on is shown while the reply streams;
-//   - a "{" or "[" that may open a bare JSON or pythonic call, and a Markdown fence that may hold
-//     one (no language, json, xml, python, tool_call), is held until it closes, then parsed alone:
-//     a call (or a broken call) starts a call region, anything else is shown;
+//   - a "{" or "[" that may open a bare JSON or pythonic call, a registered tool's name and "(" at
+//     the start of a line (a bare pythonic call), and a Markdown fence that may hold one (no
+//     language, json, xml, python, tool_call), is held until it closes, then parsed alone: a call
+//     (or a broken call) starts a call region, anything else is shown;
 //   - a possible start of a marker at the end of what arrived is held until the next piece;
 //   - <think>…</think> is reasoning, shown as reasoning; leading and trailing blanks wait for text.
 // At the end, finish() parses the whole reply as the universal parser does: the shown text
@@ -59,8 +60,9 @@ class CallStreamFilter {
 
  private:
   enum class Mode { kAnswer, kReasoning, kCandidate, kHeld };
-  enum class Candidate { kBrace, kBracket, kFence };
+  enum class Candidate { kBrace, kBracket, kFence, kBareCall };
   enum class Verdict { kCall, kNotCall, kUndecided };
+  enum class BareCall { kNo, kYes, kMaybe };
 
   void advance(Output& out);
   void release(size_t end, Output& out);
@@ -70,6 +72,7 @@ class CallStreamFilter {
   bool announces_at(size_t at, std::string_view marker) const;
   bool check_header();
   bool balanced_until_end(size_t from, size_t& end);
+  BareCall bare_call_at(std::string_view rest, size_t i) const;
   void sniff_names(Output& out);
 
   const UniversalToolCallParser& parser_;

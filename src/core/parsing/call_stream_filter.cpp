@@ -207,10 +207,23 @@ void CallStreamFilter::advance(Output& out) {
     for (size_t i = 0; i < std::min(first, rest.size()); ++i) {
       const char c = rest[i];
       const bool line_start = pos_ + i == 0 || text_[pos_ + i - 1] == '\n';
-      if (c == '{' || c == '[' || (c == '`' && line_start && rest.substr(i, 3) == kFence)) {
+      // A fence counts anywhere: the JSON format reads one in the middle of a line too ("Action: ```json").
+      if (c == '{' || c == '[' || (c == '`' && rest.substr(i, 3) == kFence)) {
         consider(i, kSoft);
         candidate_ = c == '{' ? Candidate::kBrace : c == '[' ? Candidate::kBracket : Candidate::kFence;
         break;
+      }
+      if (line_start && is_ident_start(c)) {  // a registered tool called at the start of a line
+        const BareCall b = bare_call_at(rest, i);
+        if (b == BareCall::kYes) {
+          consider(i, kSoft);
+          candidate_ = Candidate::kBareCall;
+          break;
+        }
+        if (b == BareCall::kMaybe) {
+          consider(i, kPartial);
+          break;
+        }
       }
     }
     if (what == kNothing) {
@@ -242,10 +255,25 @@ void CallStreamFilter::advance(Output& out) {
   }
 }
 
+// Whether rest[i] (an identifier at the start of a line) opens a call to a registered tool:
+// its name and "(" (kYes), a name the next piece may still make one (kMaybe), or no (kNo).
+CallStreamFilter::BareCall CallStreamFilter::bare_call_at(std::string_view rest, size_t i) const {
+  size_t j = i;
+  while (j < rest.size() && is_ident_char(rest[j])) ++j;
+  const std::string_view name = rest.substr(i, j - i);
+  if (j == rest.size()) {
+    for (const auto& t : tools_) {
+      if (t.name.starts_with(name)) return BareCall::kMaybe;
+    }
+    return BareCall::kNo;
+  }
+  return rest[j] == '(' && detail::find_tool(tools_, name) != nullptr ? BareCall::kYes : BareCall::kNo;
+}
+
 // Scans the bracketed value from scan_ on; true with `end` once it closes.
 bool CallStreamFilter::balanced_until_end(size_t from, size_t& end) {
   if (scan_ < from) scan_ = from;
-  const bool single_quotes = candidate_ == Candidate::kBracket;
+  const bool single_quotes = candidate_ == Candidate::kBracket || candidate_ == Candidate::kBareCall;
   for (; scan_ < text_.size(); ++scan_) {
     const char c = text_[scan_];
     if (quote_ != 0) {
@@ -293,7 +321,9 @@ CallStreamFilter::Verdict CallStreamFilter::decide_candidate(size_t& not_call_en
 CallStreamFilter::Verdict CallStreamFilter::judge_candidate(size_t& not_call_end) {
   const size_t c = pos_;
   size_t end = 0;
-  if (candidate_ == Candidate::kFence) {
+  if (candidate_ == Candidate::kBareCall) {
+    if (!balanced_until_end(c, end)) return Verdict::kUndecided;
+  } else if (candidate_ == Candidate::kFence) {
     const size_t nl = text_.find('\n', c + kFence.size());
     if (nl == std::string::npos) return Verdict::kUndecided;
     if (!callable_fence(std::string_view(text_).substr(c + kFence.size(), nl - c - kFence.size()))) {

@@ -3,11 +3,17 @@
 //   {"name": "fs_read", "arguments": {"path": "a"}}     ("parameters" too; arguments may be a JSON string)
 //   {"tool": "fs_read", "path": "a"}                     (seed 004: arguments inline)
 //   {"function": {"name": ..., "arguments": ...}}
+//   {"tool_calls": [...]}, a whole OpenAI assistant message {"role", "content", "tool_calls"}, and
+//   the legacy {"function_call": {"name", "arguments"}} written into the content (xLAM, small models),
+//   {"tool_call": {...}} (llama.cpp's generic format)
+//   {"tool_name": ..., "parameters": {...}}              (Command R+, in ```json after "Action:")
+//   [{...} {...}]                                        (a list missing its commas: Llama 3.2)
 // JSON that names no registered tool is prose (an example shown to the user), never a call.
 #include <algorithm>
 
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/special_tokens.hpp"
 #include "core/parsing/json/json_repair.hpp"
 #include "core/text/text_util.hpp"
 
@@ -25,6 +31,7 @@ struct JsonCall {
   std::string name;
   std::string arguments = "{}";
   const char* not_object = nullptr;
+  bool has_arguments = true;  // false: the object names the tool and nothing else
 };
 
 // The members of `fn` except "tool", as an object: {"tool": NAME, ...arguments inline}.
@@ -52,6 +59,7 @@ std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>&
     fn = *keys[0];
     keys = fn.find_each(kKeys);
   }
+  if (!keys[1] && !keys[2]) keys[2] = fn.find("tool_name");  // Command R+: {"tool_name", "parameters"}
   const auto& [wrapped, tool, name, arguments, args_key, parameters] = keys;
   JsonCall call;
   std::optional<JsonView> args;
@@ -64,6 +72,7 @@ std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>&
     call.name = name->str();
     args = arguments ? arguments : parameters;
     if (!args && fn.distinct_keys(2) != 1) return std::nullopt;  // {"name": "Ada", "age": 3} is data
+    call.has_arguments = args.has_value();
   } else {
     return std::nullopt;
   }
@@ -84,10 +93,30 @@ std::optional<JsonCall> call_from_object(JsonView obj, std::vector<std::string>&
   return call;
 }
 
-// All calls of an object or array, or nullopt when any element is not a call.
+// All calls of an object or array, or nullopt when any element is not a call. An object holding
+// "tool_calls" (a list) or "function_call" / "tool_call" (an object) — OpenAI's shapes written as
+// text, and llama.cpp's generic JSON format — gives
+// those calls; a string "content" beside them goes to `message`.
 std::optional<std::vector<JsonCall>> calls_from_json(JsonView value, std::vector<std::string>& repairs,
-                                                     std::string& error) {
+                                                     std::string& error, std::string* message = nullptr) {
   std::vector<JsonCall> calls;
+  if (value.is_object()) {
+    if (auto c = call_from_object(value, repairs, error)) {  // the usual case: the object is the call
+      calls.push_back(std::move(*c));
+      return calls;
+    }
+    if (!error.empty()) return std::nullopt;
+    auto [tool_calls, function_call, tool_call, content] =
+        value.find_each({"tool_calls", "function_call", "tool_call", "content"});
+    if (!function_call || !function_call->is_object()) function_call = tool_call;  // llama.cpp's generic format
+    if ((tool_calls && tool_calls->is_array() && !tool_calls->empty()) ||
+        (function_call && function_call->is_object())) {
+      auto inner = calls_from_json(tool_calls && tool_calls->is_array() ? *tool_calls : *function_call, repairs, error);
+      if (inner && message != nullptr && content && content->is_string()) *message = content->str();
+      return inner;
+    }
+    return std::nullopt;
+  }
   if (value.is_array()) {
     if (value.empty()) return std::nullopt;
     JsonView::Items it = value.items();
@@ -163,24 +192,40 @@ class JsonFormat final : public ToolCallFormat {
     const size_t begin = kept.empty() ? 0 : static_cast<size_t>(kept.data() - rest.data());
     rest.erase(begin + kept.size());
     rest.erase(0, begin);
-    out.content = std::move(rest);
+    if (out.content.empty()) {
+      out.content = std::move(rest);
+    } else {  // the "content" of an assistant message written as JSON comes first
+      append_line(out.content, rest);
+    }
     return out;
   }
 
  private:
   // Adds the calls of one candidate (parsed into `parsed`) when it names registered tools; true
   // when it did.
+  // `open`: the candidate ran to the end of the text unbalanced and the repair pass closed it; a
+  // call that then has no arguments was cut off before them.
   static bool take(std::string_view candidate, const LenientText& parsed, std::span<const ToolSpec> tools,
-                   FormatResult& out) {
-    if (!parsed.ok()) return false;
+                   FormatResult& out, bool open = false) {
+    if (!parsed.ok()) return candidate[0] == '[' && take_spaced_list(candidate, tools, out);
     std::vector<std::string> repairs = parsed.repairs;
     std::string error;
-    auto calls = calls_from_json(parsed.view(), repairs, error);
+    std::string message;
+    auto calls = calls_from_json(parsed.view(), repairs, error, &message);
     if (!calls) {
       if (!error.empty() && looks_like_cut_call(candidate, tools)) out.error = error;
       return false;
     }
     if (!all_registered(*calls, tools)) return false;
+    if (!message.empty()) append_line(out.content, message);
+    if (open) {
+      for (const auto& c : *calls) {
+        if (!c.has_arguments) {
+          out.error = "the call to '" + c.name + "' was cut off before its arguments";
+          return true;
+        }
+      }
+    }
     for (auto& r : repairs) out.repairs.push_back(std::move(r));
     for (auto& c : *calls) {
       if (c.not_object != nullptr) {
@@ -191,6 +236,51 @@ class JsonFormat final : public ToolCallFormat {
     }
     return true;
   }
+  // A list of call objects separated by blanks instead of commas, [{...} {...}] (Llama 3.2 and
+  // Qwen 2.5 write them); true when every element is a call to a registered tool.
+  static bool take_spaced_list(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
+    std::vector<JsonCall> calls;
+    std::vector<std::string> repairs;
+    size_t pos = 1;
+    bool spaced = false;
+    for (;;) {
+      const size_t at = skip_blanks(candidate, pos);
+      if (at >= candidate.size()) return false;
+      if (candidate[at] == ']') break;
+      if (candidate[at] == ',' && !calls.empty()) {
+        pos = at + 1;
+        continue;
+      }
+      if (candidate[at] != '{') return false;
+      spaced = spaced || (!calls.empty() && candidate[at - 1] != ',' && candidate[skip_back(candidate, at)] != ',');
+      LenientText element;
+      bool open = false;
+      pos = lenient_json_at(candidate, at, element, open);
+      if (open || !element.ok()) return false;
+      std::string error;
+      auto c = calls_from_json(element.view(), repairs, error);
+      if (!c) return false;
+      for (auto& r : element.repairs) repairs.push_back(std::move(r));
+      for (auto& call : *c) calls.push_back(std::move(call));
+    }
+    if (!spaced || calls.empty() || !all_registered(calls, tools)) return false;
+    for (auto& r : repairs) out.repairs.push_back(std::move(r));
+    out.repairs.push_back("read a list of calls without commas");
+    for (auto& c : calls) {
+      if (c.not_object != nullptr) {
+        out.error = "the arguments of '" + c.name + "' must be a JSON object, got " + c.not_object;
+      } else {
+        add_call(out, std::move(c.name), std::move(c.arguments));
+      }
+    }
+    return true;
+  }
+  // The position of the last non-blank byte before `at` (0 when none).
+  static size_t skip_back(std::string_view text, size_t at) {
+    while (at > 0 && is_blank(text[at - 1])) --at;
+    return at > 0 ? at - 1 : 0;
+  }
+
   static bool take(std::string_view candidate, std::span<const ToolSpec> tools, FormatResult& out) {
     // Only an object or a list of objects holds calls; an ASCII start other than '{' or '[' (a
     // non-ASCII one may be a stray character the repair pass drops) cannot be one.
@@ -233,6 +323,16 @@ class JsonFormat final : public ToolCallFormat {
     }
   }
 
+  // The end of a call's segment that ends at `end`: a ',' or ';' before the next call, or a stray
+  // </tool_call> after it, go with it.
+  static size_t after_call(std::string_view text, size_t end) {
+    const size_t next = skip_blanks(text, end);
+    if (next < text.size() && (text[next] == ',' || text[next] == ';')) return next + 1;
+    constexpr std::string_view kStrayClose = "</tool_call>";
+    if (text.substr(next, kStrayClose.size()) == kStrayClose) return next + kStrayClose.size();
+    return end;
+  }
+
   // JSON starting at the beginning of a line (the whole reply, or after a lead-in sentence). Code
   // fences are not looked into: parse_fenced() has read the ones that may hold calls (json,
   // tool_call, no language), and JSON in any other fence is an example. Only an unclosed fence of
@@ -266,8 +366,16 @@ class JsonFormat final : public ToolCallFormat {
         if (open) {
           parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
           // Unbalanced to the end: complete only what the repair pass can close without guessing.
+          // A ',', ':' or an opening bracket last means more was coming.
+          const std::string_view tail = trim(candidate);
+          const char last = tail.back();
+          if (parsed.ok() && (last == ',' || last == ':' || last == '{' || last == '[')) {
+            parsed.error =
+                "it ends with '" + std::string(1, tail.back()) + "' at offset " +
+                std::to_string(start + static_cast<size_t>(tail.data() - candidate.data()) + tail.size() - 1);
+          }
           if (parsed.ok()) {
-            if (take(candidate, parsed, tools, out)) segments.push_back({start, text.size()});
+            if (take(candidate, parsed, tools, out, /*open=*/true)) segments.push_back({start, text.size()});
           } else if (looks_like_cut_call(candidate, tools)) {
             out.error = "the tool call was cut off: " + parsed.error;
             segments.push_back({start, text.size()});
@@ -276,7 +384,10 @@ class JsonFormat final : public ToolCallFormat {
         }
         if (may_hold_calls(candidate)) {
           if (!valid) parsed = parse_json_lenient_text(candidate, /*known_invalid=*/true);
-          if (take(candidate, parsed, tools, out)) segments.push_back({start, end});
+          if (take(candidate, parsed, tools, out)) {
+            end = after_call(text, end);
+            segments.push_back({start, end});
+          }
         }
         pos = end;
         continue;

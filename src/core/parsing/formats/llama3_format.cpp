@@ -5,8 +5,9 @@
 //   <|python_tag|>brave_search.call(query="...")<|eom_id|>              built-in tools (also wolfram_alpha)
 //   <|python_tag|>import math\nprint(math.pi)                           code interpreter
 // After <|python_tag|> the intent is explicit (unknown names are calls, broken JSON is an error);
-// bare JSON needs a "parameters" key, a registered tool and its own line, so {"name", "arguments"}
-// stays with the generic json format and prose is not a call. Code after the tag becomes a call
+// bare JSON needs a "parameters" key and a registered tool, so {"name", "arguments"} stays with
+// the generic json format and prose is not a call; it may stand inside a sentence when it starts
+// with "name" ("Here is the result: {"name": ..., "parameters": {...}} ..."). Code after the tag becomes a call
 // to "code_interpreter" with {"code": ...}, the name Llama's documentation gives that tool (or to
 // "python", Functionary's name for it, when only that one is registered).
 // <|eom_id|> / <|eot_id|> are end-of-turn tokens and never content.
@@ -171,7 +172,23 @@ class Llama3Format final : public ToolCallFormat {
     return end;
   }
 
-  // Bare JSON calls, each starting a line (or following the previous call's ';').
+  // Where a {"name" object starts in text[from, line_end) outside markdown code (a bare call
+  // inside a sentence, as Llama 3.2 writes after a lead-in); kNpos when none.
+  static size_t inline_candidate(std::string_view text, size_t from, size_t line_end, MarkdownCode& code) {
+    for (size_t at = text.find('{', from); at != kNpos && at < line_end; at = text.find('{', at + 1)) {
+      size_t before = at;  // prose precedes it, not JSON (an element of a list, a value)
+      while (before > from && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+      const char prev = before > 0 ? text[before - 1] : ' ';
+      if (prev == '[' || prev == ',' || prev == '{' || prev == '}' || prev == '"') continue;
+      if (prev == ':' && before >= 2 && text[before - 2] == '"') continue;  // a JSON key's value
+      if (starts_at(text, skip_space(text, at + 1), "\"name\"") && code.skip(at) == at) return at;
+    }
+    return kNpos;
+  }
+
+  // Bare JSON calls, each starting a line, following the previous call's ';', or inside a line
+  // when the object starts with "name" (the shape, "parameters" and a registered name are
+  // required either way).
   static void bare(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out, Cuts& cuts) {
     MarkdownCode code(text);
     size_t pos = 0;
@@ -180,9 +197,13 @@ class Llama3Format final : public ToolCallFormat {
       if (start == text.size()) return;
       if (text[start] != '{' || code.skip(start) != start) {
         size_t nl = text.find('\n', start);
-        if (nl == kNpos) return;
-        pos = nl + 1;
-        continue;
+        const size_t brace = inline_candidate(text, start, nl == kNpos ? text.size() : nl, code);
+        if (brace == kNpos) {
+          if (nl == kNpos) return;
+          pos = nl + 1;
+          continue;
+        }
+        start = brace;
       }
       const Label where({"call"}, start);
       LenientText v;
@@ -207,6 +228,7 @@ class Llama3Format final : public ToolCallFormat {
       if (taken) {
         size_t after = skip_space(text, end);
         if (after < text.size() && text[after] == ';') end = after + 1;
+        while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;  // one gap left in the prose
         cuts.emplace_back(start, end);
       }
       code.consumed(end);

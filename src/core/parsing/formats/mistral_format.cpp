@@ -2,7 +2,9 @@
 //   [TOOL_CALLS][{"name": NAME, "arguments": {...}, "id": "abc123xyz"}, ...]      (v3 tokenizer; id optional)
 //   [TOOL_CALLS]NAME[ARGS]{...}[TOOL_CALLS]NAME[ARGS]{...}                          (Small 3.2, Magistral, Devstral)
 //   [TOOL_CALLS]NAME[CALL_ID]abc123xyz[ARGS]{...}
-// [THINK]...[/THINK] is reasoning (Magistral); a trailing </s> is dropped. There is no end token:
+//   [TOOL_CALLS]NAME{...}                    (v11 output decoded without special tokens: [ARGS] is gone)
+// [THINK]...[/THINK] is reasoning (Magistral); a trailing </s>, and a [/TOOL_CALLS] after a call
+// (as Ollama's Mistral templates write it), are dropped. There is no end token:
 // JSON left open at the very end of the reply goes to the repair pass, which closes it only when
 // nothing was cut off; otherwise it is an error. A marker right after a backtick, or followed by a
 // space and words, is a mention in prose.
@@ -21,6 +23,7 @@ constexpr size_t npos = std::string_view::npos;
 constexpr std::string_view kCalls = "[TOOL_CALLS]";
 constexpr std::string_view kArgs = "[ARGS]";
 constexpr std::string_view kCallId = "[CALL_ID]";
+constexpr std::string_view kCallsEnd = "[/TOOL_CALLS]";
 
 // Appends `piece` to the content, without a trailing </s>.
 void append_content(std::string& to, std::string_view piece) {
@@ -48,7 +51,7 @@ std::string_view split_think(std::string_view text, std::string& reasoning, std:
   size_t first_close = text.find(kClose);
   if (first_close != npos && text.substr(0, first_close).find(kOpen) == npos) {
     add(text.substr(0, first_close));
-    pos = first_close + kClose.size();
+    pos = skip_blanks(text, first_close + kClose.size());
   }
   while (pos < text.size()) {
     size_t open = text.find(kOpen, pos);
@@ -56,14 +59,16 @@ std::string_view split_think(std::string_view text, std::string& reasoning, std:
       visible.append(text.substr(pos));
       break;
     }
-    visible.append(text.substr(pos, open - pos));
+    std::string_view before = text.substr(pos, open - pos);  // the whitespace around a block goes with it
+    while (!before.empty() && is_blank(before.back())) before.remove_suffix(1);
+    visible.append(before);
     size_t close = text.find(kClose, open + kOpen.size());
     if (close == npos) {
       add(text.substr(open + kOpen.size()));
       break;
     }
     add(text.substr(open + kOpen.size(), close - open - kOpen.size()));
-    pos = close + kClose.size();
+    pos = skip_blanks(text, close + kClose.size());
   }
   return visible;
 }
@@ -133,7 +138,9 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
   size_t e = p;
   while (e < text.size() && name_char(text[e])) ++e;
   size_t next = skip_space(text, e);
-  bool marked = text.substr(next, kArgs.size()) == kArgs || text.substr(next, kCallId.size()) == kCallId;
+  // vLLM's v11 decoding drops the [ARGS] token: NAME{...} with the object glued to the name.
+  const bool glued_args = e < text.size() && text[e] == '{';
+  bool marked = glued_args || text.substr(next, kArgs.size()) == kArgs || text.substr(next, kCallId.size()) == kCallId;
   if (e == p || (p != pos && !marked)) return npos;  // no name glued to the marker, nor NAME[ARGS]
   std::string name(text.substr(p, e - p));
   auto where = [&] { return "the call to '" + name + "'"; };  // built only for a message
@@ -149,11 +156,14 @@ size_t read_call(std::string_view text, size_t pos, FormatResult& out) {
     out.error = where() + " was cut off before [ARGS]";
     return p;
   }
-  if (text.substr(p, kArgs.size()) != kArgs) {
+  if (glued_args) {
+    p = e;
+  } else if (text.substr(p, kArgs.size()) != kArgs) {
     out.error = "expected [ARGS] after the tool name in " + where();
     return p;
+  } else {
+    p = skip_space(text, p + kArgs.size());
   }
-  p = skip_space(text, p + kArgs.size());
   if (p == text.size()) {
     out.error = where() + " was cut off before its arguments";
     return p;
@@ -197,6 +207,9 @@ class MistralFormat final : public ToolCallFormat {
         continue;
       }
       append_content(out.content, text.substr(cursor, pos - cursor));
+      if (const size_t after = skip_blanks(text, end); text.substr(after, kCallsEnd.size()) == kCallsEnd) {
+        end = after + kCallsEnd.size();  // a closing tag some chat templates add
+      }
       cursor = pos = end;
     }
     if (!out.error && cursor < text.size()) append_content(out.content, text.substr(cursor));
