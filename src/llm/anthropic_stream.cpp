@@ -98,6 +98,8 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
     if (const json* delta = object_field(payload, "delta")) {
       const std::string stop = stream_string(*delta, "stop_reason");
       if (!stop.empty()) reply_.finish_reason = finish_reason_of(stop);
+      // A refusal may come with no content at all: its explanation is then the answer.
+      if (reply_.text.empty()) KEEL_TRY(deliver_text(anthropic_refusal_text(*delta)));
     }
     if (const json* usage = object_field(payload, "usage")) {
       // Counts here are cumulative; input counts appear only when they changed.
