@@ -87,10 +87,22 @@ inline std::vector<std::string> recorded_sse_chunks(const RecordedStream& r) {
   return chunks;
 }
 
-// The mock server's answer that replays `r`.
-inline MockResponse recorded_response(const RecordedStream& r) {
+// The same bytes cut every `size` bytes, wherever that falls (inside an event, a line, a UTF-8
+// sequence), as a network may deliver them.
+inline std::vector<std::string> rechunked(const std::vector<std::string>& chunks, size_t size) {
+  std::string all;
+  for (const std::string& c : chunks) all += c;
+  std::vector<std::string> out;
+  for (size_t at = 0; at < all.size(); at += size) out.push_back(all.substr(at, size));
+  return out;
+}
+
+// The mock server's answer that replays `r`; a stream cut every `cut_bytes` bytes when non-zero.
+inline MockResponse recorded_response(const RecordedStream& r, size_t cut_bytes = 0) {
   if (!r.stream()) return mock_raw(r.status(), r.body);
-  MockResponse response = mock_sse(recorded_sse_chunks(r));
+  std::vector<std::string> chunks = recorded_sse_chunks(r);
+  if (cut_bytes > 0) chunks = rechunked(chunks, cut_bytes);
+  MockResponse response = mock_sse(std::move(chunks));
   response.status = r.status();
   return response;
 }

@@ -4,6 +4,7 @@
 // visible text, reasoning, tool calls, finish reason and token usage, or a failure naming the
 // provider's error. Streams are read streamed; a whole JSON body is read both plain and as the
 // answer to a streaming request (a server that ignored "stream"), and the two readings must agree.
+// A stream is also replayed cut into pieces that ignore event boundaries.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -50,9 +51,9 @@ struct Replayed {
   std::string streamed_reasoning;
 };
 
-Replayed replay(const RecordedStream& r, bool stream) {
+Replayed replay(const RecordedStream& r, bool stream, size_t cut_bytes = 0) {
   MockLlmServer server;
-  server.push(recorded_response(r));
+  server.push(recorded_response(r, cut_bytes));
   Replayed out;
   CallOptions options;
   options.stream = stream;
@@ -115,6 +116,9 @@ TEST_P(RecordedStreams, ReadExactly) {
   if (!r.stream()) {
     SCOPED_TRACE("plain request");
     expect_reply(r, replay(r, /*stream=*/false), /*stream=*/false);
+  } else {
+    SCOPED_TRACE("stream cut every 61 bytes");
+    expect_reply(r, replay(r, /*stream=*/true, /*cut_bytes=*/61), /*stream=*/true);
   }
 }
 
