@@ -86,6 +86,7 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
   if (type == "message_start") {
     if (const json* message = object_field(payload, "message")) {
       reply_.model = stream_string(*message, "model");
+      KEEL_TRY(on_started_content(*message));
       if (const json* usage = object_field(*message, "usage")) {
         reply_.usage.prompt_tokens = anthropic_prompt_tokens(*usage);
         reply_.usage.cached_prompt_tokens = anthropic_cached_prompt_tokens(*usage);
@@ -98,6 +99,8 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
     if (const json* delta = object_field(payload, "delta")) {
       const std::string stop = stream_string(*delta, "stop_reason");
       if (!stop.empty()) reply_.finish_reason = finish_reason_of(stop);
+      // A refusal may come with no content at all: its explanation is then the answer.
+      if (reply_.text.empty()) KEEL_TRY(deliver_text(anthropic_refusal_text(*delta)));
     }
     if (const json* usage = object_field(payload, "usage")) {
       // Counts here are cumulative; input counts appear only when they changed.
@@ -120,6 +123,32 @@ Status AnthropicStreamAssembler::on_payload(const std::string& type, const json&
     return Status::Unavailable("the stream reported an error: " + text);
   }
   return Status::Ok();  // ping, content_block_stop and event types added later
+}
+
+Status AnthropicStreamAssembler::on_started_content(const json& message) {
+  // A resumed turn (a programmatic tool call answered) may start with its blocks already in
+  // message_start, and even its stop_reason, then stop without a single content block event.
+  const auto content = message.find("content");
+  if (content != message.end() && content->is_array()) {
+    const int64_t count = static_cast<int64_t>(content->size());
+    for (int64_t i = 0; i < count; ++i) {
+      const json& block = (*content)[static_cast<size_t>(i)];
+      if (!block.is_object()) continue;
+      const std::string block_type = stream_string(block, "type");
+      if (block_type == "text") KEEL_TRY(deliver_text(stream_string(block, "text")));
+      if (block_type == "thinking") KEEL_TRY(deliver_thinking(stream_string(block, "thinking")));
+      if (block_type != "tool_use") continue;
+      // Keyed below 0: ahead of, and apart from, the indexes of blocks streamed after them.
+      ToolBlock& tool = tools_[i - count];
+      tool.call.id = stream_string(block, "id");
+      tool.call.name = stream_string(block, "name");
+      const auto input = block.find("input");
+      if (input != block.end() && input->is_object()) tool.start_input = arguments_text(*input);
+    }
+  }
+  const std::string stop = stream_string(message, "stop_reason");
+  if (!stop.empty()) reply_.finish_reason = finish_reason_of(stop);
+  return Status::Ok();
 }
 
 Status AnthropicStreamAssembler::on_delta(const json& payload) {

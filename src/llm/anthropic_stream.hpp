@@ -4,7 +4,8 @@
 //
 // Content blocks are keyed by `index`: a text block grows by text_delta, a thinking block by
 // thinking_delta, a tool_use block by input_json_delta pieces that are concatenated into the call's
-// arguments. Only message_stop completes the reply: a stream without it is never an answer.
+// arguments. Blocks message_start already carries (a resumed turn) count as if streamed first.
+// Only message_stop completes the reply: a stream without it is never an answer.
 //
 // Thread-safety: not thread-safe; one assembler per streamed attempt.
 #pragma once
@@ -45,6 +46,8 @@ class AnthropicStreamAssembler {
  private:
   Status on_payload(const std::string& type, const nlohmann::json& payload);
   Status on_delta(const nlohmann::json& payload);
+  // The content blocks and stop_reason a message_start may already carry.
+  Status on_started_content(const nlohmann::json& message);
   Status deliver_text(std::string_view text);
   Status deliver_thinking(std::string_view text);
   Status deliver(const std::function<void(std::string_view)>& fn, std::string_view text, const char* what);

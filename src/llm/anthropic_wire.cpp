@@ -173,6 +173,8 @@ Result<ModelReply> parse_anthropic_message(const json& body) {
       reply.tool_calls.push_back(std::move(call));
     }
   }
+  // A refusal may come with no content at all: its explanation is then the answer.
+  if (reply.text.empty()) reply.text = anthropic_refusal_text(body);
   return reply;
 }
 
@@ -226,6 +228,12 @@ std::string finish_reason_of(std::string_view stop_reason) {
   if (stop_reason == "tool_use") return "tool_calls";
   if (stop_reason == "max_tokens") return "length";
   return std::string(stop_reason);
+}
+
+std::string anthropic_refusal_text(const json& holder) {
+  if (!holder.is_object() || anth_string(holder, "stop_reason") != "refusal") return {};
+  const auto details = holder.find("stop_details");
+  return details != holder.end() && details->is_object() ? anth_string(*details, "explanation") : std::string();
 }
 
 int64_t anthropic_prompt_tokens(const json& usage) {

@@ -32,6 +32,11 @@ Result<std::string> build_messages_request(const ModelRequest& request, const An
 // tool_use -> "tool_calls", max_tokens -> "length"; others pass through.
 std::string finish_reason_of(std::string_view stop_reason);
 
+// What the user reads of a refusal that came without text: the explanation in `holder`'s
+// stop_details ({"type":"refusal","explanation":...}) when its stop_reason is "refusal", else "".
+// `holder` is a message, or the delta of a streamed message_delta.
+std::string anthropic_refusal_text(const nlohmann::json& holder);
+
 // Prompt tokens of a usage object: input_tokens plus the cache creation and cache read tokens.
 int64_t anthropic_prompt_tokens(const nlohmann::json& usage);
 // The part of those read from the prompt cache (cache_read_input_tokens), or 0.

@@ -29,6 +29,16 @@ void merge_piece(std::string& into, const std::string& piece) {
   into += piece;
 }
 
+// The usage object of a chunk: "usage", or else Groq's "x_groq": {"usage": ...} (where Groq
+// streams have reported it, alone or besides the standard field).
+const json* chunk_usage(const json& chunk) {
+  if (const auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) return &*usage;
+  const auto groq = chunk.find("x_groq");
+  if (groq == chunk.end() || !groq->is_object()) return nullptr;
+  const auto usage = groq->find("usage");
+  return usage != groq->end() && usage->is_object() ? &*usage : nullptr;
+}
+
 }  // namespace
 
 Status StreamAssembler::on_data(std::string_view data) {
@@ -58,7 +68,7 @@ Status StreamAssembler::on_chunk(const json& chunk) {
     return Status::Unavailable("unexpected stream event from server: " + truncate_text(chunk.dump(), 200));
   }
   if (reply_.model.empty()) reply_.model = string_or_empty(chunk, "model");
-  if (const auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
+  if (const json* usage = chunk_usage(chunk)) {
     for (const auto& [key, field] : {std::pair{"prompt_tokens", &Usage::prompt_tokens},
                                      std::pair{"completion_tokens", &Usage::completion_tokens}}) {
       const auto it = usage->find(key);

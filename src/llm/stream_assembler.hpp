@@ -2,7 +2,8 @@
 // forwarding text and reasoning deltas to the caller's callbacks as they arrive.
 //
 // Tool calls arrive as deltas keyed by `index`: the first carries id and name, later ones carry
-// pieces of the arguments text to be concatenated. Usage arrives in a final chunk with no choices.
+// pieces of the arguments text to be concatenated. Usage arrives in a final chunk with no choices
+// (Groq: in that chunk's x_groq object).
 //
 // Thread-safety: not thread-safe; one assembler per streamed attempt.
 #pragma once
