@@ -74,11 +74,22 @@ bool fits(JsonView v, std::string_view type) {
   return false;
 }
 
+// Schemas written by hand use Python's names for the JSON types ("float", "int", "bool", "dict").
+std::string_view json_type_name(std::string_view type) {
+  if (type == "float" || type == "double") return "number";
+  if (type == "int") return "integer";
+  if (type == "bool") return "boolean";
+  if (type == "dict") return "object";
+  if (type == "list") return "array";
+  if (type == "str") return "string";
+  return type;
+}
+
 }  // namespace
 
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
                            std::string_view param) {
-  const std::string_view type = types.of(param);
+  const std::string_view type = json_type_name(types.of(param));
   if (type == "string") return args.string_value(raw);
   const std::string_view trimmed = trim(raw);
   const StrictJson valid = scan_strict_json(trimmed);

@@ -8,6 +8,12 @@
 // Bodies of the other <tool_call> families (<function=...> of Qwen3-Coder, NAME<arg_key> of
 // GLM-4.5) are left to their formats; tags inside markdown code are examples, not calls, and a
 // tag followed by something other than JSON is a broken call only where it starts a line.
+//
+// Hermes-style models also wrap the same JSON in other tags (<function_call>, <tool>, <tools>,
+// <response>, <json>, <JSON>, <xml>) and write <function name="N">{arguments}</function>. Those
+// wrappers are common words of XML, so they hold a call only when their body starts as a call
+// object ({"name": ...}). A reply that is nothing but one fenced block (```json / ```xml) whose
+// body starts with such a tag is the call itself, not an example of one.
 #include <iterator>
 
 #include "core/parsing/formats/format_util.hpp"
@@ -20,6 +26,28 @@ namespace {
 
 constexpr std::string_view kOpen = "<tool_call>";
 constexpr std::string_view kClose = "</tool_call>";
+constexpr std::string_view kNamedOpen = "<function name=";
+constexpr std::string_view kNamedClose = "</function>";
+
+// A tag that wraps a call's JSON. `strict`: the tag itself says "call" (<tool_call>), so a body
+// that is not JSON is an error; the others hold a call only when the body starts as one.
+struct Wrapper {
+  std::string_view open;
+  std::string_view close;
+  bool strict;
+};
+constexpr Wrapper kWrappers[] = {
+    {kOpen, kClose, true},
+    {"<function_call>", "</function_call>", false},
+    {"<tools>", "</tools>", false},
+    {"<tool>", "</tool>", false},
+    {"<response>", "</response>", false},
+    {"<json>", "</json>", false},
+    {"<JSON>", "</JSON>", false},
+    {"<xml>", "</xml>", false},
+};
+constexpr std::string_view kMarkers[] = {kOpen,     "<function_call>", "<tools>", "<tool>", "<response>",
+                                         "<json>",  "<JSON>",          "<xml>",   kNamedOpen};
 
 // Whether the body at `pos` belongs to Qwen3-Coder or GLM-4.5.
 bool other_family(std::string_view text, size_t pos) {
@@ -30,6 +58,45 @@ bool other_family(std::string_view text, size_t pos) {
   return starts_at(text, after, "<arg_key>") || starts_at(text, after, kClose);
 }
 
+// Whether the JSON at `pos` starts as a call object: {"name" (or a list of them).
+bool starts_as_call(std::string_view text, size_t pos) {
+  if (pos < text.size() && text[pos] == '[') pos = skip_space(text, pos + 1);
+  if (pos >= text.size() || text[pos] != '{') return false;
+  return starts_at(text, skip_space(text, pos + 1), "\"name\"");
+}
+
+// The wrapper whose open tag is at text[pos] ('<'), or nullptr.
+const Wrapper* wrapper_at(std::string_view text, size_t pos) {
+  if (pos + 1 >= text.size()) return nullptr;
+  const char c = text[pos + 1];
+  if (c != 't' && c != 'f' && c != 'r' && c != 'j' && c != 'J' && c != 'x') return nullptr;
+  for (const Wrapper& w : kWrappers) {
+    if (starts_at(text, pos, w.open)) return &w;
+  }
+  return nullptr;
+}
+
+// A reply that is one fenced block whose body starts with a wrapper tag: [body, close) is scanned
+// and the fence lines are cut with the calls. Empty (body == 0) for any other reply.
+struct WholeFence {
+  size_t body = 0;
+  size_t close = 0;
+};
+WholeFence whole_fence(std::string_view text) {
+  const size_t start = skip_space(text, 0);
+  if (!starts_at(text, start, "```")) return {};
+  size_t line_end = text.find('\n', start);
+  if (line_end == kNpos) return {};
+  const size_t body = line_end + 1;
+  const size_t first = skip_space(text, body);
+  if (first == text.size() || text[first] != '<' || (wrapper_at(text, first) == nullptr && !starts_at(text, first, kNamedOpen)))
+    return {};
+  size_t close = find_literal(text, "```", body);
+  if (close == kNpos) return {body, text.size()};  // cut off inside the block
+  if (skip_space(text, close + 3) != text.size()) return {};
+  return {body, close};
+}
+
 class HermesFormat final : public ToolCallFormat {
  public:
   std::string_view name() const override { return "hermes"; }
@@ -37,14 +104,16 @@ class HermesFormat final : public ToolCallFormat {
     return "Hermes / Qwen2.5: <tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>, several in a row";
   }
 
-  std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kOpen};
-    return kMarkers;
-  }
-  // A <tool_call> whose body is not another family's.
+  std::span<const std::string_view> markers() const override { return kMarkers; }
+  // A <tool_call> whose body is not another family's, or one of the other wrappers.
   bool detect_marked(std::string_view text) const override {
-    for (size_t pos = find_literal(text, kOpen); pos != kNpos; pos = find_literal(text, kOpen, pos + kOpen.size())) {
-      if (!other_family(text, skip_space(text, pos + kOpen.size()))) return true;
+    for (size_t pos = text.find('<'); pos != kNpos; pos = text.find('<', pos + 1)) {
+      const Wrapper* w = wrapper_at(text, pos);
+      if (w == nullptr) {
+        if (starts_at(text, pos, kNamedOpen)) return true;
+        continue;
+      }
+      if (!w->strict || !other_family(text, skip_space(text, pos + w->open.size()))) return true;
     }
     return false;
   }
@@ -52,57 +121,130 @@ class HermesFormat final : public ToolCallFormat {
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
     FormatResult out;
     Cuts cuts;
-    MarkdownCode code(text);
-    Finder closes(text, kClose);
-    size_t pos = 0;
-    size_t open;
-    while ((open = find_outside_code(text, kOpen, pos, code)) != kNpos) {
-      size_t body = skip_space(text, open + kOpen.size());
-      if (other_family(text, body)) {
+    const WholeFence fence = whole_fence(text);
+    // Inside a whole-reply fence the scan starts past its opening line and stops at its close.
+    const std::string_view scan = fence.body == 0 ? text : text.substr(0, fence.close);
+    MarkdownCode code(scan);
+    code.consumed(fence.body);
+    size_t pos = fence.body;
+    while (pos < scan.size()) {
+      size_t open = scan.find('<', pos);
+      if (open == kNpos) break;
+      if (size_t s = code.skip(open); s != open) {
+        pos = s;
+        continue;
+      }
+      if (starts_at(scan, open, kNamedOpen)) {
+        pos = named_call(scan, open, out, cuts);
+        code.consumed(pos);
+        if (out.error && pos == scan.size()) break;
+        continue;
+      }
+      const Wrapper* w = wrapper_at(scan, open);
+      if (w == nullptr) {
+        pos = open + 1;
+        continue;
+      }
+      size_t body = skip_space(scan, open + w->open.size());
+      if (w->strict ? other_family(scan, body) : !starts_as_call(scan, body)) {
         pos = body;
         continue;
       }
-      const Label where({"<tool_call>"}, open);
-      if (body == text.size() || (text[body] != '{' && text[body] != '[')) {
+      const Label where({w->open}, open);
+      if (body == scan.size() || (scan[body] != '{' && scan[body] != '[')) {
         // Not JSON: a broken call when the tag starts a line as templates print it, else prose
         // that mentions the tag ("the model emits <tool_call> tags").
-        if (!at_line_start(text, open)) {
+        if (!at_line_start(scan, open)) {
           pos = body;
           continue;
         }
-        size_t close = body == text.size() ? kNpos : closes.next(body);
-        size_t end = close == kNpos ? text.size() : close + kClose.size();
-        fail(out, body == text.size()
+        size_t close = body == scan.size() ? kNpos : find_literal(scan, w->close, body);
+        size_t end = close == kNpos ? scan.size() : close + w->close.size();
+        fail(out, body == scan.size()
                       ? where + ": cut off right after the tag, before the JSON call"
                       : where + ": expected a JSON object {\"name\": ..., \"arguments\": {...}} at offset " +
-                            std::to_string(body) + ", found " + shown_char(text, body));
+                            std::to_string(body) + ", found " + shown_char(scan, body));
         cuts.emplace_back(open, end);
         code.consumed(end);
         pos = end;
         continue;
       }
       JsonIndex index;
-      TaggedPayload seg = tagged_payload(text, body, kClose, kOpen, closes, &index);
+      Finder closes(scan, w->close);
+      TaggedPayload seg = tagged_payload(scan, body, w->close, w->open, closes, &index);
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
-      take(text.substr(body, seg.payload_end - body), seg.cut_off, seg.scanned(), index, where, out);
+      take(scan.substr(body, seg.payload_end - body), seg.cut_off, seg.scanned(), index, where, w->close, out);
       if (seg.cut_off) break;
+    }
+    if (fence.body != 0 && !cuts.empty()) {  // the fence lines go with the calls
+      Cuts all;
+      all.emplace_back(size_t{0}, fence.body);
+      for (const Cut& c : cuts) all.emplace_back(c.begin, c.end);
+      all.emplace_back(fence.close, text.size());
+      cuts = all;
     }
     out.content = text_outside(text, cuts, {"<|im_end|>"});
     return out;
   }
 
  private:
+  // <function name="N">{arguments}</function> at `open`: adds the call (or the error) and its
+  // segment; returns where scanning goes on.
+  static size_t named_call(std::string_view text, size_t open, FormatResult& out, Cuts& cuts) {
+    size_t q = open + kNamedOpen.size();
+    const char quote = q < text.size() ? text[q] : '\0';
+    if (quote != '"' && quote != '\'') return q;
+    const size_t name_begin = q + 1;
+    const size_t name_stop = text.find(quote, name_begin);
+    if (name_stop == kNpos || name_stop == name_begin || name_end(text, name_begin) != name_stop) return name_begin;
+    const size_t gt = skip_space(text, name_stop + 1);
+    if (gt >= text.size() || text[gt] != '>') return name_begin;
+    const Label where({"<function name=\"", text.substr(name_begin, name_stop - name_begin), "\">"}, open);
+    const size_t body = skip_space(text, gt + 1);
+    if (body == text.size() || text[body] != '{') {
+      const size_t close = find_literal(text, kNamedClose, gt);
+      const size_t end = close == kNpos ? text.size() : close + kNamedClose.size();
+      fail(out, body == text.size() ? where + ": cut off before the arguments"
+                                    : where + ": expected the arguments as a JSON object at offset " +
+                                          std::to_string(body) + ", found " + shown_char(text, body));
+      cuts.emplace_back(open, end);
+      return end;
+    }
+    JsonIndex index;
+    Finder closes(text, kNamedClose);
+    TaggedPayload seg = tagged_payload(text, body, kNamedClose, kNamedOpen, closes, &index);
+    cuts.emplace_back(open, seg.segment_end);
+    std::vector<std::string> repairs;
+    const LenientText parsed =
+        lenient_payload(text.substr(body, seg.payload_end - body), where, repairs, seg.scanned(), &index);
+    if (!parsed.ok()) {
+      fail(out, where + (seg.cut_off ? ": the call was cut off before </function> (" : ": invalid JSON (") +
+                    parsed.error + ")");
+      return seg.cut_off ? text.size() : seg.segment_end;
+    }
+    CallDraft d;
+    d.name = std::string(text.substr(name_begin, name_stop - name_begin));
+    std::string why;
+    if (!take_arguments(parsed.view(), d, where, why)) {
+      fail(out, where + ": " + why);
+      return seg.segment_end;
+    }
+    d.repairs.insert(d.repairs.begin(), std::make_move_iterator(repairs.begin()), std::make_move_iterator(repairs.end()));
+    commit(out, std::move(d), where);
+    return seg.cut_off ? text.size() : seg.segment_end;
+  }
+
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
   static void take(std::string_view payload, bool cut_off, Scanned scanned, const JsonIndex& index, const Label& where,
-                   FormatResult& out) {
+                   std::string_view close, FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
     const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);
     if (!parsed.ok()) {
-      fail(out, where + (cut_off ? ": the call was cut off before </tool_call> (" : ": invalid JSON (") + parsed.error +
-                    ")");
+      fail(out, where + (cut_off ? ": the call was cut off before " + std::string(close) + " (" : std::string(": invalid JSON (")) +
+                    parsed.error + ")");
       return;
     }
     const JsonView value = parsed.view();
