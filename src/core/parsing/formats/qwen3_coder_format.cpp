@@ -9,9 +9,15 @@
 // Exactly one leading and one trailing newline of each value belong to the template and are
 // stripped; the value is then typed by the tool's JSON Schema. Several calls may follow each other
 // (or share one <tool_call>); a bare <function=N> block without the <tool_call> wrapper is also a
-// call. <function=N>{json} is Functionary v3.1's and left alone. A </parameter> the model forgot is
-// closed at the next <parameter= or </function> that starts a line and listed as a repair; a call
-// cut off anywhere is an error.
+// call. <function=N>{json} is Functionary v3.1's and left alone, and <function={{ x }}> is an
+// unrendered template, not a call.
+//
+// Values are free text and may quote the syntax itself (a file that holds a call, say), so a
+// value ends at the </parameter> that is not closing a <parameter=...> quoted inside the value and
+// is followed by the next structural tag: </function>, </tool_call>, the end of the text, or a
+// <parameter=KEY> whose KEY the tool declares (any KEY when the schema lists none). A </parameter>
+// the model forgot is closed at the value's first <parameter= (or </function>) and listed as a
+// repair; a call cut off anywhere is an error.
 #include <algorithm>
 
 #include "core/parsing/formats/format_util.hpp"
@@ -41,31 +47,56 @@ std::string_view strip_one_newline(std::string_view v) {
   return v;
 }
 
-// Whether a tag that starts a line (<parameter= or </function>, as the template prints them)
-// begins at a line break in text[from, to).
-bool line_tag_before(std::string_view text, size_t from, size_t to) {
-  for (size_t nl = text.find('\n', from); nl < to; nl = text.find('\n', nl + 1)) {
-    if (starts_at(text, nl + 1, kParam) || starts_at(text, nl + 1, kFunctionClose)) return true;
-  }
-  return false;
-}
-
 // The searches shared by every call of one reply (positions only move forward).
 struct Scan {
-  explicit Scan(std::string_view t)
-      : text(t),
-        param_close(t, kParamClose),
-        function_close(t, kFunctionClose),
-        param_open(t, kParam),
-        line_param(t, "\n<parameter="),
-        line_function(t, "\n</function>") {}
+  explicit Scan(std::string_view t) : text(t), function_close(t, kFunctionClose) {}
   std::string_view text;
-  Finder param_close;
   Finder function_close;
-  Finder param_open;
-  Finder line_param;  // tags at a line start, as the template prints them
-  Finder line_function;
 };
+
+// Where the value of parameter `key` starting at `from` ends.
+struct ValueEnd {
+  size_t end = kNpos;  // the value is [from, end); kNpos: cut off
+  size_t next = 0;     // where reading goes on
+  bool repaired = false;  // its </parameter> was missing
+};
+
+// Whether the </parameter> ending at `after` is followed by a structural tag (see the header).
+bool structural_after(std::string_view text, size_t after, std::string_view key, ParameterTypes& types) {
+  const size_t q = skip_space(text, after);
+  if (q == text.size() || starts_at(text, q, kFunctionClose) || starts_at(text, q, kToolClose)) return true;
+  if (!starts_at(text, q, kParam)) return false;
+  const size_t name_b = q + kParam.size();
+  const size_t name_e = name_end(text, name_b);
+  if (name_e == text.size()) return true;  // cut off inside the next tag
+  if (text[name_e] != '>' || name_e == name_b) return false;
+  const std::string_view next = text.substr(name_b, name_e - name_b);
+  return !types.known() || (next != key && types.declared(next));
+}
+
+ValueEnd value_end(std::string_view text, size_t from, std::string_view key, ParameterTypes& types) {
+  size_t depth = 0;                 // <parameter=...> quoted inside the value and not yet closed
+  size_t first_open = kNpos;        // the value's first <parameter=
+  size_t first_function = kNpos;    // the value's first </function> starting a line
+  for (size_t i = text.find('<', from); i != kNpos; i = text.find('<', i + 1)) {
+    if (starts_at(text, i, kParam)) {
+      if (first_open == kNpos) first_open = i;
+      ++depth;
+    } else if (starts_at(text, i, kParamClose)) {
+      if (depth > 0) {
+        --depth;
+      } else if (structural_after(text, i + kParamClose.size(), key, types)) {
+        return {i, i + kParamClose.size(), false};
+      }
+    } else if (first_function == kNpos && starts_at(text, i, kFunctionClose) && at_line_start(text, i)) {
+      first_function = i;
+    }
+  }
+  // No </parameter> closes it: the model forgot it, and the value ends where the next tag starts.
+  const size_t end = std::min(first_open, first_function);
+  if (end == kNpos) return {};
+  return {end, end, true};
+}
 
 // Outcome of reading one <function=...> block.
 struct Block {
@@ -145,6 +176,10 @@ class Qwen3CoderFormat final : public ToolCallFormat {
     JsonObjectWriter args;
     draft.name = std::string(text.substr(name_b, name_e - name_b));
     size_t first = skip_space(text, name_e + 1);
+    if (draft.name.empty() && starts_at(text, name_e, "{{")) {  // an unrendered template: text
+      b.mine = false;
+      return b;
+    }
     bool shaped = text[name_e] == '>' && !draft.name.empty() &&
                   (first == text.size() || starts_at(text, first, kParam) || starts_at(text, first, kFunctionClose));
     if (!shaped) {
@@ -181,23 +216,11 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       }
       std::string key(text.substr(key_b, key_e - key_b));
       size_t value_b = key_e + 1;
-      // The value ends at </parameter>; a tag starting a line before it means the model forgot
-      // that close tag (a repair); without either, any later tag ends it.
-      size_t pc = s.param_close.next(value_b);
-      size_t value_e;
-      if (pc != kNpos && !line_tag_before(text, value_b, pc)) {  // the usual case: no need to look past pc
-        value_e = pc;
-        p = pc + kParamClose.size();
-      } else if (size_t fc = s.function_close.next(value_b),
-                 line_tag = std::min(s.line_param.next(value_b), s.line_function.next(value_b));
-                 line_tag != kNpos || fc != kNpos) {
-        size_t next = s.param_open.next(value_b);
-        value_e = line_tag != kNpos ? line_tag + 1 : std::min(next, fc);
-        p = value_e;
-        draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
-      } else {
-        return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
-      }
+      const ValueEnd v = value_end(text, value_b, key, types);
+      if (v.end == kNpos) return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
+      if (v.repaired) draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
+      const size_t value_e = v.end;
+      p = v.next;
       std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b));
       args.key(key);
       write_typed_parameter(args, raw, types, key);
