@@ -152,9 +152,9 @@ class HermesFormat final : public ToolCallFormat {
       }
       const Label where({w->open}, open);
       if (body == scan.size() || (scan[body] != '{' && scan[body] != '[')) {
-        // Not JSON: a broken call when the tag starts a line as templates print it, else prose
-        // that mentions the tag ("the model emits <tool_call> tags").
-        if (!at_line_start(scan, open)) {
+        // Not JSON: a broken call when the tag starts a line as templates print it or ends the
+        // reply, else prose that mentions the tag ("the model emits <tool_call> tags").
+        if (body != scan.size() && !at_line_start(scan, open)) {
           pos = body;
           continue;
         }
