@@ -15,10 +15,13 @@
 // object ({"name": ...}). A reply that is nothing but one fenced block (```json / ```xml) whose
 // body starts with such a tag is the call itself, not an example of one.
 #include <iterator>
+#include <utility>
+#include <vector>
 
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/text_scan.hpp"
+#include "core/parsing/json/json_scan.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::detail {
@@ -236,11 +239,43 @@ class HermesFormat final : public ToolCallFormat {
     return seg.cut_off ? text.size() : seg.segment_end;
   }
 
+  // Several call objects separated by commas, without the brackets of a list ({...}, {...}):
+  // adds them as calls (a repair) and returns true; false when the payload is not that.
+  static bool take_object_list(std::string_view payload, const Label& where, FormatResult& out) {
+    std::vector<std::pair<size_t, size_t>> objects;
+    size_t pos = skip_space(payload, 0);
+    while (pos < payload.size()) {
+      if (payload[pos] != '{') return false;
+      const size_t end = scan_json_value(payload, pos, nullptr);
+      if (end == kNpos) return false;
+      objects.emplace_back(pos, end);
+      pos = skip_space(payload, end);
+      if (pos < payload.size() && payload[pos] == ',') pos = skip_space(payload, pos + 1);
+    }
+    if (objects.size() < 2) return false;
+    std::vector<CallDraft> drafts;
+    std::string why;
+    for (const auto& [b, e] : objects) {
+      JsonIndex index;
+      std::vector<std::string> ignored;
+      const std::string_view one = payload.substr(b, e - b);
+      scan_json_value(one, 0, &index);
+      const LenientText parsed = lenient_payload(one, where, ignored, Scanned::kValid, &index);
+      drafts.emplace_back();
+      if (!call_from_object(parsed.view(), drafts.back(), where, why)) return false;
+    }
+    drafts.front().repairs.insert(drafts.front().repairs.begin(),
+                                  where + ": read the call objects separated by commas as a list");
+    for (auto& d : drafts) commit(out, std::move(d), where);
+    return true;
+  }
+
   // Adds the call(s) of one payload, or the error that explains why it is unusable.
   static void take(std::string_view payload, bool cut_off, Scanned scanned, const JsonIndex& index, const Label& where,
                    std::string_view close, FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
+    if (scanned != Scanned::kValid && !cut_off && take_object_list(payload, where, out)) return;
     const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);
     if (!parsed.ok()) {
       fail(out, where + (cut_off ? ": the call was cut off before " + std::string(close) + " (" : std::string(": invalid JSON (")) +

@@ -34,8 +34,19 @@ constexpr std::string_view kFunctionClose = "</function>";
 constexpr std::string_view kParam = "<parameter=";
 constexpr std::string_view kParamClose = "</parameter>";
 
-// Drops exactly one leading and one trailing line break (the template's).
-std::string_view strip_one_newline(std::string_view v) {
+// Drops the template's line break at each end of a value, with the indentation that follows it
+// when the tags are indented by `indent` (the spaces before <parameter= on its line).
+std::string_view strip_one_newline(std::string_view v, std::string_view indent) {
+  if (!indent.empty() && (v.starts_with('\n') || v.starts_with("\r\n"))) {
+    const size_t lead = v.starts_with('\n') ? 1 : 2;
+    if (v.substr(lead).starts_with(indent) && v.ends_with(indent)) {
+      std::string_view inner = v.substr(lead + indent.size(), v.size() - lead - 2 * indent.size());
+      if (inner.ends_with('\n')) {
+        inner.remove_suffix(inner.ends_with("\r\n") ? 2 : 1);
+        return inner;
+      }
+    }
+  }
   if (v.starts_with("\r\n"))
     v.remove_prefix(2);
   else if (v.starts_with('\n'))
@@ -221,7 +232,10 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       if (v.repaired) draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
       const size_t value_e = v.end;
       p = v.next;
-      std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b));
+      size_t line = q;
+      while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
+      const std::string_view indent = line == 0 || text[line - 1] == '\n' ? text.substr(line, q - line) : std::string_view();
+      std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b), indent);
       args.key(key);
       write_typed_parameter(args, raw, types, key);
     }
