@@ -122,6 +122,7 @@ std::string_view json_type_name(std::string_view type) {
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
                            std::string_view param) {
   const std::string_view type = json_type_name(types.of(param));
+  if (type == "string" && !types.nullable()) return args.string_value(raw);  // the usual case
   const std::string_view trimmed = trim(raw);
   if (types.nullable() && (trimmed == "null" || trimmed == "None")) return args.raw_value("null");
   if (type == "string") return args.string_value(raw);

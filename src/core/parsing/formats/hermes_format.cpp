@@ -49,8 +49,11 @@ constexpr Wrapper kWrappers[] = {
     {"<JSON>", "</JSON>", false},
     {"<xml>", "</xml>", false},
 };
-constexpr std::string_view kMarkers[] = {kOpen,     "<function_call>", "<tools>", "<tool>", "<response>",
-                                         "<json>",  "<JSON>",          "<xml>",   kNamedOpen};
+// The wrappers whose names hold rare letters (<json>, <JSON>, <xml>) are not markers: they would
+// add key bytes to every reply's marker scan. Replies open with them, so detect_unmarked() looks
+// at the start of the text.
+constexpr std::string_view kMarkers[] = {kOpen, "<function_call>", "<tools>", "<tool>", "<response>", kNamedOpen};
+constexpr std::string_view kLeadingWrappers[] = {"<json>", "<JSON>", "<xml>"};
 
 // Whether the body at `pos` belongs to Qwen3-Coder or GLM-4.5.
 bool other_family(std::string_view text, size_t pos) {
@@ -71,10 +74,25 @@ bool starts_as_call(std::string_view text, size_t pos) {
 // The wrapper whose open tag is at text[pos] ('<'), or nullptr.
 const Wrapper* wrapper_at(std::string_view text, size_t pos) {
   if (pos + 1 >= text.size()) return nullptr;
-  const char c = text[pos + 1];
-  if (c != 't' && c != 'f' && c != 'r' && c != 'j' && c != 'J' && c != 'x') return nullptr;
-  for (const Wrapper& w : kWrappers) {
-    if (starts_at(text, pos, w.open)) return &w;
+  size_t first = 0;
+  size_t last = 0;
+  switch (text[pos + 1]) {  // the wrappers that start with this letter
+    case 't': first = 0, last = 1; break;  // <tool_call>
+    case 'f': first = 1, last = 2; break;
+    case 'r': first = 4, last = 5; break;
+    case 'j': first = 5, last = 6; break;
+    case 'J': first = 6, last = 7; break;
+    case 'x': first = 7, last = 8; break;
+    default: return nullptr;
+  }
+  if (first == 0) {
+    if (starts_at(text, pos, kWrappers[0].open)) return &kWrappers[0];
+    if (starts_at(text, pos, kWrappers[2].open)) return &kWrappers[2];
+    if (starts_at(text, pos, kWrappers[3].open)) return &kWrappers[3];
+    return nullptr;
+  }
+  for (size_t i = first; i < last; ++i) {
+    if (starts_at(text, pos, kWrappers[i].open)) return &kWrappers[i];
   }
   return nullptr;
 }
@@ -108,17 +126,39 @@ class HermesFormat final : public ToolCallFormat {
   }
 
   std::span<const std::string_view> markers() const override { return kMarkers; }
-  // A <tool_call> whose body is not another family's, or one of the other wrappers.
-  bool detect_marked(std::string_view text) const override {
-    for (size_t pos = text.find('<'); pos != kNpos; pos = text.find('<', pos + 1)) {
-      const Wrapper* w = wrapper_at(text, pos);
-      if (w == nullptr) {
-        if (starts_at(text, pos, kNamedOpen)) return true;
-        continue;
-      }
-      if (!w->strict || !other_family(text, skip_space(text, pos + w->open.size()))) return true;
+  bool unmarked_detection() const override { return true; }
+  // A reply that opens (after an optional fence line) with <json>, <JSON> or <xml>.
+  bool detect_unmarked(std::string_view text) const override {
+    size_t start = skip_space(text, 0);
+    if (starts_at(text, start, "```")) {
+      const size_t nl = text.find('\n', start);
+      if (nl == kNpos) return false;
+      start = skip_space(text, nl + 1);
+    }
+    if (start >= text.size() || text[start] != '<') return false;
+    for (std::string_view w : kLeadingWrappers) {
+      if (starts_at(text, start, w)) return true;
     }
     return false;
+  }
+  // A <tool_call> whose body is not another family's, or one of the other wrappers. (Literal
+  // searches: replies of the other <tool_call> families are dense with tags.)
+  // A reply whose <tool_call> tags all hold another family's bodies is that family's.
+  bool detect_marked(std::string_view text) const override {
+    size_t pos = find_literal(text, kOpen);
+    if (pos != kNpos) {
+      for (; pos != kNpos; pos = find_literal(text, kOpen, pos + kOpen.size())) {
+        if (!other_family(text, skip_space(text, pos + kOpen.size()))) return true;
+      }
+      return false;
+    }
+    for (pos = find_literal(text, "<tool"); pos != kNpos; pos = find_literal(text, "<tool", pos + 5)) {
+      if (starts_at(text, pos, "<tool>") || starts_at(text, pos, "<tools>")) return true;
+    }
+    for (pos = find_literal(text, "<function"); pos != kNpos; pos = find_literal(text, "<function", pos + 9)) {
+      if (starts_at(text, pos, "<function_call>") || starts_at(text, pos, kNamedOpen)) return true;
+    }
+    return find_literal(text, "<response>") != kNpos;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
@@ -275,7 +315,8 @@ class HermesFormat final : public ToolCallFormat {
                    std::string_view close, FormatResult& out) {
     std::vector<std::string> repairs;
     std::string why;
-    if (scanned != Scanned::kValid && !cut_off && take_object_list(payload, where, out)) return;
+    // A valid object followed by more than the close tag may be the first of a comma-separated list.
+    if (scanned == Scanned::kNo && !cut_off && take_object_list(payload, where, out)) return;
     const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);
     if (!parsed.ok()) {
       fail(out, where + (cut_off ? ": the call was cut off before " + std::string(close) + " (" : std::string(": invalid JSON (")) +
