@@ -8,7 +8,8 @@
 //                  <｜DSML｜parameter name="KEY" string="true|false">VALUE</｜DSML｜parameter>
 //                  </｜DSML｜invoke>
 //                  </｜DSML｜function_calls>
-// Text outside the section is content; <｜end▁of▁sentence｜> is dropped. A call without
+// R1 distills may open the first call with <｜tool▁calls｜> alone. Text outside the section is
+// content; <｜end▁of▁sentence｜> is dropped. A call without
 // <｜tool▁call▁end｜> counts when its JSON is complete (the reply stopped after it) and is an
 // error when it is not; a section whose calls lack <｜tool▁call▁begin｜> is an error too. Tokens
 // right after a backtick are a mention in prose. A DSML value marked
@@ -31,8 +32,9 @@ constexpr size_t npos = std::string_view::npos;
 enum class Tok { kText, kCallsBegin, kCallBegin, kSep, kCallEnd, kCallsEnd, kEos };
 
 constexpr std::string_view kCallEndToken = "<｜tool▁call▁end｜>";
-constexpr std::array<std::pair<std::string_view, Tok>, 6> kTokens = {{
+constexpr std::array<std::pair<std::string_view, Tok>, 7> kTokens = {{
     {"<｜tool▁calls▁begin｜>", Tok::kCallsBegin},
+    {"<｜tool▁calls｜>", Tok::kCallBegin},  // R1 distills also open the first call with it
     {"<｜tool▁call▁begin｜>", Tok::kCallBegin},
     {"<｜tool▁sep｜>", Tok::kSep},
     {kCallEndToken, Tok::kCallEnd},
