@@ -34,18 +34,22 @@ constexpr std::string_view kFunctionClose = "</function>";
 constexpr std::string_view kParam = "<parameter=";
 constexpr std::string_view kParamClose = "</parameter>";
 
-// Drops the template's line break at each end of a value, with the indentation that follows it
-// when the tags are indented by `indent` (the spaces before <parameter= on its line).
+// Drops the template's line break at each end of a value. When the tags are indented (`indent`:
+// the blanks before <parameter= on its line), the close tag's indentation goes too, and a
+// one-line value loses the indentation the layout gave it.
 std::string_view strip_one_newline(std::string_view v, std::string_view indent) {
   if (!indent.empty() && (v.starts_with('\n') || v.starts_with("\r\n"))) {
-    const size_t lead = v.starts_with('\n') ? 1 : 2;
-    if (v.substr(lead).starts_with(indent) && v.ends_with(indent)) {
-      std::string_view inner = v.substr(lead + indent.size(), v.size() - lead - 2 * indent.size());
-      if (inner.ends_with('\n')) {
-        inner.remove_suffix(inner.ends_with("\r\n") ? 2 : 1);
-        return inner;
-      }
+    v.remove_prefix(v.starts_with('\n') ? 1 : 2);
+    const size_t nl = v.rfind('\n');
+    if (nl != std::string_view::npos && v.find_first_not_of(" \t", nl + 1) == std::string_view::npos) {
+      v = v.substr(0, nl > 0 && v[nl - 1] == '\r' ? nl - 1 : nl);
     }
+    if (v.find('\n') == std::string_view::npos) {
+      const size_t b = v.find_first_not_of(" \t");
+      if (b == std::string_view::npos) return {};
+      v = v.substr(b, v.find_last_not_of(" \t") + 1 - b);
+    }
+    return v;
   }
   if (v.starts_with("\r\n"))
     v.remove_prefix(2);
