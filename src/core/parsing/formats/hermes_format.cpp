@@ -161,7 +161,7 @@ class HermesFormat final : public ToolCallFormat {
     return find_literal(text, "<response>") != kNpos;
   }
 
-  FormatResult parse(std::string_view text, std::span<const ToolSpec> /*tools*/) const override {
+  FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
     Cuts cuts;
     const WholeFence fence = whole_fence(text);
@@ -170,6 +170,8 @@ class HermesFormat final : public ToolCallFormat {
     MarkdownCode code(scan);
     code.consumed(fence.body);
     size_t pos = fence.body;
+    if (fence.body == 0) pos = leading_call(text, tools, out, cuts);
+    code.consumed(pos);
     while (pos < scan.size()) {
       size_t open = scan.find('<', pos);
       if (open == kNpos) break;
@@ -233,6 +235,29 @@ class HermesFormat final : public ToolCallFormat {
   }
 
  private:
+  // A reply whose tags hold calls may open with one more call object that lost its <tool_call>
+  // tag (Qwen2.5 does): strictly valid JSON shaped as a call to a registered tool. Adds it (a
+  // repair) and returns where the tags' scan starts.
+  static size_t leading_call(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out, Cuts& cuts) {
+    const size_t start = skip_space(text, 0);
+    if (start == text.size() || text[start] != '{' || !starts_as_call(text, start)) return 0;
+    JsonIndex index;
+    const size_t end = scan_json_value(text, start, &index);
+    if (end == kNpos) return 0;
+    const std::string_view object = text.substr(start, end - start);
+    const JsonView value(object, &index);
+    auto [name, arguments, parameters] = value.find_each({"name", "arguments", "parameters"});
+    if (!name || !name->is_string() || (!arguments && !parameters) || find_tool(tools, name->str()) == nullptr) return 0;
+    const Label where({"the call object"}, start);
+    CallDraft d;
+    std::string why;
+    if (!call_from_object(value, d, where, why)) return 0;
+    d.repairs.insert(d.repairs.begin(), where + ": took the call that opens the reply without its <tool_call> tag");
+    commit(out, std::move(d), where);
+    cuts.emplace_back(start, end);
+    return end;
+  }
+
   // <function name="N">{arguments}</function> at `open`: adds the call (or the error) and its
   // segment; returns where scanning goes on.
   static size_t named_call(std::string_view text, size_t open, FormatResult& out, Cuts& cuts) {
@@ -279,11 +304,19 @@ class HermesFormat final : public ToolCallFormat {
     return seg.cut_off ? text.size() : seg.segment_end;
   }
 
-  // Several call objects separated by commas, without the brackets of a list ({...}, {...}):
-  // adds them as calls (a repair) and returns true; false when the payload is not that.
+  // Several call objects separated by commas, without the brackets of a list ({...}, {...}), or
+  // in brackets without the commas ([{...} {...}]): adds them as calls (a repair) and returns
+  // true; false when the payload is not that.
   static bool take_object_list(std::string_view payload, const Label& where, FormatResult& out) {
     std::vector<std::pair<size_t, size_t>> objects;
     size_t pos = skip_space(payload, 0);
+    const bool bracketed = pos < payload.size() && payload[pos] == '[';
+    if (bracketed) {  // a list whose commas are missing: [{...} {...}]
+      size_t last = payload.find_last_not_of(" \t\r\n");
+      if (last == kNpos || payload[last] != ']') return false;
+      payload = payload.substr(0, last);
+      pos = skip_space(payload, pos + 1);
+    }
     while (pos < payload.size()) {
       if (payload[pos] != '{') return false;
       const size_t end = scan_json_value(payload, pos, nullptr);
@@ -305,7 +338,7 @@ class HermesFormat final : public ToolCallFormat {
       if (!call_from_object(parsed.view(), drafts.back(), where, why)) return false;
     }
     drafts.front().repairs.insert(drafts.front().repairs.begin(),
-                                  where + ": read the call objects separated by commas as a list");
+                                  where + ": read the call objects as a list");
     for (auto& d : drafts) commit(out, std::move(d), where);
     return true;
   }
@@ -319,6 +352,7 @@ class HermesFormat final : public ToolCallFormat {
     if (scanned == Scanned::kNo && !cut_off && take_object_list(payload, where, out)) return;
     const LenientText parsed = lenient_payload(payload, where, repairs, scanned, &index);
     if (!parsed.ok()) {
+      if (!cut_off && take_object_list(payload, where, out)) return;
       fail(out, where + (cut_off ? ": the call was cut off before " + std::string(close) + " (" : std::string(": invalid JSON (")) +
                     parsed.error + ")");
       return;
