@@ -71,6 +71,11 @@ bool starts_as_call(std::string_view text, size_t pos) {
   return starts_at(text, skip_space(text, pos + 1), "\"name\"");
 }
 
+// Whether a '<' followed by `c` may open a wrapper or <function name=.
+inline bool may_open_tag(char c) {
+  return c == 't' || c == 'f' || c == 'r' || c == 'j' || c == 'J' || c == 'x';
+}
+
 // The wrapper whose open tag is at text[pos] ('<'), or nullptr.
 const Wrapper* wrapper_at(std::string_view text, size_t pos) {
   if (pos + 1 >= text.size()) return nullptr;
@@ -175,19 +180,25 @@ class HermesFormat final : public ToolCallFormat {
     while (pos < scan.size()) {
       size_t open = scan.find('<', pos);
       if (open == kNpos) break;
+      // The tag first (byte compares), then whether it stands in markdown code.
+      if (open + 1 == scan.size() || !may_open_tag(scan[open + 1])) {
+        pos = open + 1;
+        continue;
+      }
+      const Wrapper* w = wrapper_at(scan, open);
+      const bool named = w == nullptr && starts_at(scan, open, kNamedOpen);
+      if (w == nullptr && !named) {
+        pos = open + 1;
+        continue;
+      }
       if (size_t s = code.skip(open); s != open) {
         pos = s;
         continue;
       }
-      if (starts_at(scan, open, kNamedOpen)) {
+      if (named) {
         pos = named_call(scan, open, out, cuts);
         code.consumed(pos);
         if (out.error && pos == scan.size()) break;
-        continue;
-      }
-      const Wrapper* w = wrapper_at(scan, open);
-      if (w == nullptr) {
-        pos = open + 1;
         continue;
       }
       size_t body = skip_space(scan, open + w->open.size());
