@@ -14,6 +14,7 @@
 // wrappers are common words of XML, so they hold a call only when their body starts as a call
 // object ({"name": ...}). A reply that is nothing but one fenced block (```json / ```xml) whose
 // body starts with such a tag is the call itself, not an example of one.
+#include <array>
 #include <iterator>
 #include <utility>
 #include <vector>
@@ -174,6 +175,12 @@ class HermesFormat final : public ToolCallFormat {
     const std::string_view scan = fence.body == 0 ? text : text.substr(0, fence.close);
     MarkdownCode code(scan);
     code.consumed(fence.body);
+    // One close-tag search per wrapper for the whole reply: positions only move forward.
+    std::array<Finder, std::size(kWrappers) + 1> closes = {
+        Finder(scan, kWrappers[0].close), Finder(scan, kWrappers[1].close), Finder(scan, kWrappers[2].close),
+        Finder(scan, kWrappers[3].close), Finder(scan, kWrappers[4].close), Finder(scan, kWrappers[5].close),
+        Finder(scan, kWrappers[6].close), Finder(scan, kWrappers[7].close), Finder(scan, kNamedClose)};
+    static_assert(std::size(kWrappers) == 8);
     size_t pos = fence.body;
     if (fence.body == 0) pos = leading_call(text, tools, out, cuts);
     code.consumed(pos);
@@ -196,7 +203,7 @@ class HermesFormat final : public ToolCallFormat {
         continue;
       }
       if (named) {
-        pos = named_call(scan, open, out, cuts);
+        pos = named_call(scan, open, closes.back(), out, cuts);
         code.consumed(pos);
         if (out.error && pos == scan.size()) break;
         continue;
@@ -214,7 +221,7 @@ class HermesFormat final : public ToolCallFormat {
           pos = body;
           continue;
         }
-        size_t close = body == scan.size() ? kNpos : find_literal(scan, w->close, body);
+        size_t close = body == scan.size() ? kNpos : closes[static_cast<size_t>(w - kWrappers)].next(body);
         size_t end = close == kNpos ? scan.size() : close + w->close.size();
         fail(out, body == scan.size()
                       ? where + ": cut off right after the tag, before the JSON call"
@@ -226,8 +233,8 @@ class HermesFormat final : public ToolCallFormat {
         continue;
       }
       JsonIndex index;
-      Finder closes(scan, w->close);
-      TaggedPayload seg = tagged_payload(scan, body, w->close, w->open, closes, &index);
+      Finder& close_finder = closes[static_cast<size_t>(w - kWrappers)];
+      TaggedPayload seg = tagged_payload(scan, body, w->close, w->open, close_finder, &index);
       cuts.emplace_back(open, seg.segment_end);
       code.consumed(seg.segment_end);
       pos = seg.segment_end;
@@ -271,7 +278,7 @@ class HermesFormat final : public ToolCallFormat {
 
   // <function name="N">{arguments}</function> at `open`: adds the call (or the error) and its
   // segment; returns where scanning goes on.
-  static size_t named_call(std::string_view text, size_t open, FormatResult& out, Cuts& cuts) {
+  static size_t named_call(std::string_view text, size_t open, Finder& closes, FormatResult& out, Cuts& cuts) {
     size_t q = open + kNamedOpen.size();
     const char quote = q < text.size() ? text[q] : '\0';
     if (quote != '"' && quote != '\'') return q;
@@ -283,7 +290,7 @@ class HermesFormat final : public ToolCallFormat {
     const Label where({"<function name=\"", text.substr(name_begin, name_stop - name_begin), "\">"}, open);
     const size_t body = skip_space(text, gt + 1);
     if (body == text.size() || text[body] != '{') {
-      const size_t close = find_literal(text, kNamedClose, gt);
+      const size_t close = closes.next(gt);
       const size_t end = close == kNpos ? text.size() : close + kNamedClose.size();
       fail(out, body == text.size() ? where + ": cut off before the arguments"
                                     : where + ": expected the arguments as a JSON object at offset " +
@@ -292,7 +299,6 @@ class HermesFormat final : public ToolCallFormat {
       return end;
     }
     JsonIndex index;
-    Finder closes(text, kNamedClose);
     TaggedPayload seg = tagged_payload(text, body, kNamedClose, kNamedOpen, closes, &index);
     cuts.emplace_back(open, seg.segment_end);
     std::vector<std::string> repairs;

@@ -67,6 +67,9 @@ struct Scan {
   explicit Scan(std::string_view t) : text(t), function_close(t, kFunctionClose) {}
   std::string_view text;
   Finder function_close;
+  // No </parameter> after this position is followed by a tag that could end a value: a value
+  // starting there has lost its close tag, whatever tool it belongs to (keeps the scans linear).
+  size_t no_close_after = kNpos;
 };
 
 // Where the value of parameter `key` starting at `from` ends.
@@ -89,15 +92,23 @@ bool structural_after(std::string_view text, size_t after, std::string_view key,
   return !types.known() || (next != key && types.declared(next));
 }
 
-ValueEnd value_end(std::string_view text, size_t from, std::string_view key, ParameterTypes& types) {
-  size_t depth = 0;                 // <parameter=...> quoted inside the value and not yet closed
-  size_t first_open = kNpos;        // the value's first <parameter=
-  size_t first_function = kNpos;    // the value's first </function> starting a line
+ValueEnd value_end(Scan& s, size_t from, std::string_view key, ParameterTypes& types) {
+  const std::string_view text = s.text;
+  size_t depth = 0;               // <parameter=...> quoted inside the value and not yet closed
+  size_t first_open = kNpos;      // the value's first <parameter=
+  size_t first_function = kNpos;  // the value's first </function> starting a line
+  bool closable = false;          // a </parameter> followed by a tag that can end a value was seen
+  const bool search = s.no_close_after == kNpos || from < s.no_close_after;
   for (size_t i = text.find('<', from); i != kNpos; i = text.find('<', i + 1)) {
     if (starts_at(text, i, kParam)) {
       if (first_open == kNpos) first_open = i;
+      if (!search) break;
       ++depth;
     } else if (starts_at(text, i, kParamClose)) {
+      if (!search) continue;
+      const size_t after = skip_space(text, i + kParamClose.size());
+      closable = closable || after == text.size() || starts_at(text, after, kParam) ||
+                 starts_at(text, after, kFunctionClose) || starts_at(text, after, kToolClose);
       if (depth > 0) {
         --depth;
       } else if (structural_after(text, i + kParamClose.size(), key, types)) {
@@ -105,8 +116,10 @@ ValueEnd value_end(std::string_view text, size_t from, std::string_view key, Par
       }
     } else if (first_function == kNpos && starts_at(text, i, kFunctionClose) && at_line_start(text, i)) {
       first_function = i;
+      if (!search) break;
     }
   }
+  if (search && !closable) s.no_close_after = from;
   // No </parameter> closes it: the model forgot it, and the value ends where the next tag starts.
   const size_t end = std::min(first_open, first_function);
   if (end == kNpos) return {};
@@ -231,7 +244,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       }
       std::string key(text.substr(key_b, key_e - key_b));
       size_t value_b = key_e + 1;
-      const ValueEnd v = value_end(text, value_b, key, types);
+      const ValueEnd v = value_end(s, value_b, key, types);
       if (v.end == kNpos) return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
       if (v.repaired) draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
       const size_t value_e = v.end;
