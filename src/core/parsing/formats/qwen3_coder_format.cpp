@@ -82,7 +82,9 @@ struct ValueEnd {
 // Whether the </parameter> ending at `after` is followed by a structural tag (see the header).
 bool structural_after(std::string_view text, size_t after, std::string_view key, ParameterTypes& types) {
   const size_t q = skip_space(text, after);
-  if (q == text.size() || starts_at(text, q, kFunctionClose) || starts_at(text, q, kToolClose)) return true;
+  if (q == text.size()) return true;
+  if (text[q] != '<' || q + 1 == text.size()) return false;
+  if (text[q + 1] == '/') return starts_at(text, q, kFunctionClose) || starts_at(text, q, kToolClose);
   if (!starts_at(text, q, kParam)) return false;
   const size_t name_b = q + kParam.size();
   const size_t name_e = name_end(text, name_b);
@@ -100,7 +102,9 @@ ValueEnd value_end(Scan& s, size_t from, std::string_view key, ParameterTypes& t
   bool closable = false;          // a </parameter> followed by a tag that can end a value was seen
   const bool search = s.no_close_after == kNpos || from < s.no_close_after;
   for (size_t i = text.find('<', from); i != kNpos; i = text.find('<', i + 1)) {
-    if (starts_at(text, i, kParam)) {
+    const char c = i + 2 < text.size() ? text[i + 1] : '\0';
+    if (c != 'p' && (c != '/' || (text[i + 2] != 'p' && text[i + 2] != 'f'))) continue;  // not a tag of ours
+    if (c == 'p' && starts_at(text, i, kParam)) {
       if (first_open == kNpos) first_open = i;
       if (!search) break;
       ++depth;
