@@ -28,36 +28,68 @@ const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name
   return it == tools.end() ? nullptr : &*it;
 }
 
-std::string_view ParameterTypes::of(std::string_view param) {
-  if (!read_ && spec_ != nullptr) {
-    read_ = true;
-    const std::string_view text = spec_->parameters_schema;
-    const StrictJson valid = scan_strict_json(text, &index_);
-    const JsonView schema =
-        valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin), &index_) : JsonView();
-    if (schema.is_object()) {
-      properties_ = schema.find("properties");
-      if (properties_ && !properties_->is_object()) properties_.reset();
-    }
+void ParameterTypes::read() {
+  if (read_ || spec_ == nullptr) return;
+  read_ = true;
+  const std::string_view text = spec_->parameters_schema;
+  const StrictJson valid = scan_strict_json(text, &index_);
+  const JsonView schema = valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin), &index_) : JsonView();
+  if (schema.is_object()) {
+    properties_ = schema.find("properties");
+    if (properties_ && !properties_->is_object()) properties_.reset();
   }
+}
+
+bool ParameterTypes::known() {
+  read();
+  return properties_.has_value();
+}
+
+bool ParameterTypes::declared(std::string_view param) {
+  read();
+  return properties_ && properties_->find(param).has_value();
+}
+
+std::string_view ParameterTypes::of(std::string_view param) {
+  nullable_ = false;
+  read();
   if (!properties_) return {};
   auto p = properties_->find(param);
   if (!p || !p->is_object()) return {};
-  auto type = p->find("type");
-  if (!type) return {};
   auto name = [&](JsonView t) -> std::string_view {
     const std::string_view raw = t.raw().substr(1, t.raw().size() - 2);
     if (raw.find('\\') == std::string_view::npos) return raw;
     decoded_ = t.str();
     return decoded_;
   };
-  if (type->is_string()) return name(*type);
-  if (type->is_array()) {
-    JsonView::Items it = type->items();
+  // The first non-null type of a list of type names, or of a list of {"type": ...} alternatives.
+  auto first_of = [&](JsonView list, bool alternatives) -> std::string_view {
+    std::string_view found;
+    JsonView::Items it = list.items();
     JsonView key, t;
     while (it.next(key, t)) {
-      if (t.is_string() && !t.str_equals("null")) return name(t);
+      if (alternatives) {
+        if (!t.is_object()) continue;
+        auto inner = t.find("type");
+        if (!inner) continue;
+        t = *inner;
+      }
+      if (!t.is_string()) continue;
+      if (t.str_equals("null")) {
+        nullable_ = true;
+      } else if (found.empty()) {
+        found = name(t);
+      }
     }
+    return found;
+  };
+  if (auto type = p->find("type")) {
+    if (type->is_string()) return name(*type);
+    if (type->is_array()) return first_of(*type, false);
+    return {};
+  }
+  for (std::string_view key : {"anyOf", "oneOf"}) {
+    if (auto alts = p->find(key); alts && alts->is_array()) return first_of(*alts, true);
   }
   return {};
 }
@@ -74,13 +106,26 @@ bool fits(JsonView v, std::string_view type) {
   return false;
 }
 
+// Schemas written by hand use Python's names for the JSON types ("float", "int", "bool", "dict").
+std::string_view json_type_name(std::string_view type) {
+  if (type == "float" || type == "double") return "number";
+  if (type == "int") return "integer";
+  if (type == "bool") return "boolean";
+  if (type == "dict") return "object";
+  if (type == "list") return "array";
+  if (type == "str") return "string";
+  return type;
+}
+
 }  // namespace
 
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
                            std::string_view param) {
-  const std::string_view type = types.of(param);
-  if (type == "string") return args.string_value(raw);
+  const std::string_view type = json_type_name(types.of(param));
+  if (type == "string" && !types.nullable()) return args.string_value(raw);  // the usual case
   const std::string_view trimmed = trim(raw);
+  if (types.nullable() && (trimmed == "null" || trimmed == "None")) return args.raw_value("null");
+  if (type == "string") return args.string_value(raw);
   const StrictJson valid = scan_strict_json(trimmed);
   const JsonView parsed = valid.ok ? JsonView(trimmed.substr(valid.begin, valid.end - valid.begin)) : JsonView();
   if (valid.ok && (type.empty() ? !parsed.is_string() : fits(parsed, type))) {
@@ -89,6 +134,20 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
   if (type == "boolean") {
     const std::string lower = lowercase(trimmed);
     if (lower == "true" || lower == "false") return args.raw_value(lower);
+  }
+  if (type == "object" || type == "array") {  // a Python literal, or a JSON string holding the value
+    std::string inner;
+    std::string_view candidate = trimmed;
+    if (valid.ok && parsed.is_string()) {
+      inner = parsed.str();
+      candidate = trim(inner);
+    }
+    const LenientText lenient = parse_json_lenient_text(candidate);
+    if (lenient.ok() && fits(lenient.view(), type)) {
+      std::string compact;
+      lenient.view().append_compact(compact);
+      return args.raw_value(compact);
+    }
   }
   args.string_value(raw);  // the schema check reports a mismatch to the model
 }

@@ -28,12 +28,20 @@ class ParameterTypes {
   ParameterTypes(const ParameterTypes&) = delete;
   ParameterTypes& operator=(const ParameterTypes&) = delete;
   // The declared type of `param` ("integer", "string", ...), or "" when unknown; valid until the
-  // next call.
+  // next call. A type given as a list, or as "anyOf"/"oneOf" alternatives, is the first one that
+  // is not "null"; nullable() then says whether "null" was among them.
   std::string_view of(std::string_view param);
+  bool nullable() const { return nullable_; }
+  // Whether the tool's schema lists parameters, and whether `param` is one of them.
+  bool known();
+  bool declared(std::string_view param);
 
  private:
+  void read();
+
   const ToolSpec* spec_;
   bool read_ = false;
+  bool nullable_ = false;
   JsonIndex index_;  // the schema's
   std::optional<JsonView> properties_;
   std::string decoded_;  // a type name that held an escape
@@ -41,8 +49,10 @@ class ParameterTypes {
 
 // Appends the raw (untyped) value of parameter `param` to `args` (after its key), typed by the
 // tool's JSON Schema: integer, number, boolean, null, object and array values are written as the
-// JSON they are when they fit the declared type; strings stay strings. Without a schema for the
-// parameter, JSON-looking values are taken as JSON and anything else is a string.
+// JSON they are when they fit the declared type; strings stay strings. An object or array written
+// as a Python literal ({'k': 'v'}, True), or as a JSON string holding one, is read as that value;
+// a nullable parameter given as null or None is null. Without a schema for the parameter,
+// JSON-looking values are taken as JSON and anything else is a string.
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
 
 // Appends a call whose `arguments` are JSON object text (the strings are moved into it).

@@ -7,7 +7,8 @@
 // "all" segments are text for the user (content); any other name is a call whose body is its JSON
 // arguments ("python" may carry raw code instead: {"code": ...}). The template ends the prompt
 // with ">>>", so the first header of a reply may lack it: "all\n..." or "NAME\n{" for a
-// registered tool. Headers are explicit, so unknown names are calls and broken JSON is an error.
+// registered tool ("python\n" followed by code when a python tool is registered). Headers are
+// explicit, so unknown names are calls and broken JSON is an error.
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/text_scan.hpp"
@@ -95,7 +96,8 @@ class FunctionaryV32Format final : public ToolCallFormat {
       std::optional<Header> h = header_at(text, start, start);
       if (h && !h->cut_off &&
           (h->name == "all" ||
-           (find_tool(tools, h->name) != nullptr && starts_at(text, skip_space(text, h->body), "{")))) {
+           (find_tool(tools, h->name) != nullptr &&
+            (h->name == "python" || starts_at(text, skip_space(text, h->body), "{"))))) {
         return h;
       }
     }

@@ -9,9 +9,15 @@
 // Exactly one leading and one trailing newline of each value belong to the template and are
 // stripped; the value is then typed by the tool's JSON Schema. Several calls may follow each other
 // (or share one <tool_call>); a bare <function=N> block without the <tool_call> wrapper is also a
-// call. <function=N>{json} is Functionary v3.1's and left alone. A </parameter> the model forgot is
-// closed at the next <parameter= or </function> that starts a line and listed as a repair; a call
-// cut off anywhere is an error.
+// call. <function=N>{json} is Functionary v3.1's and left alone, and <function={{ x }}> is an
+// unrendered template, not a call.
+//
+// Values are free text and may quote the syntax itself (a file that holds a call, say), so a
+// value ends at the </parameter> that is not closing a <parameter=...> quoted inside the value and
+// is followed by the next structural tag: </function>, </tool_call>, the end of the text, or a
+// <parameter=KEY> whose KEY the tool declares (any KEY when the schema lists none). A </parameter>
+// the model forgot is closed at the value's first <parameter= (or </function>) and listed as a
+// repair; a call cut off anywhere is an error.
 #include <algorithm>
 
 #include "core/parsing/formats/format_util.hpp"
@@ -28,8 +34,23 @@ constexpr std::string_view kFunctionClose = "</function>";
 constexpr std::string_view kParam = "<parameter=";
 constexpr std::string_view kParamClose = "</parameter>";
 
-// Drops exactly one leading and one trailing line break (the template's).
-std::string_view strip_one_newline(std::string_view v) {
+// Drops the template's line break at each end of a value. When the tags are indented (`indent`:
+// the blanks before <parameter= on its line), the close tag's indentation goes too, and a
+// one-line value loses the indentation the layout gave it.
+std::string_view strip_one_newline(std::string_view v, std::string_view indent) {
+  if (!indent.empty() && (v.starts_with('\n') || v.starts_with("\r\n"))) {
+    v.remove_prefix(v.starts_with('\n') ? 1 : 2);
+    const size_t nl = v.rfind('\n');
+    if (nl != std::string_view::npos && v.find_first_not_of(" \t", nl + 1) == std::string_view::npos) {
+      v = v.substr(0, nl > 0 && v[nl - 1] == '\r' ? nl - 1 : nl);
+    }
+    if (v.find('\n') == std::string_view::npos) {
+      const size_t b = v.find_first_not_of(" \t");
+      if (b == std::string_view::npos) return {};
+      v = v.substr(b, v.find_last_not_of(" \t") + 1 - b);
+    }
+    return v;
+  }
   if (v.starts_with("\r\n"))
     v.remove_prefix(2);
   else if (v.starts_with('\n'))
@@ -41,31 +62,73 @@ std::string_view strip_one_newline(std::string_view v) {
   return v;
 }
 
-// Whether a tag that starts a line (<parameter= or </function>, as the template prints them)
-// begins at a line break in text[from, to).
-bool line_tag_before(std::string_view text, size_t from, size_t to) {
-  for (size_t nl = text.find('\n', from); nl < to; nl = text.find('\n', nl + 1)) {
-    if (starts_at(text, nl + 1, kParam) || starts_at(text, nl + 1, kFunctionClose)) return true;
-  }
-  return false;
-}
-
 // The searches shared by every call of one reply (positions only move forward).
 struct Scan {
-  explicit Scan(std::string_view t)
-      : text(t),
-        param_close(t, kParamClose),
-        function_close(t, kFunctionClose),
-        param_open(t, kParam),
-        line_param(t, "\n<parameter="),
-        line_function(t, "\n</function>") {}
+  explicit Scan(std::string_view t) : text(t), function_close(t, kFunctionClose) {}
   std::string_view text;
-  Finder param_close;
   Finder function_close;
-  Finder param_open;
-  Finder line_param;  // tags at a line start, as the template prints them
-  Finder line_function;
+  // No </parameter> after this position is followed by a tag that could end a value: a value
+  // starting there has lost its close tag, whatever tool it belongs to (keeps the scans linear).
+  size_t no_close_after = kNpos;
 };
+
+// Where the value of parameter `key` starting at `from` ends.
+struct ValueEnd {
+  size_t end = kNpos;  // the value is [from, end); kNpos: cut off
+  size_t next = 0;     // where reading goes on
+  bool repaired = false;  // its </parameter> was missing
+};
+
+// Whether the </parameter> ending at `after` is followed by a structural tag (see the header).
+bool structural_after(std::string_view text, size_t after, std::string_view key, ParameterTypes& types) {
+  const size_t q = skip_space(text, after);
+  if (q == text.size()) return true;
+  if (text[q] != '<' || q + 1 == text.size()) return false;
+  if (text[q + 1] == '/') return starts_at(text, q, kFunctionClose) || starts_at(text, q, kToolClose);
+  if (!starts_at(text, q, kParam)) return false;
+  const size_t name_b = q + kParam.size();
+  const size_t name_e = name_end(text, name_b);
+  if (name_e == text.size()) return true;  // cut off inside the next tag
+  if (text[name_e] != '>' || name_e == name_b) return false;
+  const std::string_view next = text.substr(name_b, name_e - name_b);
+  return !types.known() || (next != key && types.declared(next));
+}
+
+ValueEnd value_end(Scan& s, size_t from, std::string_view key, ParameterTypes& types) {
+  const std::string_view text = s.text;
+  size_t depth = 0;               // <parameter=...> quoted inside the value and not yet closed
+  size_t first_open = kNpos;      // the value's first <parameter=
+  size_t first_function = kNpos;  // the value's first </function> starting a line
+  bool closable = false;          // a </parameter> followed by a tag that can end a value was seen
+  const bool search = s.no_close_after == kNpos || from < s.no_close_after;
+  for (size_t i = text.find('<', from); i != kNpos; i = text.find('<', i + 1)) {
+    const char c = i + 2 < text.size() ? text[i + 1] : '\0';
+    if (c != 'p' && (c != '/' || (text[i + 2] != 'p' && text[i + 2] != 'f'))) continue;  // not a tag of ours
+    if (c == 'p' && starts_at(text, i, kParam)) {
+      if (first_open == kNpos) first_open = i;
+      if (!search) break;
+      ++depth;
+    } else if (starts_at(text, i, kParamClose)) {
+      if (!search) continue;
+      const size_t after = skip_space(text, i + kParamClose.size());
+      closable = closable || after == text.size() || starts_at(text, after, kParam) ||
+                 starts_at(text, after, kFunctionClose) || starts_at(text, after, kToolClose);
+      if (depth > 0) {
+        --depth;
+      } else if (structural_after(text, i + kParamClose.size(), key, types)) {
+        return {i, i + kParamClose.size(), false};
+      }
+    } else if (first_function == kNpos && starts_at(text, i, kFunctionClose) && at_line_start(text, i)) {
+      first_function = i;
+      if (!search) break;
+    }
+  }
+  if (search && !closable) s.no_close_after = from;
+  // No </parameter> closes it: the model forgot it, and the value ends where the next tag starts.
+  const size_t end = std::min(first_open, first_function);
+  if (end == kNpos) return {};
+  return {end, end, true};
+}
 
 // Outcome of reading one <function=...> block.
 struct Block {
@@ -145,6 +208,10 @@ class Qwen3CoderFormat final : public ToolCallFormat {
     JsonObjectWriter args;
     draft.name = std::string(text.substr(name_b, name_e - name_b));
     size_t first = skip_space(text, name_e + 1);
+    if (draft.name.empty() && starts_at(text, name_e, "{{")) {  // an unrendered template: text
+      b.mine = false;
+      return b;
+    }
     bool shaped = text[name_e] == '>' && !draft.name.empty() &&
                   (first == text.size() || starts_at(text, first, kParam) || starts_at(text, first, kFunctionClose));
     if (!shaped) {
@@ -181,24 +248,15 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       }
       std::string key(text.substr(key_b, key_e - key_b));
       size_t value_b = key_e + 1;
-      // The value ends at </parameter>; a tag starting a line before it means the model forgot
-      // that close tag (a repair); without either, any later tag ends it.
-      size_t pc = s.param_close.next(value_b);
-      size_t value_e;
-      if (pc != kNpos && !line_tag_before(text, value_b, pc)) {  // the usual case: no need to look past pc
-        value_e = pc;
-        p = pc + kParamClose.size();
-      } else if (size_t fc = s.function_close.next(value_b),
-                 line_tag = std::min(s.line_param.next(value_b), s.line_function.next(value_b));
-                 line_tag != kNpos || fc != kNpos) {
-        size_t next = s.param_open.next(value_b);
-        value_e = line_tag != kNpos ? line_tag + 1 : std::min(next, fc);
-        p = value_e;
-        draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
-      } else {
-        return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
-      }
-      std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b));
+      const ValueEnd v = value_end(s, value_b, key, types);
+      if (v.end == kNpos) return cut("inside parameter '" + key + "' of '" + draft.name + "' (expected </parameter>)");
+      if (v.repaired) draft.repairs.push_back(where + ": closed parameter '" + key + "' that had no </parameter>");
+      const size_t value_e = v.end;
+      p = v.next;
+      size_t line = q;
+      while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
+      const std::string_view indent = line == 0 || text[line - 1] == '\n' ? text.substr(line, q - line) : std::string_view();
+      std::string_view raw = strip_one_newline(text.substr(value_b, value_e - value_b), indent);
       args.key(key);
       write_typed_parameter(args, raw, types, key);
     }

@@ -124,13 +124,14 @@ std::string shown_char(std::string_view text, size_t pos);
 // Whether only spaces or tabs stand between the start of `pos`'s line and `pos`.
 bool at_line_start(std::string_view text, size_t pos);
 
-// Characters of a tool name: letters, digits, '_', '-', '.'.
+// Characters of a tool name: letters, digits, '_', '-', '.', and the bytes of non-ASCII UTF-8
+// characters (tools may be named in any script: 获取天气).
 inline bool is_name_char(char c) {
   static constexpr auto kName = [] {
     std::array<bool, 256> t{};
     for (int b = 0; b < 256; ++b) {
       const char x = static_cast<char>(b);
-      t[static_cast<size_t>(b)] = is_alpha(x) || is_digit(x) || x == '_' || x == '-' || x == '.';
+      t[static_cast<size_t>(b)] = is_alpha(x) || is_digit(x) || x == '_' || x == '-' || x == '.' || b >= 0x80;
     }
     return t;
   }();
