@@ -89,6 +89,7 @@ class CallStreamFilter {
   char quote_ = 0;           // the string it is inside, if any
   bool escaped_ = false;
   size_t examined_ = 0;      // a candidate was read up to here before it was ruled out
+  int depth_open_ = 0;       // XML-like calls open where names are looked for (nested ones are quoted)
   size_t sniff_ = 0;         // call names were looked for up to here
   bool header_checked_ = false;  // the reply's first line was looked at (check_header)
   bool announce_ = false;        // names in the held call region are announced as they come

@@ -47,6 +47,10 @@ class ToolCallFormat {
   // formats whose markers occur and detect_unmarked() of the others; a format without markers is
   // asked detect(). Together they must never miss a text that parse() would take.
   virtual std::span<const std::string_view> markers() const { return {}; }
+  // Strings that mark this format only where the reply opens with them (after blanks): wrappers
+  // too common to look for everywhere. A streamed reply is held from the start while it may open
+  // with one.
+  virtual std::span<const std::string_view> leading_markers() const { return {}; }
   // detect() for a text known to hold one of markers(): true unless the format looks closer.
   virtual bool detect_marked(std::string_view /*text*/) const { return true; }
   // detect() for a text that holds none of markers() (a format also recognised by how the text

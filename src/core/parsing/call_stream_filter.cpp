@@ -36,6 +36,18 @@ const std::vector<std::string>& call_markers() {
   return list;
 }
 
+// The formats' leading markers (see ToolCallFormat::leading_markers).
+const std::vector<std::string>& leading_markers() {
+  static const std::vector<std::string> list = [] {
+    std::vector<std::string> out;
+    for (const auto& f : builtin_tool_call_formats()) {
+      for (std::string_view m : f->leading_markers()) out.emplace_back(m);
+    }
+    return out;
+  }();
+  return list;
+}
+
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-'; }
 
@@ -68,26 +80,33 @@ size_t partial_tail(std::string_view text, std::string_view marker) {
   return 0;
 }
 
-// Where a call's name is written, in the formats that announce it before the arguments.
+// Where a call's name is written, in the formats that announce it before the arguments. XML-like
+// calls nest when a value quotes one (a file that holds call syntax): only a call at the top
+// level is announced, so openers and closers of those count depth.
 struct NameIntro {
   std::string_view key;
   bool json_key;     // followed by ':' and a quoted name
   char terminator;   // the byte that must follow the name (0: any non-name byte)
+  int depth;         // +1: opens a nesting call; -1: closes one (no name follows)
 };
-constexpr std::array<NameIntro, 13> kIntros = {{
-    {"\"name\"", true, '"'},
-    {"\"tool_name\"", true, '"'},
-    {"'name'", true, '\''},
-    {"<function=", false, 0},
-    {"name=\"", false, '"'},
-    {"to=functions.", false, 0},
-    {"functions.", false, 0},
-    {"[TOOL_CALLS]", false, '['},
-    {">>>", false, 0},
-    {"<｜tool▁sep｜>", false, 0},           // DeepSeek R1: function<｜tool▁sep｜>NAME
-    {"<｜tool▁call▁begin｜>", false, '<'},  // DeepSeek V3: <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>
-    {"<tool_call>", false, 0},
-    {"[", false, '('},
+constexpr std::array<NameIntro, 17> kIntros = {{
+    {"\"name\"", true, '"', 0},
+    {"\"tool_name\"", true, '"', 0},
+    {"'name'", true, '\'', 0},
+    {"<function=", false, 0, 1},
+    {"<function name=\"", false, '"', 1},
+    {"</function>", false, 0, -1},
+    {"invoke name=\"", false, '"', 1},  // <invoke name=, <steptml:invoke name=, <｜DSML｜invoke name=
+    {"invoke>", false, 0, -1},          // their closing tags
+    {"to=functions.", false, 0, 0},
+    {"functions.", false, 0, 0},
+    {"[TOOL_CALLS]", false, '[', 0},
+    {">>>", false, 0, 0},
+    {"<｜tool▁sep｜>", false, 0, 0},           // DeepSeek R1: function<｜tool▁sep｜>NAME
+    {"<｜tool▁call▁begin｜>", false, '<', 0},  // DeepSeek V3: <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>
+    {"<tool_call>", false, 0, 0},
+    {"[", false, '(', 0},
+    {"<|tool_call_start|>[", false, '(', 0},
 }};
 
 }  // namespace
@@ -391,6 +410,11 @@ void CallStreamFilter::sniff_names(Output& out) {
       return;
     }
     size_t i = best + intro->key.size();
+    if (intro->depth < 0) {
+      if (depth_open_ > 0) --depth_open_;
+      sniff_ = i;
+      continue;
+    }
     if (intro->json_key) {
       while (i < text_.size() && detail::is_blank(text_[i])) ++i;
       if (i == text_.size()) return;
@@ -414,9 +438,14 @@ void CallStreamFilter::sniff_names(Output& out) {
     if (j == text_.size()) return;  // the name may go on: look again with the next piece
     std::string_view name = std::string_view(text_).substr(i, j - i);
     sniff_ = std::max(j, best + 1);
-    if (name.empty() || !is_ident_start(name.front())) continue;
+    const bool nested = intro->depth > 0 && depth_open_++ > 0;
+    if (name.empty() || !is_ident_start(name.front()) || nested) continue;
     if (intro->terminator != 0 && text_[j] != intro->terminator) continue;
-    if (!announce_ || (!tools_.empty() && detail::find_tool(tools_, name) == nullptr)) continue;
+    if (!announce_) continue;
+    if (!tools_.empty() && detail::find_tool(tools_, name) == nullptr) {
+      announce_ = false;  // not a tool: the calls after it are named once the reply is read, in order
+      continue;
+    }
     announced_.emplace_back(name);
     out.announced.emplace_back(name);
   }
@@ -425,6 +454,7 @@ void CallStreamFilter::sniff_names(Output& out) {
 void CallStreamFilter::hold(bool announce) {
   mode_ = Mode::kHeld;
   sniff_ = pos_;
+  depth_open_ = 0;
   announce_ = announce;
 }
 
@@ -448,6 +478,16 @@ bool CallStreamFilter::announces_at(size_t at, std::string_view marker) const {
 bool CallStreamFilter::check_header() {
   size_t b = pos_;
   while (b < text_.size() && detail::is_blank(text_[b])) ++b;
+  const std::string_view opening = std::string_view(text_).substr(b);
+  for (const std::string& m : leading_markers()) {  // a wrapper that marks a call only here
+    if (opening.starts_with(m)) {
+      header_checked_ = true;
+      pos_ = b;
+      hold(true);
+      return true;
+    }
+    if (std::string_view(m).starts_with(opening)) return false;
+  }
   size_t j = b;
   while (j < text_.size() && is_ident_char(text_[j])) ++j;
   if (j == text_.size()) {  // wait only while the first word may still be "all" or a tool's name

@@ -132,6 +132,7 @@ class HermesFormat final : public ToolCallFormat {
   }
 
   std::span<const std::string_view> markers() const override { return kMarkers; }
+  std::span<const std::string_view> leading_markers() const override { return kLeadingWrappers; }
   bool unmarked_detection() const override { return true; }
   // A reply that opens (after an optional fence line) with <json>, <JSON> or <xml>.
   bool detect_unmarked(std::string_view text) const override {
