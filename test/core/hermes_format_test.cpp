@@ -54,8 +54,8 @@ TEST(MarkdownCodeTest, UnpairedBacktickIsLiteral) {
 }
 
 TEST(TextFormatsTest, ErrorMessagesAreWellFormedUtf8) {
-  EXPECT_NE(parse("hermes", "<tool_call>\n\xC3\xA9\xFF</tool_call>").error->find("found '\xC3\xA9'"),
-            std::string::npos);
+  // A body that opens with a name (GLM-4.5's shape, names may be non-ASCII) is not Hermes' call.
+  EXPECT_TRUE(parse("hermes", "<tool_call>\n\xC3\xA9\xFF</tool_call>").calls.empty());
   EXPECT_TRUE(parse("glm45", "<tool_call>f<arg_key>\xFF\xFE</arg_key>x</tool_call>").error.has_value());
   EXPECT_TRUE(parse("functionary_v32", ">>>f\n\xE2\x82").error.has_value());
   EXPECT_TRUE(parse("qwen3_coder", "<function=f>\n<parameter=a>\n\xFF\n</parameter>\n</function>").calls.empty());

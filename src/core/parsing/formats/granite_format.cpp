@@ -92,6 +92,12 @@ class GraniteFormat final : public ToolCallFormat {
     return kMarkers;
   }
 
+  // <function_call>...</function_call> with its closing tag is Hermes' wrapper, not Granite 20B's
+  // one-marker-per-call form (which has no closing tag).
+  bool detect_marked(std::string_view text) const override {
+    return text.find(kMarker) != npos || text.find(kResponse) != npos || text.find("</function_call>") == npos;
+  }
+
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
     // Granite 3.3 with thinking wraps its answer in <response>...</response>; the tags go.

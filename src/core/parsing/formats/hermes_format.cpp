@@ -56,6 +56,15 @@ constexpr Wrapper kWrappers[] = {
 constexpr std::string_view kMarkers[] = {kOpen, "<function_call>", "<tools>", "<tool>", "<response>", kNamedOpen};
 constexpr std::string_view kLeadingWrappers[] = {"<json>", "<JSON>", "<xml>"};
 
+// A <response> wrapper around the calls is left empty once they are cut out: it goes too.
+void drop_empty_response(std::string& content) {
+  std::string_view t = trim(content);
+  if (!t.starts_with("<response>") || !t.ends_with("</response>")) return;
+  t.remove_prefix(std::string_view("<response>").size());
+  t.remove_suffix(std::string_view("</response>").size());
+  if (trim(t).empty()) content.clear();
+}
+
 // Whether the body at `pos` belongs to Qwen3-Coder or GLM-4.5.
 bool other_family(std::string_view text, size_t pos) {
   if (starts_at(text, pos, "<function=")) return true;
@@ -250,6 +259,7 @@ class HermesFormat final : public ToolCallFormat {
       cuts = all;
     }
     out.content = text_outside(text, cuts, {"<|im_end|>"});
+    if (!cuts.empty()) drop_empty_response(out.content);
     return out;
   }
 

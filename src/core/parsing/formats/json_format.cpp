@@ -300,10 +300,11 @@ class JsonFormat final : public ToolCallFormat {
     return i < candidate.size() && candidate[i] == '{';
   }
 
-  // Whether a fence with language tag `lang` may hold calls (json, JSON, tool_call, none).
+  // Whether a fence with language tag `lang` may hold calls (json, JSON, tool_call, none, and xml:
+  // Qwen2 served by mlx tags its JSON call so).
   static bool call_fence(std::string_view lang) {
     const std::string tag = lowercase(lang);
-    return tag.empty() || tag == "json" || tag == "tool_call";
+    return tag.empty() || tag == "json" || tag == "tool_call" || tag == "xml";
   }
 
   static void parse_fenced(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out,

@@ -10,7 +10,8 @@
 // with "name" ("Here is the result: {"name": ..., "parameters": {...}} ..."). Code after the tag becomes a call
 // to "code_interpreter" with {"code": ...}, the name Llama's documentation gives that tool (or to
 // "python", Functionary's name for it, when only that one is registered).
-// <|eom_id|> / <|eot_id|> are end-of-turn tokens and never content.
+// <|eom_id|> / <|eot_id|> are end-of-turn tokens and never content, nor are Llama 4's
+// <|python_start|> / <|python_end|> once the JSON call they wrap is read.
 #include <algorithm>
 
 #include "core/parsing/formats/format_util.hpp"
@@ -38,11 +39,16 @@ struct SegmentEnds {
   Finder tag;
 };
 
-// Whether a bare JSON candidate is a Llama call: "parameters" and a registered "name".
-bool bare_call_shape(JsonView v, std::span<const ToolSpec> tools) {
+// Whether a bare JSON candidate has a Llama call's shape: "parameters" and a string "name".
+bool call_shape(JsonView v) {
   if (!v.is_object() || !v.contains("parameters")) return false;
   auto name = v.find("name");
-  return name && name->is_string() && find_tool(tools, name->str()) != nullptr;
+  return name && name->is_string();
+}
+
+// Whether a bare JSON candidate is a Llama call: its shape and a registered "name".
+bool bare_call_shape(JsonView v, std::span<const ToolSpec> tools) {
+  return call_shape(v) && find_tool(tools, v.find("name")->str()) != nullptr;
 }
 
 // Whether unfinished JSON looks like a bare Llama call to a registered tool. (Balanced JSON that
@@ -87,7 +93,8 @@ class Llama3Format final : public ToolCallFormat {
       pos = end;
     }
     if (out.calls.empty() && !out.error) bare(text, tools, out, cuts);
-    out.content = text_outside(text, cuts, {"<|eom_id|>", "<|eot_id|>"});
+    // Llama 4 may wrap a JSON call in its python tokens: with the call cut out they are empty.
+    out.content = text_outside(text, cuts, {"<|eom_id|>", "<|eot_id|>", "<|python_start|>", "<|python_end|>"});
     return out;
   }
 
@@ -214,6 +221,14 @@ class Llama3Format final : public ToolCallFormat {
       CallDraft d;
       for (auto& r : v.repairs) d.repairs.push_back(prefixed(where, std::move(r)));
       bool taken = true;
+      if (v.ok() && call_shape(v.view()) && !bare_call_shape(v.view(), tools)) {
+        // The call shape naming no registered tool: bare syntax counts only when every name is a
+        // tool (the rule of what is not a call), so none of the reply's objects are calls.
+        out.calls.clear();
+        out.repairs.clear();
+        while (cuts.size() > 0) cuts.pop_back();
+        return;
+      }
       if (v.ok() && bare_call_shape(v.view(), tools)) {
         if (call_from_object(v.view(), d, where, why)) {
           commit(out, std::move(d), where);
