@@ -209,10 +209,11 @@ class DeepSeekFormat final : public ToolCallFormat {
     FormatResult out;
     TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;
+    bool written_out = false;  // a call to no registered tool whose arguments are not JSON at all
     while (i < pieces.size() && !out.error) {
       Tok t = pieces[i].tok;
       if (t == Tok::kCallBegin) {  // also accepted without <｜tool▁calls▁begin｜>
-        i = call(pieces, i + 1, out);
+        i = call(pieces, i + 1, tools, out, written_out);
         continue;
       }
       if (t == Tok::kCallsBegin) {  // a section must start with a call (or be empty)
@@ -231,12 +232,20 @@ class DeepSeekFormat final : public ToolCallFormat {
       if (t == Tok::kText) append_line(out.content, pieces[i].text);
       ++i;
     }
+    // Prose that writes the call form out (placeholders for the name and the arguments) is
+    // documentation: the whole reply is text.
+    if (out.error && out.calls.empty() && written_out && !out.content.empty()) {
+      FormatResult mention;
+      mention.content = std::string(trim(text));
+      return mention;
+    }
     return out;
   }
 
  private:
   // Reads the call after <｜tool▁call▁begin｜> at pieces[i]; returns the index after it.
-  static size_t call(const TokenPieces<Tok>& pieces, size_t i, FormatResult& out) {
+  static size_t call(const TokenPieces<Tok>& pieces, size_t i, std::span<const ToolSpec> tools, FormatResult& out,
+                     bool& written_out) {
     Gathered head;
     Gathered body;
     bool sep = false;
@@ -273,6 +282,10 @@ class DeepSeekFormat final : public ToolCallFormat {
     if (name.empty()) {
       out.error = "a DeepSeek tool call names no function";
       return i;
+    }
+    const std::string_view args_text = trim(json_text);
+    if (!tools.empty() && find_tool(tools, name) == nullptr && (args_text.empty() || args_text[0] != '{')) {
+      written_out = true;
     }
     if (auto args = call_arguments(json_text, terminated, name, out)) add_call(out, std::move(name), std::move(*args));
     return i;

@@ -144,7 +144,7 @@ class Qwen3CoderFormat final : public ToolCallFormat {
     return "Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>value</parameter></function></tool_call>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kFunction};
+    static constexpr std::string_view kMarkers[] = {kFunction, "<parameter="};
     return kMarkers;
   }
 
@@ -170,8 +170,19 @@ class Qwen3CoderFormat final : public ToolCallFormat {
       pos = end;
       if (b.cut_off) break;
     }
+    if (cuts.size() == 0 && !out.error) orphan_parameters(text, code, out);
     out.content = text_outside(text, cuts, {"<|im_end|>"});
     return out;
+  }
+
+  // Parameters closed by </function> with no <function=...> before them: a call that lost its
+  // opening (the name is gone), reported rather than read as text.
+  static void orphan_parameters(std::string_view text, MarkdownCode& code, FormatResult& out) {
+    const size_t param = find_outside_code(text, "<parameter=", 0, code);
+    if (param == kNpos) return;
+    if (text.find("</parameter>", param) == kNpos || text.find("</function>", param) == kNpos) return;
+    fail(out, "<parameter=...> at offset " + std::to_string(param) +
+                  " and </function> with no <function=NAME> before them: the call lost its opening and its name");
   }
 
  private:
