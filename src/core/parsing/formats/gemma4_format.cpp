@@ -1,0 +1,205 @@
+// Gemma 4: each call between its own tokens, arguments in Gemma's object syntax,
+//   <|tool_call>call:get_weather{location:<|"|>Paris, France<|"|>,days:3}<tool_call|>
+// Keys are bare (or quoted with <|"|>), strings are delimited by <|"|>, and numbers, true, false,
+// null, nested {...} objects and [...] lists are written bare; a key with nothing after its colon
+// is the empty string, and any other bare word is a string. A call the reply ends in after its
+// closing brace counts; one cut off inside is an error. Text outside the calls is content.
+#include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/text_scan.hpp"
+#include "core/parsing/json/json_scan.hpp"
+#include "core/parsing/json/json_view.hpp"
+#include "core/text/text_util.hpp"
+
+namespace keel::detail {
+namespace {
+namespace gemma4 {
+
+constexpr std::string_view kOpen = "<|tool_call>";
+constexpr std::string_view kClose = "<tool_call|>";
+constexpr std::string_view kQuote = "<|\"|>";
+constexpr std::string_view kCall = "call:";
+
+// Reads Gemma's argument syntax into JSON text; stops at the first problem (`error`, `cut_off`).
+class ValueReader {
+ public:
+  explicit ValueReader(std::string_view text) : text_(text) {}
+  std::string error;
+  bool cut_off = false;
+  bool valid_utf8 = true;
+
+  // The object at text[p] == '{' into `out`; returns its end.
+  size_t object(size_t p, std::string& out) {
+    out += '{';
+    p = skip_space(text_, p + 1);
+    bool first = true;
+    while (error.empty()) {
+      if (p == text_.size()) return cut(p);
+      if (text_[p] == '}') {
+        out += '}';
+        return p + 1;
+      }
+      if (!first) out += ',';
+      first = false;
+      // The key: quoted, or bare up to the colon.
+      std::string_view key;
+      if (starts_at(text_, p, kQuote)) {
+        size_t e = find_literal(text_, kQuote, p + kQuote.size());
+        if (e == kNpos) return cut(text_.size());
+        key = text_.substr(p + kQuote.size(), e - p - kQuote.size());
+        p = e + kQuote.size();
+      } else {
+        size_t e = p;
+        while (e < text_.size() && text_[e] != ':' && text_[e] != '}' && text_[e] != ',' && text_[e] != '{') ++e;
+        key = trim(text_.substr(p, e - p));
+        p = e;
+      }
+      p = skip_space(text_, p);
+      if (p == text_.size()) return cut(p);
+      if (text_[p] != ':' || key.empty()) return bad(p, "expected KEY: in the arguments");
+      valid_utf8 &= append_quoted_json(out, key);
+      out += ':';
+      p = value(skip_space(text_, p + 1), out);
+      if (!error.empty()) return p;
+      p = skip_space(text_, p);
+      if (p < text_.size() && text_[p] == ',') p = skip_space(text_, p + 1);
+    }
+    return p;
+  }
+
+ private:
+  size_t cut(size_t p) {
+    if (error.empty()) error = "cut off inside the arguments at offset " + std::to_string(p);
+    cut_off = true;
+    return text_.size();
+  }
+  size_t bad(size_t p, std::string_view what) {
+    if (error.empty()) error = std::string(what) + " at offset " + std::to_string(p) + ", found " + shown_char(text_, p);
+    return p;
+  }
+
+  size_t value(size_t p, std::string& out) {
+    if (p == text_.size()) return cut(p);
+    if (starts_at(text_, p, kQuote)) {
+      size_t e = find_literal(text_, kQuote, p + kQuote.size());
+      if (e == kNpos) return cut(text_.size());
+      valid_utf8 &= append_quoted_json(out, text_.substr(p + kQuote.size(), e - p - kQuote.size()));
+      return e + kQuote.size();
+    }
+    if (text_[p] == '{') return object(p, out);
+    if (text_[p] == '[') return list(p, out);
+    // A bare value up to the next separator.
+    size_t e = p;
+    while (e < text_.size() && text_[e] != ',' && text_[e] != '}' && text_[e] != ']' && !starts_at(text_, e, kClose)) {
+      ++e;
+    }
+    if (e == text_.size()) return cut(e);
+    std::string_view raw = trim(text_.substr(p, e - p));
+    const StrictJson v = scan_strict_json(raw);
+    if (v.ok && raw.size() == v.end - v.begin && raw[0] != '"' && raw[0] != '{' && raw[0] != '[') {
+      out.append(raw);  // a number, true, false or null
+    } else {
+      valid_utf8 &= append_quoted_json(out, raw);
+    }
+    return e;
+  }
+
+  size_t list(size_t p, std::string& out) {
+    out += '[';
+    p = skip_space(text_, p + 1);
+    bool first = true;
+    while (error.empty()) {
+      if (p == text_.size()) return cut(p);
+      if (text_[p] == ']') {
+        out += ']';
+        return p + 1;
+      }
+      if (!first) out += ',';
+      first = false;
+      p = skip_space(text_, value(p, out));
+      if (p < text_.size() && text_[p] == ',') p = skip_space(text_, p + 1);
+    }
+    return p;
+  }
+
+  std::string_view text_;
+};
+
+class Gemma4Format final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "gemma4"; }
+  std::string_view description() const override {
+    return "Gemma 4: <|tool_call>call:NAME{key:<|\"|>text<|\"|>,n:1}<tool_call|>";
+  }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kOpen};
+    return kMarkers;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    Cuts cuts;
+    size_t pos = 0;
+    size_t open;
+    while (!out.error && (open = find_literal(text, kOpen, pos)) != kNpos) {
+      out.framed = true;
+      size_t end = call(text, open, out);
+      cuts.emplace_back(open, end);
+      pos = end;
+    }
+    out.content = text_outside(text, cuts);
+    return out;
+  }
+
+ private:
+  // Reads the call at `open`; returns its end.
+  static size_t call(std::string_view text, size_t open, FormatResult& out) {
+    const Label where({kOpen}, open);
+    size_t p = skip_space(text, open + kOpen.size());
+    if (p == text.size()) {
+      fail(out, where + ": cut off before the call");
+      return p;
+    }
+    if (!starts_at(text, p, kCall)) {
+      fail(out, where + ": expected call:NAME{...} at offset " + std::to_string(p) + ", found " + shown_char(text, p));
+      size_t c = find_literal(text, kClose, p);
+      return c == kNpos ? text.size() : c + kClose.size();
+    }
+    size_t name_b = p + kCall.size();
+    size_t name_e = name_end(text, name_b);
+    if (name_e == text.size()) {
+      fail(out, where + ": cut off inside the tool name at offset " + std::to_string(name_b));
+      return name_e;
+    }
+    if (name_e == name_b || text[name_e] != '{') {
+      fail(out, where + ": expected call:NAME{...} at offset " + std::to_string(name_b));
+      size_t c = find_literal(text, kClose, name_e);
+      return c == kNpos ? text.size() : c + kClose.size();
+    }
+    CallDraft draft;
+    draft.name = std::string(text.substr(name_b, name_e - name_b));
+    ValueReader reader(text);
+    std::string args;
+    size_t end = reader.object(name_e, args);
+    if (!reader.error.empty()) {
+      fail(out, where + ": the call to '" + draft.name + "' " + (reader.cut_off ? "was " : "") + reader.error);
+      if (reader.cut_off) return text.size();
+      size_t c = find_literal(text, kClose, end);
+      return c == kNpos ? text.size() : c + kClose.size();
+    }
+    draft.arguments = std::move(args);
+    draft.valid_utf8 = reader.valid_utf8;
+    commit(out, std::move(draft), where);
+    size_t q = skip_space(text, end);
+    if (starts_at(text, q, kClose)) return q + kClose.size();
+    return end;  // the end token left out (the reply ended, or text follows)
+  }
+};
+
+}  // namespace gemma4
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_gemma4_format() {
+  return std::make_unique<gemma4::Gemma4Format>();
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,91 @@
+// Liquid LFM2 / LFM2.5: a Python list of calls between special tokens,
+//   <|tool_call_start|>[get_weather(city='Paris'), get_time()]<|tool_call_end|>
+// read by the shared Python call reader (python_call.hpp): keyword arguments with Python literal
+// values, dotted names kept whole. An empty list is no call. A list the reply ends in after its
+// closing bracket counts; one cut off inside is an error. Text outside the blocks is content.
+#include "core/parsing/formats/format_util.hpp"
+#include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/python_call.hpp"
+#include "core/parsing/formats/text_scan.hpp"
+
+namespace keel::detail {
+namespace {
+namespace lfm2 {
+
+constexpr std::string_view kOpen = "<|tool_call_start|>";
+constexpr std::string_view kClose = "<|tool_call_end|>";
+
+class Lfm2Format final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "lfm2"; }
+  std::string_view description() const override {
+    return "LFM2: <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>";
+  }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {kOpen};
+    return kMarkers;
+  }
+
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    Cuts cuts;
+    size_t pos = 0;
+    size_t open;
+    while (!out.error && (open = find_literal(text, kOpen, pos)) != kNpos) {
+      out.framed = true;
+      size_t end = block(text, open, out);
+      cuts.emplace_back(open, end);
+      pos = end;
+    }
+    out.content = text_outside(text, cuts, {"<|im_end|>"});
+    return out;
+  }
+
+ private:
+  // Reads the block at `open`; returns its end.
+  static size_t block(std::string_view text, size_t open, FormatResult& out) {
+    const Label where({kOpen}, open);
+    size_t p = skip_space(text, open + kOpen.size());
+    auto closed_at = [&](size_t q) {
+      q = skip_space(text, q);
+      return starts_at(text, q, kClose) ? q + kClose.size() : q;
+    };
+    if (p == text.size()) {
+      fail(out, where + ": cut off before the list of calls");
+      return p;
+    }
+    if (text[p] != '[') {
+      fail(out, where + ": expected a list of calls [f(...)] at offset " + std::to_string(p) + ", found " +
+                    shown_char(text, p));
+      size_t c = text.find(kClose, p);
+      return c == kNpos ? text.size() : c + kClose.size();
+    }
+    size_t inner = skip_space(text, p + 1);
+    if (inner < text.size() && text[inner] == ']') return closed_at(inner + 1);  // no call
+    PyCallsText read = read_python_call_list_text(text, p);
+    if (!read.error.empty()) {
+      fail(out, where + ": " + read.error);
+      if (read.cut_off) return text.size();
+      size_t c = text.find(kClose, p);
+      return c == kNpos ? text.size() : c + kClose.size();
+    }
+    for (auto& r : read.repairs) out.repairs.push_back(where + ": " + r);
+    for (auto& c : read.calls) {
+      CallDraft d;
+      d.name = std::move(c.name);
+      d.arguments = std::move(c.arguments);
+      d.valid_utf8 = c.valid_utf8;
+      commit(out, std::move(d), where);
+    }
+    return closed_at(read.end);
+  }
+};
+
+}  // namespace lfm2
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_lfm2_format() {
+  return std::make_unique<lfm2::Lfm2Format>();
+}
+
+}  // namespace keel::detail

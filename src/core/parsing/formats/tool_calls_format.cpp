@@ -1,0 +1,39 @@
+// The <tool_calls> family (Jamba, Hunyuan A13B, MiniMax-M1): one block of JSON calls,
+//   <tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}, ...]</tool_calls>
+// as a list (Jamba, Hunyuan) or one object per line (MiniMax-M1); both are read the same way
+// (tagged_json_calls.hpp). Hermes' singular <tool_call> is a different tag and not read here.
+// Text around the block is content; Hunyuan's <answer> tags are dropped from it.
+#include "core/parsing/formats/formats.hpp"
+#include "core/parsing/formats/tagged_json_calls.hpp"
+
+namespace keel::detail {
+namespace {
+namespace tool_calls_list {
+
+constexpr TaggedJsonFraming kFraming{"<tool_calls>", "", "</tool_calls>", false};
+
+class ToolCallsFormat final : public ToolCallFormat {
+ public:
+  std::string_view name() const override { return "tool_calls"; }
+  std::string_view description() const override {
+    return "Jamba / Hunyuan A13B / MiniMax-M1: <tool_calls>[{\"name\", \"arguments\"}, ...]</tool_calls>";
+  }
+  std::span<const std::string_view> markers() const override {
+    static constexpr std::string_view kMarkers[] = {"<tool_calls>"};
+    return kMarkers;
+  }
+  FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
+    FormatResult out;
+    parse_tagged_json_calls(text, kFraming, out, {"<answer>", "</answer>"});
+    return out;
+  }
+};
+
+}  // namespace tool_calls_list
+}  // namespace
+
+std::unique_ptr<ToolCallFormat> make_tool_calls_format() {
+  return std::make_unique<tool_calls_list::ToolCallsFormat>();
+}
+
+}  // namespace keel::detail
