@@ -2,7 +2,8 @@
 //   <|tool_call_start|>[get_weather(city='Paris'), get_time()]<|tool_call_end|>
 // read by the shared Python call reader (python_call.hpp): keyword arguments with Python literal
 // values, dotted names kept whole. An empty list is no call. A list the reply ends in after its
-// closing bracket counts; one cut off inside is an error. Text outside the blocks is content.
+// closing bracket counts; one cut off inside is an error. A copy of the list repeated right after
+// the end token (with its own end token) is an echo and dropped. Text outside the blocks is content.
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/python_call.hpp"
@@ -77,7 +78,14 @@ class Lfm2Format final : public ToolCallFormat {
       d.valid_utf8 = c.valid_utf8;
       commit(out, std::move(d), where);
     }
-    return closed_at(read.end);
+    size_t end = closed_at(read.end);
+    // The model sometimes repeats the list it just wrote, closed by a second end token: an echo.
+    const std::string_view list = text.substr(p, read.end - p);
+    if (end > read.end && starts_at(text, end, list) && starts_at(text, end + list.size(), kClose)) {
+      out.repairs.push_back(where + ": dropped a repeated copy of the calls");
+      end += list.size() + kClose.size();
+    }
+    return end;
   }
 };
 
