@@ -38,6 +38,18 @@ std::string_view name_attribute(std::string_view text, size_t pos, size_t& end) 
   return text.substr(p + 1, close - p - 1);
 }
 
+// Where the value starting at `from` ends: at the first closing parameter tag that is followed by
+// the next parameter, the end of the call or the end of the text (a value may hold the closing
+// tag itself, as code and markup do); the first closing tag when none is; kNpos when there is none.
+size_t value_end(std::string_view text, size_t from, const XmlInvokeTags& tags) {
+  const size_t first = text.find(tags.param_close, from);
+  for (size_t c = first; c != kNpos; c = text.find(tags.param_close, c + tags.param_close.size())) {
+    size_t q = skip_space(text, c + tags.param_close.size());
+    if (q == text.size() || starts_at(text, q, tags.param) || starts_at(text, q, tags.invoke_close)) return c;
+  }
+  return first;
+}
+
 }  // namespace xml_invoke
 }  // namespace
 
@@ -84,7 +96,7 @@ XmlInvokeRead read_xml_invoke(std::string_view text, size_t pos, const XmlInvoke
     if (value_b == q + tags.param.size() || key.empty()) {
       return broken("malformed parameter tag at offset " + std::to_string(q));
     }
-    size_t value_e = text.find(tags.param_close, value_b);
+    size_t value_e = xml_invoke::value_end(text, value_b, tags);
     if (value_e == kNpos) {
       return cut("inside parameter '" + std::string(key) + "' of '" + draft.name + "' (expected " +
                  std::string(tags.param_close) + ")");

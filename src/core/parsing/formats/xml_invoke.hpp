@@ -2,7 +2,9 @@
 //   <invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>
 //   <steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter></steptml:invoke>
 // Parameter values are untyped text, typed by the tool's JSON Schema (write_typed_parameter);
-// string values keep their whitespace. Whitespace between the elements is ignored.
+// string values keep their whitespace. A closing parameter tag inside a value (code, markup) is
+// part of it unless the next parameter or the end of the call follows. Whitespace between the
+// elements is ignored.
 #pragma once
 
 #include <span>
