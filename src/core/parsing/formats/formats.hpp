@@ -24,6 +24,7 @@ std::unique_ptr<ToolCallFormat> make_harmony_format();          // GPT-OSS harmo
 std::unique_ptr<ToolCallFormat> make_granite_format();          // <|tool_call|>[...]
 std::unique_ptr<ToolCallFormat> make_kimi_k2_format();          // Kimi-K2 tool-call sections
 std::unique_ptr<ToolCallFormat> make_tool_calls_format();       // <tool_calls>[...]</tool_calls> (Jamba, Hunyuan, MiniMax-M1)
+std::unique_ptr<ToolCallFormat> make_hy_v3_format();            // <tool_calls><tool_call>N<tool_sep><arg_key>k</arg_key>...
 std::unique_ptr<ToolCallFormat> make_minimax_m2_format();       // <minimax:tool_call><invoke name=..><parameter name=..>
 std::unique_ptr<ToolCallFormat> make_step3_format();            // Step-3 tool-call tokens around <steptml:invoke>
 std::unique_ptr<ToolCallFormat> make_internlm2_format();        // <|action_start|><|plugin|>{json}<|action_end|>

@@ -20,6 +20,7 @@ void append_special_token_formats(FormatList& out) {
   out.push_back(make_lfm2_format());
   out.push_back(make_internlm2_format());
   out.push_back(make_tool_calls_format());
+  out.push_back(make_hy_v3_format());
   out.push_back(make_nemotron_format());
 }
 

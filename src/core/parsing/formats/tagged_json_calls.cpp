@@ -105,6 +105,10 @@ void parse_tagged_json_calls(std::string_view text, const TaggedJsonFraming& f, 
       }
       body = skip_space(text, body + f.second_open.size());
     }
+    if (!f.other_body.empty() && starts_at(text, body, f.other_body)) {
+      pos = body;  // another family's block
+      continue;
+    }
     if (body < text.size() && text[body] != '{' && text[body] != '[' && !starts_at(text, body, f.close) &&
         !f.tokens && !at_line_start(text, open)) {
       pos = body;  // the tag mentioned in prose

@@ -23,6 +23,8 @@ struct TaggedJsonFraming {
   // A body that is not JSON: true, always a broken call (special tokens); false, a broken call only
   // where the tag starts a line, else a mention of the tag in prose.
   bool tokens = false;
+  // A body that starts with this belongs to another family sharing the open tag: left alone.
+  std::string_view other_body = {};
 };
 
 // Reads every block of `framing` in `text` (outside markdown code) into `out`: the calls, the

@@ -1,7 +1,8 @@
 // The <tool_calls> family (Jamba, Hunyuan A13B, MiniMax-M1): one block of JSON calls,
 //   <tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}, ...]</tool_calls>
 // as a list (Jamba, Hunyuan) or one object per line (MiniMax-M1); both are read the same way
-// (tagged_json_calls.hpp). Hermes' singular <tool_call> is a different tag and not read here.
+// (tagged_json_calls.hpp). Hermes' singular <tool_call> is a different tag and not read here; a
+// <tool_calls> block of <tool_call> tags is Hunyuan HY v3's.
 // Text around the block is content; Hunyuan's <answer> tags are dropped from it.
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/tagged_json_calls.hpp"
@@ -10,7 +11,8 @@ namespace keel::detail {
 namespace {
 namespace tool_calls_list {
 
-constexpr TaggedJsonFraming kFraming{"<tool_calls>", "", "</tool_calls>", false};
+// A body of <tool_call> tags is Hunyuan HY v3's (hy_v3_format.cpp).
+constexpr TaggedJsonFraming kFraming{"<tool_calls>", "", "</tool_calls>", false, "<tool_call"};
 
 class ToolCallsFormat final : public ToolCallFormat {
  public:
