@@ -1,7 +1,8 @@
 // NVIDIA Nemotron (Llama-Nemotron, Nemotron Nano v2): the calls as a JSON list in tags,
 //   <TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}, ...]</TOOLCALL>
 // (a single object instead of the list is accepted; "arguments" may be a JSON string). Text
-// around the block is content. Read by tagged_json_calls.hpp.
+// around the block is content; Nano v2's end token <SPECIAL_12> is dropped from it. Read by
+// tagged_json_calls.hpp.
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/tagged_json_calls.hpp"
 
@@ -23,7 +24,7 @@ class NemotronFormat final : public ToolCallFormat {
   }
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
-    parse_tagged_json_calls(text, kFraming, out);
+    parse_tagged_json_calls(text, kFraming, out, {"<SPECIAL_12>"});
     return out;
   }
 };
