@@ -2,7 +2,8 @@
 //   <|tool_call>call:get_weather{location:<|"|>Paris, France<|"|>,days:3}<tool_call|>
 // Keys are bare (or quoted with <|"|>), strings are delimited by <|"|>, and numbers, true, false,
 // null, nested {...} objects and [...] lists are written bare; a key with nothing after its colon
-// is the empty string, and any other bare word is a string. A call the reply ends in after its
+// is the empty string, and any other bare word is a string; a string whose opening delimiter was
+// left out runs to its closing one (a repair). A call the reply ends in after its
 // closing brace counts; one cut off inside is an error. Text outside the calls is content.
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/text_scan.hpp"
@@ -97,11 +98,38 @@ class ValueReader {
     const StrictJson v = scan_strict_json(raw);
     if (v.ok && raw.size() == v.end - v.begin && raw[0] != '"' && raw[0] != '{' && raw[0] != '[') {
       out.append(raw);  // a number, true, false or null
-    } else {
-      valid_utf8 &= append_quoted_json(out, raw);
+      return e;
     }
+    // A string whose opening delimiter was left out ("query:Paris, France<|"|>,limit:5"): it runs to
+    // the next delimiter when a separator follows that.
+    const size_t q = next_quote(p);
+    if (q != kNpos) {
+      const size_t after = skip_space(text_, q + kQuote.size());
+      if (after < text_.size() && (text_[after] == ',' || text_[after] == '}' || text_[after] == ']')) {
+        valid_utf8 &= append_quoted_json(out, text_.substr(p, q - p));
+        added_opening_quote = true;
+        return q + kQuote.size();
+      }
+    }
+    valid_utf8 &= append_quoted_json(out, raw);
     return e;
   }
+
+  // The first string delimiter at or after `from` (positions asked for only grow: one scan).
+  size_t next_quote(size_t from) {
+    if (!quote_known_ || (quote_ != kNpos && quote_ < from)) {
+      quote_ = find_literal(text_, kQuote, from);
+      quote_known_ = true;
+    }
+    return quote_;
+  }
+  size_t quote_ = 0;
+  bool quote_known_ = false;
+
+ public:
+  bool added_opening_quote = false;  // a string's missing opening delimiter was supplied
+
+ private:
 
   size_t list(size_t p, std::string& out) {
     out += '[';
@@ -186,6 +214,7 @@ class Gemma4Format final : public ToolCallFormat {
       size_t c = find_literal(text, kClose, end);
       return c == kNpos ? text.size() : c + kClose.size();
     }
+    if (reader.added_opening_quote) draft.repairs.push_back(where + ": supplied a missing opening <|\"|> of a string");
     draft.arguments = std::move(args);
     draft.valid_utf8 = reader.valid_utf8;
     commit(out, std::move(draft), where);

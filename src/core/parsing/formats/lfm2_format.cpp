@@ -1,7 +1,8 @@
 // Liquid LFM2 / LFM2.5: a Python list of calls between special tokens,
 //   <|tool_call_start|>[get_weather(city='Paris'), get_time()]<|tool_call_end|>
 // read by the shared Python call reader (python_call.hpp): keyword arguments with Python literal
-// values, dotted names kept whole. An empty list is no call. A list the reply ends in after its
+// values, dotted names kept whole; a list of JSON {"name", "arguments"} objects is read as JSON.
+// An empty list is no call. A list the reply ends in after its
 // closing bracket counts; one cut off inside is an error. A copy of the list repeated right after
 // the end token (with its own end token) is an echo and dropped. Text outside the blocks is content.
 #include "core/parsing/formats/format_util.hpp"
@@ -63,6 +64,7 @@ class Lfm2Format final : public ToolCallFormat {
     }
     size_t inner = skip_space(text, p + 1);
     if (inner < text.size() && text[inner] == ']') return closed_at(inner + 1);  // no call
+    if (inner < text.size() && text[inner] == '{') return json_list(text, p, where, out, closed_at);
     PyCallsText read = read_python_call_list_text(text, p);
     if (!read.error.empty()) {
       fail(out, where + ": " + read.error);
@@ -86,6 +88,32 @@ class Lfm2Format final : public ToolCallFormat {
       end += list.size() + kClose.size();
     }
     return end;
+  }
+
+  // The list at `p` written as JSON objects {"name", "arguments"}; returns the block's end.
+  template <class ClosedAt>
+  static size_t json_list(std::string_view text, size_t p, const Label& where, FormatResult& out, ClosedAt closed_at) {
+    LenientText parsed;
+    bool open = false;
+    const size_t end = lenient_json_at(text, p, parsed, open);
+    if (!parsed.ok()) {
+      fail(out, where + (open ? ": cut off inside the JSON list at offset " : ": invalid JSON list at offset ") +
+                    std::to_string(p) + " (" + parsed.error + ")");
+      return open ? text.size() : closed_at(end);
+    }
+    for (auto& r : parsed.repairs) out.repairs.push_back(where + ": " + r);
+    JsonView::Items it = parsed.view().items();
+    JsonView key, element;
+    std::string why;
+    while (it.next(key, element)) {
+      CallDraft d;
+      if (!call_from_object(element, d, where, why)) {
+        fail(out, where + ": " + why);
+        break;
+      }
+      commit(out, std::move(d), where);
+    }
+    return closed_at(end);
   }
 };
 
