@@ -22,6 +22,7 @@ void append_special_token_formats(FormatList& out) {
   out.push_back(make_tool_calls_format());
   out.push_back(make_hy_v3_format());
   out.push_back(make_nemotron_format());
+  out.push_back(make_apertus_format());
 }
 
 }  // namespace keel::detail

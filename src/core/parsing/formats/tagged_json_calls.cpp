@@ -8,12 +8,33 @@ namespace keel::detail {
 namespace {
 namespace tagged_json {
 
+// Reads one call object into `d`: {"name", "arguments"}, or {"NAME": {arguments}} when
+// `name_as_key`.
+bool one_call(JsonView obj, bool name_as_key, CallDraft& d, const Label& where, std::string& why) {
+  if (!name_as_key) return call_from_object(obj, d, where, why);
+  JsonView key, args, more_key, more;
+  if (obj.is_object()) {
+    JsonView::Items it = obj.items();
+    if (!it.next(key, args) || it.next(more_key, more)) obj = JsonView();
+  }
+  if (!obj.is_object()) {
+    why = "expected an object {\"TOOL\": {arguments}} with one member";
+    return false;
+  }
+  d.name = key.str();
+  if (d.name.empty()) {
+    why = "the call names no tool";
+    return false;
+  }
+  return take_arguments(args, d, where, why);
+}
+
 // Adds the call(s) of one JSON value: a call object or a list of them.
-bool take_value(JsonView value, const Label& where, FormatResult& out) {
+bool take_value(JsonView value, bool name_as_key, const Label& where, FormatResult& out) {
   std::string why;
   if (!value.is_array()) {
     CallDraft d;
-    if (!call_from_object(value, d, where, why)) {
+    if (!one_call(value, name_as_key, d, where, why)) {
       fail(out, where + ": " + why);
       return false;
     }
@@ -24,7 +45,7 @@ bool take_value(JsonView value, const Label& where, FormatResult& out) {
   JsonView key, element;
   while (it.next(key, element)) {
     CallDraft d;
-    if (!call_from_object(element, d, where, why)) {
+    if (!one_call(element, name_as_key, d, where, why)) {
       fail(out, where + ": " + why);
       return false;
     }
@@ -75,7 +96,7 @@ size_t read_block(std::string_view text, size_t body, const TaggedJsonFraming& f
       }
       for (auto& r : parsed.repairs) out.repairs.push_back(where + ": " + r);
     }
-    if (!take_value(parsed.view(), where, out)) {
+    if (!take_value(parsed.view(), f.name_as_key, where, out)) {
       size_t close = find_literal(text, f.close, end);
       return close == kNpos ? text.size() : close + f.close.size();
     }

@@ -4,6 +4,7 @@
 //   <tool_calls>\n{"name": ...}\n{"name": ...}\n</tool_calls>              (MiniMax-M1)
 //   <TOOLCALL>[...]</TOOLCALL>                                            (Nemotron)
 //   <|action_start|><|plugin|>{"name": ..., "parameters": {...}}<|action_end|> (InternLM2)
+//   <|tools_prefix|>[{"get_weather": {"city": "Paris"}}]<|tools_suffix|>   (Apertus)
 // Between the tags stand one or more JSON values (a call object or a list of them), separated by
 // whitespace or commas. A missing close tag is accepted only where the reply ends after complete
 // JSON; JSON cut off or not closed before the close tag is an error, never completed.
@@ -25,6 +26,8 @@ struct TaggedJsonFraming {
   bool tokens = false;
   // A body that starts with this belongs to another family sharing the open tag: left alone.
   std::string_view other_body = {};
+  // Each call is {"NAME": {arguments}} (Apertus) rather than {"name", "arguments"}.
+  bool name_as_key = false;
 };
 
 // Reads every block of `framing` in `text` (outside markdown code) into `out`: the calls, the
