@@ -29,6 +29,8 @@ std::unique_ptr<ToolCallFormat> make_minimax_m2_format();       // <minimax:tool
 std::unique_ptr<ToolCallFormat> make_step3_format();            // Step-3 tool-call tokens around <steptml:invoke>
 std::unique_ptr<ToolCallFormat> make_internlm2_format();        // <|action_start|><|plugin|>{json}<|action_end|>
 std::unique_ptr<ToolCallFormat> make_apertus_format();          // <|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>
+std::unique_ptr<ToolCallFormat> make_longcat_format();          // <longcat_tool_call>{json}</longcat_tool_call>
+std::unique_ptr<ToolCallFormat> make_olmo3_format();            // <function_calls>f(a=1)\ng()</function_calls>
 std::unique_ptr<ToolCallFormat> make_nemotron_format();         // <TOOLCALL>[...]</TOOLCALL>
 std::unique_ptr<ToolCallFormat> make_gemma4_format();           // <|tool_call>call:N{k:v}<tool_call|>
 std::unique_ptr<ToolCallFormat> make_lfm2_format();             // <|tool_call_start|>[f(a=1)]<|tool_call_end|>

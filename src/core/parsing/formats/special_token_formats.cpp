@@ -23,6 +23,8 @@ void append_special_token_formats(FormatList& out) {
   out.push_back(make_hy_v3_format());
   out.push_back(make_nemotron_format());
   out.push_back(make_apertus_format());
+  out.push_back(make_longcat_format());
+  out.push_back(make_olmo3_format());
 }
 
 }  // namespace keel::detail
