@@ -4,6 +4,7 @@
 // one cut off inside is an error. Text around the list is content.
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/tagged_json_calls.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -17,10 +18,12 @@ class ApertusFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "Apertus: <|tools_prefix|>[{\"NAME\": {arguments}}]<|tools_suffix|>";
   }
+  // A short marker keyed by a byte other formats' markers already use; the token is checked then.
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<|tools_prefix|>"};
+    static constexpr std::string_view kMarkers[] = {"<|tools_"};
     return kMarkers;
   }
+  bool detect_marked(std::string_view text) const override { return find_literal(text, kFraming.open) != std::string_view::npos; }
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
     parse_tagged_json_calls(text, kFraming, out);

@@ -65,7 +65,7 @@ class HyV3Format final : public ToolCallFormat {
            "</tool_call></tool_calls>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<tool_calls>", "<tool_calls:"};
+    static constexpr std::string_view kMarkers[] = {kOpen};
     return kMarkers;
   }
   bool detect_marked(std::string_view text) const override {

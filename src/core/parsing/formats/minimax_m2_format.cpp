@@ -10,6 +10,7 @@
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/text_scan.hpp"
 #include "core/parsing/formats/xml_invoke.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -26,10 +27,13 @@ class MinimaxM2Format final : public ToolCallFormat {
     return "MiniMax-M2: <minimax:tool_call><invoke name=\"N\"><parameter name=\"K\">v</parameter></invoke>"
            "</minimax:tool_call>";
   }
+  // Found by its <invoke name= (keyed in the shared scan by a byte other formats' markers already
+  // use); the block tag is checked when that occurs.
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kOpen};
+    static constexpr std::string_view kMarkers[] = {"<invoke name="};
     return kMarkers;
   }
+  bool detect_marked(std::string_view text) const override { return find_literal(text, kOpen) != kNpos; }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
