@@ -18,9 +18,10 @@ class ApertusFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "Apertus: <|tools_prefix|>[{\"NAME\": {arguments}}]<|tools_suffix|>";
   }
-  // A short marker keyed by a byte other formats' markers already use; the token is checked then.
+  // A prefix shared with Gemma 4's and LFM2's tokens (one entry of the shared scan); the token is
+  // checked when it occurs.
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<|tools_"};
+    static constexpr std::string_view kMarkers[] = {"<|tool"};
     return kMarkers;
   }
   bool detect_marked(std::string_view text) const override { return find_literal(text, kFraming.open) != std::string_view::npos; }

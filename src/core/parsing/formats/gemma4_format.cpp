@@ -202,11 +202,16 @@ class Gemma4Format final : public ToolCallFormat {
   std::string_view description() const override {
     return "Gemma 4: <|tool_call>call:NAME{key:<|\"|>text<|\"|>,n:1}<tool_call|>";
   }
-  // The call token, the string delimiter (calls that lost their token still quote strings with
-  // it) and the reasoning channel.
+  // The call token (by its prefix "<|tool", one entry of the shared scan with LFM2's and Apertus'
+  // tokens), the string delimiter (calls that lost their token still quote strings with it) and
+  // the reasoning channel.
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kOpen, kQuote, kChannel};
+    static constexpr std::string_view kMarkers[] = {"<|tool", kQuote, kChannel};
     return kMarkers;
+  }
+  bool detect_marked(std::string_view text) const override {
+    return find_literal(text, kOpen) != kNpos || find_literal(text, kQuote) != kNpos ||
+           find_literal(text, kChannel) != kNpos;
   }
 
   FormatResult parse(std::string_view input, std::span<const ToolSpec>) const override {

@@ -24,9 +24,10 @@ class Lfm2Format final : public ToolCallFormat {
     return "LFM2: <|tool_call_start|>[f(a=1), g()]<|tool_call_end|>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kOpen};
+    static constexpr std::string_view kMarkers[] = {"<|tool"};  // shared with Gemma 4's and Apertus' tokens
     return kMarkers;
   }
+  bool detect_marked(std::string_view text) const override { return find_literal(text, kOpen) != kNpos; }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;

@@ -69,7 +69,7 @@ class SeedOssFormat final : public ToolCallFormat {
     return "Seed-OSS: <seed:tool_call><function=N><parameter=K>v</parameter></function></seed:tool_call>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kOpen, kThink, kThinkClose};
+    static constexpr std::string_view kMarkers[] = {"<seed:", kThinkClose};  // "<seed:" covers both open tags
     return kMarkers;
   }
 

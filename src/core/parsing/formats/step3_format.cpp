@@ -36,7 +36,7 @@ class Step3Format final : public ToolCallFormat {
            "<steptml:parameter name=\"K\">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {kSectionBegin, kCallBegin};
+    static constexpr std::string_view kMarkers[] = {"<｜tool_call"};  // the prefix of both begin tokens
     return kMarkers;
   }
 

@@ -6,6 +6,7 @@
 // Text around the block is content; Hunyuan's <answer> tags are dropped from it.
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/tagged_json_calls.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {
@@ -21,8 +22,11 @@ class ToolCallsFormat final : public ToolCallFormat {
     return "Jamba / Hunyuan A13B / MiniMax-M1: <tool_calls>[{\"name\", \"arguments\"}, ...]</tool_calls>";
   }
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<tool_calls>"};
+    static constexpr std::string_view kMarkers[] = {"<tool_calls"};  // one scan entry with HY v3's
     return kMarkers;
+  }
+  bool detect_marked(std::string_view text) const override {
+    return find_literal(text, kFraming.open) != std::string_view::npos;
   }
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;
