@@ -41,7 +41,8 @@ class ParameterTypes {
 
 // Appends the raw (untyped) value of parameter `param` to `args` (after its key), typed by the
 // tool's JSON Schema: integer, number, boolean, null, object and array values are written as the
-// JSON they are when they fit the declared type; strings stay strings. Without a schema for the
+// JSON they are when they fit the declared type (null for any type but string); strings stay
+// strings. Without a schema for the
 // parameter, JSON-looking values are taken as JSON and anything else is a string.
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
 

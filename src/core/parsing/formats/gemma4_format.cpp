@@ -81,7 +81,10 @@ class ValueReader {
     return text_.size();
   }
   size_t bad(size_t p, std::string_view what) {
-    if (error.empty()) error = std::string(what) + " at offset " + std::to_string(p) + ", found " + shown_char(text_, p);
+    if (error.empty()) {
+      error.assign(what);
+      error.append(" at offset ").append(std::to_string(p)).append(", found ").append(shown_char(text_, p));
+    }
     return p;
   }
 

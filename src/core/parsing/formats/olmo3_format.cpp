@@ -7,6 +7,7 @@
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/python_call.hpp"
 #include "core/parsing/formats/text_scan.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {
