@@ -2,8 +2,9 @@
 //   <|tool_call>call:get_weather{location:<|"|>Paris, France<|"|>,days:3}<tool_call|>
 // Keys are bare (or quoted with <|"|>), strings are delimited by <|"|>, and numbers, true, false,
 // null, nested {...} objects and [...] lists are written bare; a key with nothing after its colon
-// is the empty string, and any other bare word is a string; a string whose opening delimiter was
-// left out runs to its closing one (a repair). Reasoning in the <|channel>thought ... <channel|>
+// is the empty string, a string in JSON's double quotes is read as JSON, and any other bare word
+// is a string; a string whose opening delimiter was left out runs to its closing one (a repair).
+// Reasoning in the <|channel>thought ... <channel|>
 // channel is separated. The model's slips are read as repairs: a call closed by <turn|>, a stray
 // ':' after the token, the token split as <call>, or a bare call:NAME{...} at the start of a line
 // (found where the string delimiter or the channel marks the reply as Gemma's). A call the reply
@@ -98,6 +99,16 @@ class ValueReader {
     }
     if (text_[p] == '{') return object(p, out);
     if (text_[p] == '[') return list(p, out);
+    if (text_[p] == '"') {  // a string in JSON's quotes, as some servers' templates print them
+      const size_t e = json_string_end(text_, p);
+      if (e == text_.size() && (e - p < 2 || text_.back() != '"')) return cut(text_.size());  // not closed
+      const std::string_view quoted = text_.substr(p, e - p);
+      const StrictJson v = scan_strict_json(quoted);
+      if (v.ok) {
+        out.append(quoted);
+        return e;
+      }
+    }
     // A bare value up to the next separator.
     size_t e = p;
     while (e < text_.size() && text_[e] != ',' && text_[e] != '}' && text_[e] != ']' && !starts_at(text_, e, kClose)) {
@@ -106,8 +117,8 @@ class ValueReader {
     if (e == text_.size()) return cut(e);
     std::string_view raw = trim(text_.substr(p, e - p));
     const StrictJson v = scan_strict_json(raw);
-    if (v.ok && raw.size() == v.end - v.begin && raw[0] != '"' && raw[0] != '{' && raw[0] != '[') {
-      out.append(raw);  // a number, true, false or null
+    if (v.ok && raw.size() == v.end - v.begin && raw[0] != '{' && raw[0] != '[') {
+      out.append(raw);  // a number, true, false, null, or a string written in JSON's quotes
       return e;
     }
     // A string whose opening delimiter was left out ("query:Paris, France<|"|>,limit:5"): it runs to
