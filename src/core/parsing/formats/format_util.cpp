@@ -128,7 +128,9 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
   if (type == "string") return args.string_value(raw);
   const StrictJson valid = scan_strict_json(trimmed);
   const JsonView parsed = valid.ok ? JsonView(trimmed.substr(valid.begin, valid.end - valid.begin)) : JsonView();
-  if (valid.ok && (type.empty() ? !parsed.is_string() : fits(parsed, type))) {
+  // JSON null stands for "no value" whatever the declared type (nullable parameters declare it
+  // beside their type, which `types` reports without it); a string parameter keeps the text.
+  if (valid.ok && (type.empty() ? !parsed.is_string() : fits(parsed, type) || parsed.is_null())) {
     return append_compact_json(args.text(), parsed.raw());
   }
   if (type == "boolean") {

@@ -51,8 +51,8 @@ class ParameterTypes {
 // tool's JSON Schema: integer, number, boolean, null, object and array values are written as the
 // JSON they are when they fit the declared type; strings stay strings. An object or array written
 // as a Python literal ({'k': 'v'}, True), or as a JSON string holding one, is read as that value;
-// a nullable parameter given as null or None is null. Without a schema for the parameter,
-// JSON-looking values are taken as JSON and anything else is a string.
+// null (or None for a nullable parameter) is null for any declared type but string. Without a
+// schema for the parameter, JSON-looking values are taken as JSON and anything else is a string.
 void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types, std::string_view param);
 
 // Appends a call whose `arguments` are JSON object text (the strings are moved into it).

@@ -23,5 +23,17 @@ std::unique_ptr<ToolCallFormat> make_deepseek_format();         // DeepSeek R1 /
 std::unique_ptr<ToolCallFormat> make_harmony_format();          // GPT-OSS harmony channels
 std::unique_ptr<ToolCallFormat> make_granite_format();          // <|tool_call|>[...]
 std::unique_ptr<ToolCallFormat> make_kimi_k2_format();          // Kimi-K2 tool-call sections
+std::unique_ptr<ToolCallFormat> make_tool_calls_format();       // <tool_calls>[...]</tool_calls> (Jamba, Hunyuan, MiniMax-M1)
+std::unique_ptr<ToolCallFormat> make_hy_v3_format();            // <tool_calls><tool_call>N<tool_sep><arg_key>k</arg_key>...
+std::unique_ptr<ToolCallFormat> make_minimax_m2_format();       // <minimax:tool_call><invoke name=..><parameter name=..>
+std::unique_ptr<ToolCallFormat> make_step3_format();            // Step-3 tool-call tokens around <steptml:invoke>
+std::unique_ptr<ToolCallFormat> make_internlm2_format();        // <|action_start|><|plugin|>{json}<|action_end|>
+std::unique_ptr<ToolCallFormat> make_apertus_format();          // <|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>
+std::unique_ptr<ToolCallFormat> make_longcat_format();          // <longcat_tool_call>{json}</longcat_tool_call>
+std::unique_ptr<ToolCallFormat> make_olmo3_format();            // <function_calls>f(a=1)\ng()</function_calls>
+std::unique_ptr<ToolCallFormat> make_nemotron_format();         // <TOOLCALL>[...]</TOOLCALL>
+std::unique_ptr<ToolCallFormat> make_gemma4_format();           // <|tool_call>call:N{k:v}<tool_call|>
+std::unique_ptr<ToolCallFormat> make_lfm2_format();             // <|tool_call_start|>[f(a=1)]<|tool_call_end|>
+std::unique_ptr<ToolCallFormat> make_seed_oss_format();         // <seed:tool_call><function=N><parameter=K>v</parameter>
 
 }  // namespace keel::detail

@@ -12,6 +12,19 @@ void append_special_token_formats(FormatList& out) {
   out.push_back(make_granite_format());
   out.push_back(make_mistral_format());
   out.push_back(make_firefunction_format());
+  // Families marked by their own tokens or tags (none of them shares a marker with another).
+  out.push_back(make_step3_format());
+  out.push_back(make_minimax_m2_format());
+  out.push_back(make_seed_oss_format());
+  out.push_back(make_gemma4_format());
+  out.push_back(make_lfm2_format());
+  out.push_back(make_internlm2_format());
+  out.push_back(make_tool_calls_format());
+  out.push_back(make_hy_v3_format());
+  out.push_back(make_nemotron_format());
+  out.push_back(make_apertus_format());
+  out.push_back(make_longcat_format());
+  out.push_back(make_olmo3_format());
 }
 
 }  // namespace keel::detail
