@@ -71,6 +71,7 @@ class CallStreamFilter {
   void hold(bool announce);
   bool announces_at(size_t at, std::string_view marker) const;
   bool check_header();
+  bool opens_with_reasoning() const;
   bool balanced_until_end(size_t from, size_t& end);
   BareCall bare_call_at(std::string_view rest, size_t i) const;
   void sniff_names(Output& out);
@@ -89,6 +90,7 @@ class CallStreamFilter {
   char quote_ = 0;           // the string it is inside, if any
   bool escaped_ = false;
   size_t examined_ = 0;      // a candidate was read up to here before it was ruled out
+  size_t region_ = 0;        // the held call region starts here
   int depth_open_ = 0;       // XML-like calls open where names are looked for (nested ones are quoted)
   size_t sniff_ = 0;         // call names were looked for up to here
   bool header_checked_ = false;  // the reply's first line was looked at (check_header)

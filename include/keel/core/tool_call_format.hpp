@@ -51,6 +51,10 @@ class ToolCallFormat {
   // too common to look for everywhere. A streamed reply is held from the start while it may open
   // with one.
   virtual std::span<const std::string_view> leading_markers() const { return {}; }
+  // Strings that open this format's markup but are not markers() (markers are chosen to keep the
+  // parse's one scan cheap, and may be a later part of the call): a streamed reply is held from
+  // them as from a marker.
+  virtual std::span<const std::string_view> stream_markers() const { return {}; }
   // detect() for a text known to hold one of markers(): true unless the format looks closer.
   virtual bool detect_marked(std::string_view /*text*/) const { return true; }
   // detect() for a text that holds none of markers() (a format also recognised by how the text

@@ -25,6 +25,9 @@ const std::vector<std::string>& call_markers() {
         if (m.size() < 2 || m.front() == '"' || m.front() == '\'') continue;
         if (std::find(out.begin(), out.end(), m) == out.end()) out.emplace_back(m);
       }
+      for (std::string_view m : f->stream_markers()) {
+        if (std::find(out.begin(), out.end(), m) == out.end()) out.emplace_back(m);
+      }
     }
     // Special tokens are never prose, whichever format they open; harmony's reply may begin
     // with its recipient.
@@ -442,6 +445,10 @@ void CallStreamFilter::sniff_names(Output& out) {
     if (name.empty() || !is_ident_start(name.front()) || nested) continue;
     if (intro->terminator != 0 && text_[j] != intro->terminator) continue;
     if (!announce_) continue;
+    if (opens_with_reasoning()) {  // a call written while thinking is not taken: names wait
+      announce_ = false;
+      continue;
+    }
     if (!tools_.empty() && detail::find_tool(tools_, name) == nullptr) {
       announce_ = false;  // not a tool: the calls after it are named once the reply is read, in order
       continue;
@@ -451,7 +458,20 @@ void CallStreamFilter::sniff_names(Output& out) {
   }
 }
 
+// Whether the held region opens with reasoning (<seed:think>, [THINK], a thinking channel): the
+// word "think" in its first bytes.
+bool CallStreamFilter::opens_with_reasoning() const {
+  const size_t end = std::min(text_.size(), region_ + 24);
+  for (size_t i = region_; i + 5 <= end; ++i) {
+    bool match = true;
+    for (size_t k = 0; k < 5 && match; ++k) match = static_cast<char>(text_[i + k] | 0x20) == "think"[k];
+    if (match) return true;
+  }
+  return false;
+}
+
 void CallStreamFilter::hold(bool announce) {
+  region_ = pos_;
   mode_ = Mode::kHeld;
   sniff_ = pos_;
   depth_open_ = 0;
@@ -462,6 +482,7 @@ void CallStreamFilter::hold(bool announce) {
 // markup in the middle of a sentence or in code may be an example, and is named once read.
 bool CallStreamFilter::announces_at(size_t at, std::string_view marker) const {
   if (at > 0 && text_[at - 1] == '`') return false;
+
   // Inside an example (a code fence, a block quote, a log excerpt) call syntax is content.
   for (const detail::TextRegion& r : detail::example_regions(std::string_view(text_).substr(0, at + marker.size()))) {
     if (r.begin <= at && at < r.end) return false;

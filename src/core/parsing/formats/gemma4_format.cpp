@@ -223,6 +223,16 @@ class Gemma4Format final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {"<|tool", kQuote, kChannel};
     return kMarkers;
   }
+  // The slips it reads (a bare call:NAME{ line, a split <call> token, a closed channel) open a
+  // call before any marker does.
+  std::span<const std::string_view> stream_markers() const override {
+    static constexpr std::string_view kStream[] = {"\ncall:", "<call>", "<channel|>"};
+    return kStream;
+  }
+  std::span<const std::string_view> leading_markers() const override {
+    static constexpr std::string_view kLeading[] = {"call:"};
+    return kLeading;
+  }
   bool detect_marked(std::string_view text) const override {
     return find_literal(text, kOpen) != kNpos || find_literal(text, kQuote) != kNpos ||
            find_literal(text, kChannel) != kNpos;

@@ -33,6 +33,10 @@ class MinimaxM2Format final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {"<invoke name="};
     return kMarkers;
   }
+  std::span<const std::string_view> stream_markers() const override {
+    static constexpr std::string_view kStream[] = {kOpen};
+    return kStream;
+  }
   bool detect_marked(std::string_view text) const override { return find_literal(text, kOpen) != kNpos; }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
