@@ -129,7 +129,8 @@ bool may_start_region(char c, char next) {
 }  // namespace
 
 bool may_open_region(std::string_view text) {
-  // One pass with a table: a byte that may begin a fence, a quote or a log prefix.
+  // Every region opens a line (after blanks): only the first byte of each line is looked at, found
+  // with memchr, so long prose costs one pass of it.
   static constexpr auto kTrigger = [] {
     std::array<unsigned char, 256> t{};
     for (unsigned char c : std::string_view("`~>[0123456789tl")) t[c] = 1;
@@ -138,18 +139,22 @@ bool may_open_region(std::string_view text) {
   }();
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char k = kTrigger[s[i]];
-    if (k == 0) continue;
-    if (k == 2) {  // a level word: two capitals
-      if (i + 1 < n && kTrigger[s[i + 1]] == 2) return true;
-      continue;
+  for (size_t line = 0; line < n;) {
+    size_t i = line;
+    while (i < n && blank(static_cast<char>(s[i]))) ++i;
+    if (i < n) {
+      const unsigned char k = kTrigger[s[i]];
+      if (k == 2) {  // a level word: two capitals
+        if (i + 1 < n && kTrigger[s[i + 1]] == 2) return true;
+      } else if (s[i] == 't' || s[i] == 'l') {  // time=, level=
+        if (text.substr(i, 5) == "time=" || text.substr(i, 6) == "level=") return true;
+      } else if (k == 1) {
+        return true;
+      }
     }
-    if (s[i] == 't' || s[i] == 'l') {  // time=, level=
-      if (text.substr(i, 5) == "time=" || text.substr(i, 6) == "level=") return true;
-      continue;
-    }
-    return true;
+    const void* nl = i < n ? std::memchr(s + i, '\n', n - i) : nullptr;
+    if (nl == nullptr) break;
+    line = static_cast<size_t>(static_cast<const unsigned char*>(nl) - s) + 1;
   }
   return false;
 }
