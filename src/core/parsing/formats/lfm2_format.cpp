@@ -68,19 +68,10 @@ class Lfm2Format final : public ToolCallFormat {
     if (inner < text.size() && text[inner] == ']') return closed_at(inner + 1);  // no call
     if (inner < text.size() && text[inner] == '{') return json_list(text, p, where, out, closed_at);
     PyCallsText read = read_python_call_list_text(text, p);
-    if (!read.error.empty()) {
-      fail(out, where + ": " + read.error);
+    if (!commit_python_calls(read, where, out)) {
       if (read.cut_off) return text.size();
       size_t c = text.find(kClose, p);
       return c == kNpos ? text.size() : c + kClose.size();
-    }
-    for (auto& r : read.repairs) out.repairs.push_back(where + ": " + r);
-    for (auto& c : read.calls) {
-      CallDraft d;
-      d.name = std::move(c.name);
-      d.arguments = std::move(c.arguments);
-      d.valid_utf8 = c.valid_utf8;
-      commit(out, std::move(d), where);
     }
     size_t end = closed_at(read.end);
     // The model sometimes repeats the list it just wrote, closed by a second end token: an echo.

@@ -74,19 +74,10 @@ class Olmo3Format final : public ToolCallFormat {
         return p;
       }
       PyCallsText read = read_python_call_text(text, p);
-      if (!read.error.empty()) {
-        fail(out, where + ": " + read.error);
+      if (!commit_python_calls(read, where, out)) {
         if (read.cut_off) return text.size();
         size_t c = text.find(kClose, p);
         return c == kNpos ? text.size() : c + kClose.size();
-      }
-      for (auto& r : read.repairs) out.repairs.push_back(where + ": " + r);
-      for (auto& c : read.calls) {
-        CallDraft d;
-        d.name = std::move(c.name);
-        d.arguments = std::move(c.arguments);
-        d.valid_utf8 = c.valid_utf8;
-        commit(out, std::move(d), where);
       }
       any = true;
       p = read.end;

@@ -443,4 +443,20 @@ PyCalls read_python_call_list(std::string_view text, size_t pos) {
   return with_documents(read_python_call_list_text(text, pos));
 }
 
+bool commit_python_calls(PyCallsText& read, const Label& where, FormatResult& out) {
+  if (!read.error.empty()) {
+    fail(out, where + ": " + read.error);
+    return false;
+  }
+  for (auto& r : read.repairs) out.repairs.push_back(where + ": " + r);
+  for (auto& c : read.calls) {
+    CallDraft d;
+    d.name = std::move(c.name);
+    d.arguments = std::move(c.arguments);
+    d.valid_utf8 = c.valid_utf8;
+    commit(out, std::move(d), where);
+  }
+  return true;
+}
+
 }  // namespace keel::detail

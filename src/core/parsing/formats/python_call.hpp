@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/parsing/formats/text_scan.hpp"
+
 namespace keel::detail {
 
 // How a read went: lenient readings applied (each once), where it stopped, or why it failed.
@@ -34,6 +36,10 @@ struct PyCallsText : PyReadStatus {
 // One call `name(k=v, ...)` starting at text[pos] (leading whitespace allowed). Offsets in errors
 // are positions in `text`.
 PyCallsText read_python_call_text(std::string_view text, size_t pos);
+
+// Adds the calls `read` holds to `out` (moved out of it), its repairs prefixed by `where`; when
+// the reading failed, sets out's error to "<where>: <why>" and returns false.
+bool commit_python_calls(PyCallsText& read, const Label& where, FormatResult& out);
 
 // A bracketed, non-empty list of calls `[f(...), g(...)]` starting at text[pos] (a trailing comma
 // is allowed, as in Python).
