@@ -3,7 +3,7 @@
 // deterministic; the format that decided, asked by name, decides the same way (auto-detection's
 // shared marker scan never hides a format's calls); streamed through CallStreamFilter in two
 // pieces (cut where the first byte says), the text shown is the start of the parsed answer and,
-// with finish()'s rest, all of it.
+// with finish()'s rest, all of it (unless the reply holds a broken call, which is reported).
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -54,13 +54,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (n.calls[i].name != a.calls[i].name || n.calls[i].arguments != a.calls[i].arguments) std::abort();
     }
   }
+  // A reply that starts inside reasoning the prompt opened (a closing tag before any opening one)
+  // is streamed as such only when the host says so: </think> is, the formats' own tags are not
+  // checked here.
+  auto closes_first = [&](std::string_view close, std::string_view open) {
+    size_t c = text.find(close);
+    while (c != std::string_view::npos && c > 0 && text[c - 1] == '`') c = text.find(close, c + 1);
+    if (c == std::string_view::npos) return false;
+    size_t o = text.find(open);
+    while (o != std::string_view::npos && o > 0 && text[o - 1] == '`') o = text.find(open, o + 1);
+    return o == std::string_view::npos || o > c;
+  };
+  if (closes_first("[/THINK]", "[THINK]") || closes_first("<|END_THINKING|>", "<|START_THINKING|>") ||
+      closes_first("</seed:think>", "<seed:think>") || closes_first("<channel|>", "<|channel>")) {
+    return 0;
+  }
+  // Nor is a reply that mixes <think> with a format's own reasoning tags checked: which of them
+  // opened the reply is the prompt's to say.
+  const bool own_reasoning_tags = text.find("think>") != std::string_view::npos && text.find("</think>") != std::string_view::npos &&
+                                  (text.find("seed:think") != std::string_view::npos || text.find("THINK]") != std::string_view::npos);
+  if (own_reasoning_tags) return 0;
   const size_t cut = size == 0 ? 0 : data[0] % (size + 1);
-  keel::CallStreamFilter filter(*parser, tools);
+  keel::CallStreamFilter filter(*parser, tools, {closes_first("</think>", "<think>")});
   std::string shown = filter.feed(text.substr(0, cut)).text;
   shown += filter.feed(text.substr(cut)).text;
   const std::string rest = filter.finish().text;
   const std::string& answer = filter.outcome().content;
   if (answer != a.content) std::abort();
+  // (A broken call is reported, not shown as an answer; its formats differ on the text they keep.)
+  if (a.error) return 0;
   if (shown.size() > answer.size() || answer.compare(0, shown.size(), shown) != 0) std::abort();
   if (shown + rest != answer) std::abort();
   return 0;

@@ -364,15 +364,10 @@ CallStreamFilter::Verdict CallStreamFilter::judge_candidate(size_t& not_call_end
     while (i < text_.size() && detail::is_blank(text_[i])) ++i;
     if (i == text_.size()) return Verdict::kUndecided;
     const char next = text_[i];
-    if (candidate_ == Candidate::kBrace && next != '"' && next != '\'') {
-      not_call_end = c + 1;
-      return Verdict::kNotCall;
-    }
-    if (candidate_ == Candidate::kBracket && next != '{') {
-      if (!is_ident_start(next)) {
-        not_call_end = c + 1;
-        return Verdict::kNotCall;
-      }
+    // A brace, or a bracket that does not open a pythonic call, is held until it closes and then
+    // parsed: the JSON formats read leniently (a stray byte, a missing quote), so only the parse
+    // can tell.
+    if (candidate_ == Candidate::kBracket && is_ident_start(next)) {
       size_t j = i;
       while (j < text_.size() && is_ident_char(text_[j])) ++j;
       while (j < text_.size() && detail::is_blank(text_[j])) ++j;
@@ -391,7 +386,13 @@ CallStreamFilter::Verdict CallStreamFilter::judge_candidate(size_t& not_call_end
   }
   ParseOutcome o = parser_.parse_full(segment, tools_);
   if (!o.calls.empty() || o.error) return Verdict::kCall;
-  not_call_end = end;
+  // Not a call as a whole; a part of it may still be one in the reply (an object on its own line
+  // inside a list): only the opening (the bracket, the fence line) is shown, the rest is read again.
+  if (candidate_ == Candidate::kFence) {
+    not_call_end = text_.find('\n', c + kFence.size()) + 1;
+  } else {
+    not_call_end = c + 1;
+  }
   return Verdict::kNotCall;
 }
 
@@ -494,8 +495,8 @@ bool CallStreamFilter::announces_at(size_t at, std::string_view marker) const {
 }
 
 // Functionary v3.2's first header may come without ">>>" (the prompt ended with it): a reply whose
-// first line is "all" starts with that header (dropped), one whose first line is a tool's name
-// is a call. False while the first line may still be one.
+// first line is "all" may start with that header (held to the end), one whose first line is a
+// tool's name before a JSON object is a call. False while the first line may still be one.
 bool CallStreamFilter::check_header() {
   size_t b = pos_;
   while (b < text_.size() && detail::is_blank(text_[b])) ++b;
@@ -522,8 +523,9 @@ bool CallStreamFilter::check_header() {
   header_checked_ = true;
   if (j == b || !is_ident_start(text_[b])) return true;
   const std::string_view name = std::string_view(text_).substr(b, j - b);
-  if (name == "all" && text_[j] == '\n') {
-    pos_ = j + 1;
+  if (name == "all" && text_[j] == '\n') {  // Functionary's text header: which format decides is
+    pos_ = b;                                 // known at the end only (it drops the header, others
+    hold(false);                              // keep it), so the reply is shown once read
     return true;
   }
   if (detail::find_tool(tools_, name) == nullptr) return true;

@@ -165,6 +165,8 @@ class ValueReader {
       if (!first) out += ',';
       first = false;
       p = skip_space(text_, value(p, out));
+      if (!error.empty()) return p;
+      if (p < text_.size() && text_[p] != ',' && text_[p] != ']') return bad(p, "expected ',' or ']' in a list");
       if (p < text_.size() && text_[p] == ',') p = skip_space(text_, p + 1);
     }
     return p;

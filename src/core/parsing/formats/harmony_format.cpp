@@ -82,6 +82,11 @@ class HarmonyFormat final : public ToolCallFormat {
     static constexpr std::string_view kMarkers[] = {"<|channel|>", "<|message|>", "<|start|>"};
     return kMarkers;
   }
+  // A reply generated after "<|start|>assistant" may open with its recipient header.
+  std::span<const std::string_view> leading_markers() const override {
+    static constexpr std::string_view kLeading[] = {"to="};
+    return kLeading;
+  }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {
     FormatResult out;

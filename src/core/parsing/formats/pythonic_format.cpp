@@ -157,6 +157,7 @@ class PythonicFormat final : public ToolCallFormat {
         // A list or call that starts a line (or the reply) was meant; one inside a sentence may be prose.
         if (line_start) {
           fail(out, "pythonic call at offset " + std::to_string(at) + ": " + r.error);
+          out.content = trim(text.substr(0, at));  // the lead-in stays text
           return out;
         }
         pos = at + 1;
