@@ -88,16 +88,14 @@ class GraniteFormat final : public ToolCallFormat {
            "\"arguments\"}";
   }
   std::span<const std::string_view> markers() const override {
-    // "<|tool" (shared with other formats' tokens) stands for <|tool_call|>; detect_marked() checks it.
-    static constexpr std::string_view kMarkers[] = {"<|tool", kFunctionCall, kResponse};
+    static constexpr std::string_view kMarkers[] = {kMarker, kFunctionCall, kResponse};
     return kMarkers;
   }
 
   // <function_call>...</function_call> with its closing tag is Hermes' wrapper, not Granite 20B's
   // one-marker-per-call form (which has no closing tag).
   bool detect_marked(std::string_view text) const override {
-    if (text.find(kMarker) != npos || text.find(kResponse) != npos) return true;
-    return text.find(kFunctionCall) != npos && text.find("</function_call>") == npos;
+    return text.find(kMarker) != npos || text.find(kResponse) != npos || text.find("</function_call>") == npos;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec>) const override {

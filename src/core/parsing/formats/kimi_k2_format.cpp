@@ -87,15 +87,9 @@ class KimiK2Format final : public ToolCallFormat {
            "<|tool_call_end|>";
   }
   std::span<const std::string_view> markers() const override {
-    // "<|tool" is the prefix of its tokens that other formats scan for too: one shared marker costs
-    // the one scan nothing more; detect_marked() checks the tokens themselves.
-    static constexpr std::string_view kMarkers[] = {"<|tool"};
+    static constexpr std::string_view kMarkers[] = {"<|tool_call_begin|>", "<|tool_calls_section_begin|>",
+                                                    "<|tool_call_section_begin|>"};
     return kMarkers;
-  }
-  bool detect_marked(std::string_view text) const override {
-    return find_literal(text, "<|tool_call_begin|>") != std::string_view::npos ||
-           find_literal(text, "<|tool_calls_section_begin|>") != std::string_view::npos ||
-           find_literal(text, "<|tool_call_section_begin|>") != std::string_view::npos;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
