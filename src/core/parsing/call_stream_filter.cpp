@@ -329,13 +329,20 @@ CallStreamFilter::Verdict CallStreamFilter::decide_candidate(size_t& not_call_en
   // What is shown must not hold the start of a marker ("[" of "[THINK]"): such a candidate is markup.
   std::string_view from = std::string_view(text_).substr(pos_);
   const size_t looked_at = std::max(not_call_end, examined_);
-  for (const auto& m : call_markers()) {
+  auto holds = [&](std::string_view m) {  // 1: m starts in what would be shown, 2: may start there
     for (size_t at = from.find(m.front()); at != std::string_view::npos && pos_ + at < looked_at;
          at = from.find(m.front(), at + 1)) {
       std::string_view here = from.substr(at, m.size());
-      if (here == m) return Verdict::kCall;
-      if (here.size() < m.size() && m.compare(0, here.size(), here) == 0) return Verdict::kUndecided;
+      if (here == m) return 1;
+      if (here.size() < m.size() && m.compare(0, here.size(), here) == 0) return 2;
     }
+    return 0;
+  };
+  for (const auto& m : call_markers()) {
+    if (int h = holds(m); h != 0) return h == 1 ? Verdict::kCall : Verdict::kUndecided;
+  }
+  for (std::string_view m : {kThinkOpen, kThinkClose}) {  // reasoning is never shown as the answer
+    if (int h = holds(m); h != 0) return h == 1 ? Verdict::kCall : Verdict::kUndecided;
   }
   return v;
 }
