@@ -70,7 +70,7 @@ class CallStreamFilter {
   Verdict judge_candidate(size_t& not_call_end);
   void hold(bool announce);
   bool announces_at(size_t at, std::string_view marker) const;
-  bool check_header();
+  bool check_header(Output& out);
   bool opens_with_reasoning() const;
   bool balanced_until_end(size_t from, size_t& end);
   BareCall bare_call_at(std::string_view rest, size_t i) const;
@@ -95,8 +95,7 @@ class CallStreamFilter {
   size_t sniff_ = 0;         // call names were looked for up to here
   bool header_checked_ = false;  // the reply's first line was looked at (check_header)
   bool announce_ = false;        // names in the held call region are announced as they come
-  std::vector<std::string> announced_;
-  std::vector<std::string> pending_;  // announced by check_header(), not yet returned
+  size_t announced_ = 0;  // call names announced so far
   ParseOutcome outcome_;
 };
 

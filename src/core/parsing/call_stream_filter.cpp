@@ -129,8 +129,7 @@ void CallStreamFilter::reset() {
   sniff_ = 0;
   header_checked_ = false;
   announce_ = false;
-  announced_.clear();
-  pending_.clear();
+  announced_ = 0;
   outcome_ = ParseOutcome{};
 }
 
@@ -138,10 +137,6 @@ CallStreamFilter::Output CallStreamFilter::feed(std::string_view piece) {
   Output out;
   text_.append(piece);
   advance(out);
-  if (!pending_.empty()) {
-    out.announced.insert(out.announced.begin(), pending_.begin(), pending_.end());
-    pending_.clear();
-  }
   return out;
 }
 
@@ -195,7 +190,7 @@ void CallStreamFilter::advance(Output& out) {
       continue;
     }
     if (!header_checked_) {
-      if (!check_header()) return;
+      if (!check_header(out)) return;
       if (mode_ != Mode::kAnswer) continue;
     }
     // The answer: the first place from which the text may be markup.
@@ -461,7 +456,7 @@ void CallStreamFilter::sniff_names(Output& out) {
       announce_ = false;  // not a tool: the calls after it are named once the reply is read, in order
       continue;
     }
-    announced_.emplace_back(name);
+    ++announced_;
     out.announced.emplace_back(name);
   }
 }
@@ -504,7 +499,7 @@ bool CallStreamFilter::announces_at(size_t at, std::string_view marker) const {
 // Functionary v3.2's first header may come without ">>>" (the prompt ended with it): a reply whose
 // first line is "all" may start with that header (held to the end), one whose first line is a
 // tool's name before a JSON object is a call. False while the first line may still be one.
-bool CallStreamFilter::check_header() {
+bool CallStreamFilter::check_header(Output& out) {
   size_t b = pos_;
   while (b < text_.size() && detail::is_blank(text_[b])) ++b;
   const std::string_view opening = std::string_view(text_).substr(b);
@@ -545,8 +540,8 @@ bool CallStreamFilter::check_header() {
   if (text_[body] == '{' && (text_[j] == '\n' || text_[j] == '{')) {
     pos_ = b;
     hold(true);
-    announced_.emplace_back(name);
-    pending_.emplace_back(name);
+    ++announced_;
+    out.announced.emplace_back(name);
     sniff_ = j;
   }
   return true;
@@ -560,7 +555,7 @@ CallStreamFilter::Output CallStreamFilter::finish() {
     out.text = answer.substr(shown_.size());
     shown_ = answer;
   }
-  for (size_t i = announced_.size(); i < outcome_.calls.size(); ++i) out.announced.push_back(outcome_.calls[i].name);
+  for (size_t i = announced_; i < outcome_.calls.size(); ++i) out.announced.push_back(outcome_.calls[i].name);
   return out;
 }
 
