@@ -5,7 +5,10 @@
 #   KEEL_LLAMA_DIR    a llama.cpp install prefix of your own (include/llama.h, lib/libllama.so, libggml*.so)
 #   KEEL_LLAMA_SYSTEM find_package(llama) (a llama.cpp installed with its CMake package files)
 # KEEL_LLAMA=OFF builds keel without the local backend (gguf: and local/ models then report that).
-# Defines keel::llama and KEEL_LLAMA_BACKEND_DIR (where ggml's backend variants are loaded from).
+# Defines keel::llama (llama.cpp's headers and where its library is: keel loads it at first use of
+# a local model, see src/llm/llama_library.hpp), keel::llama_linked (the same, linked: for code
+# that calls llama.cpp directly, the tests' GGUF writer) and KEEL_LLAMA_BACKEND_DIR (where ggml's
+# backend variants are loaded from).
 option(KEEL_LLAMA "Build the in-process llama.cpp backend" ON)
 set(KEEL_LLAMA_VERSION "3.22.1" CACHE STRING "node-llama-cpp release the llama.cpp libraries and headers come from")
 set(KEEL_LLAMA_FLAVOR "cpu" CACHE STRING "cpu or cuda: which prebuilt llama.cpp package to fetch")
@@ -19,11 +22,16 @@ endif()
 
 add_library(keel_llama INTERFACE)
 add_library(keel::llama ALIAS keel_llama)
+add_library(keel_llama_linked INTERFACE)
+add_library(keel::llama_linked ALIAS keel_llama_linked)
+target_link_libraries(keel_llama_linked INTERFACE keel_llama)
 if(KEEL_LLAMA_SYSTEM)
   find_package(llama CONFIG REQUIRED)
-  target_link_libraries(keel_llama INTERFACE llama)
+  target_include_directories(keel_llama SYSTEM INTERFACE $<TARGET_PROPERTY:llama,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_link_libraries(keel_llama_linked INTERFACE llama)
   get_target_property(_llama_lib llama LOCATION)
   get_filename_component(KEEL_LLAMA_BACKEND_DIR "${_llama_lib}" DIRECTORY)
+  set(KEEL_LLAMA_LIB "${_llama_lib}")
 else()
   if(KEEL_LLAMA_DIR)
     set(_prefix "${KEEL_LLAMA_DIR}")
@@ -50,8 +58,10 @@ else()
                         "libllama, libggml, libggml-base). Fix KEEL_LLAMA_DIR or configure with -DKEEL_LLAMA=OFF.")
   endif()
   target_include_directories(keel_llama SYSTEM INTERFACE ${KEEL_LLAMA_INCLUDE} ${KEEL_GGML_INCLUDE})
-  target_link_libraries(keel_llama INTERFACE ${KEEL_LLAMA_LIB} ${KEEL_GGML_LIB} ${KEEL_GGML_BASE_LIB})
+  target_link_libraries(keel_llama_linked INTERFACE ${KEEL_LLAMA_LIB} ${KEEL_GGML_LIB} ${KEEL_GGML_BASE_LIB})
   get_filename_component(KEEL_LLAMA_BACKEND_DIR "${KEEL_LLAMA_LIB}" DIRECTORY)
 endif()
-target_compile_definitions(keel_llama INTERFACE KEEL_HAS_LLAMA=1 KEEL_LLAMA_BACKEND_DIR="${KEEL_LLAMA_BACKEND_DIR}")
+target_compile_definitions(keel_llama INTERFACE KEEL_HAS_LLAMA=1 KEEL_LLAMA_BACKEND_DIR="${KEEL_LLAMA_BACKEND_DIR}"
+                                                KEEL_LLAMA_LIBRARY="${KEEL_LLAMA_LIB}")
+target_link_libraries(keel_llama INTERFACE ${CMAKE_DL_LIBS})
 message(STATUS "keel: llama.cpp from ${KEEL_LLAMA_BACKEND_DIR}")

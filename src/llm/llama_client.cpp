@@ -29,7 +29,7 @@ struct LocalClient::Impl {
   std::unique_ptr<ToolCallParser> parser = make_default_tool_call_parser();
 
   ~Impl() {
-    if (ctx != nullptr) llama_free(ctx);
+    if (ctx != nullptr) llama_detail::llama().llama_free(ctx);
   }
   const LocalModel::Impl& m() const { return model->impl(); }
   Status ensure_context();
@@ -55,10 +55,10 @@ size_t common_prefix(const std::vector<llama_token>& a, const std::vector<llama_
 
 Status LocalClient::Impl::ensure_context() {
   if (ctx != nullptr) return Status::Ok();
-  if (m().info.parameters == 0 || llama_model_n_params(m().model) == 0) {
+  if (m().info.parameters == 0 || llama_detail::llama().llama_model_n_params(m().model) == 0) {
     return Status::InvalidArgument(m().info.path + " holds a tokenizer only (vocab-only GGUF); it cannot generate text");
   }
-  llama_context_params cp = llama_context_default_params();
+  llama_context_params cp = llama_detail::llama().llama_context_default_params();
   int train = m().info.context_train > 0 ? m().info.context_train : 4096;
   n_ctx = options.context_size > 0 ? options.context_size : std::min(train, 8192);
   cp.n_ctx = static_cast<uint32_t>(n_ctx);
@@ -69,13 +69,13 @@ Status LocalClient::Impl::ensure_context() {
   cp.n_threads_batch = threads;
   cp.no_perf = true;
   llama_detail::take_last_error();
-  ctx = llama_init_from_model(m().model, cp);
+  ctx = llama_detail::llama().llama_init_from_model(m().model, cp);
   if (ctx == nullptr) {
     std::string why = llama_detail::take_last_error();
     return Status::Unavailable("cannot create a llama.cpp context of " + std::to_string(n_ctx) + " tokens for " +
                                m().info.path + (why.empty() ? "" : ": " + why) + " (try a smaller context_size)");
   }
-  n_ctx = static_cast<int>(llama_n_ctx(ctx));
+  n_ctx = static_cast<int>(llama_detail::llama().llama_n_ctx(ctx));
   return Status::Ok();
 }
 
@@ -97,13 +97,13 @@ Result<std::vector<llama_token>> LocalClient::Impl::render(const ModelRequest& r
 
 // Evaluates `prompt`, reusing the cached tokens it starts with. Leaves the last token's logits ready.
 Status LocalClient::Impl::evaluate_prompt(const std::vector<llama_token>& prompt, std::stop_token stop) {
-  llama_memory_t mem = llama_get_memory(ctx);
+  llama_memory_t mem = llama_detail::llama().llama_get_memory(ctx);
   size_t keep = options.prefix_reuse ? common_prefix(cached, prompt) : 0;
   if (keep == prompt.size()) --keep;  // the last token is evaluated again for its logits
-  if (keep < cached.size() && !llama_memory_seq_rm(mem, 0, static_cast<llama_pos>(keep), -1)) {
+  if (keep < cached.size() && !llama_detail::llama().llama_memory_seq_rm(mem, 0, static_cast<llama_pos>(keep), -1)) {
     keep = 0;  // this model's cache cannot drop a suffix: start over
   }
-  if (keep == 0) llama_memory_clear(mem, true);
+  if (keep == 0) llama_detail::llama().llama_memory_clear(mem, true);
   cached.resize(keep);
   last_reused = static_cast<int64_t>(keep);
   last_evaluated = static_cast<int64_t>(prompt.size() - keep);
@@ -111,10 +111,10 @@ Status LocalClient::Impl::evaluate_prompt(const std::vector<llama_token>& prompt
   for (size_t at = keep; at < prompt.size(); at += batch) {
     if (stop.stop_requested()) return Status::Cancelled("stopped while evaluating the prompt");
     size_t n = std::min(batch, prompt.size() - at);
-    llama_batch b = llama_batch_get_one(const_cast<llama_token*>(prompt.data() + at), static_cast<int32_t>(n));
-    if (int rc = llama_decode(ctx, b); rc != 0) {
+    llama_batch b = llama_detail::llama().llama_batch_get_one(const_cast<llama_token*>(prompt.data() + at), static_cast<int32_t>(n));
+    if (int rc = llama_detail::llama().llama_decode(ctx, b); rc != 0) {
       cached.clear();
-      llama_memory_clear(mem, true);
+      llama_detail::llama().llama_memory_clear(mem, true);
       return Status::Unavailable("llama.cpp could not evaluate the prompt (decode returned " + std::to_string(rc) + ")");
     }
     cached.insert(cached.end(), prompt.begin() + static_cast<std::ptrdiff_t>(at),
@@ -189,7 +189,7 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
     }
     KEEL_ASSIGN_OR_RETURN(llama_token t, sampler.sample(s.ctx));
     ++generated;
-    if (llama_vocab_is_eog(s.m().vocab, t)) {
+    if (llama_detail::llama().llama_vocab_is_eog(s.m().vocab, t)) {
       reply.finish_reason = "stop";
       break;
     }
@@ -203,8 +203,8 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
       break;
     }
     if (static_cast<int>(s.cached.size()) + 1 >= s.n_ctx) break;  // the context is full: "length"
-    llama_batch b = llama_batch_get_one(&t, 1);
-    if (int rc = llama_decode(s.ctx, b); rc != 0) {
+    llama_batch b = llama_detail::llama().llama_batch_get_one(&t, 1);
+    if (int rc = llama_detail::llama().llama_decode(s.ctx, b); rc != 0) {
       return Status::Unavailable("llama.cpp could not evaluate a generated token (decode returned " + std::to_string(rc) + ")");
     }
     s.cached.push_back(t);
@@ -232,7 +232,7 @@ Status LocalClient::save_state(const std::string& path) {
   Impl& s = *impl_;
   KEEL_TRY(s.ensure_context());
   std::string tmp = path + ".tmp";
-  size_t n = llama_state_seq_save_file(s.ctx, tmp.c_str(), 0, s.cached.data(), s.cached.size());
+  size_t n = llama_detail::llama().llama_state_seq_save_file(s.ctx, tmp.c_str(), 0, s.cached.data(), s.cached.size());
   std::error_code ec;
   if (n == 0) {
     std::filesystem::remove(tmp, ec);
@@ -248,12 +248,12 @@ Status LocalClient::load_state(const std::string& path) {
   KEEL_TRY(s.ensure_context());
   std::vector<llama_token> tokens(static_cast<size_t>(s.n_ctx));
   size_t count = 0;
-  llama_memory_clear(llama_get_memory(s.ctx), true);
+  llama_detail::llama().llama_memory_clear(llama_detail::llama().llama_get_memory(s.ctx), true);
   s.cached.clear();
   llama_detail::take_last_error();
-  size_t n = llama_state_seq_load_file(s.ctx, path.c_str(), 0, tokens.data(), tokens.size(), &count);
+  size_t n = llama_detail::llama().llama_state_seq_load_file(s.ctx, path.c_str(), 0, tokens.data(), tokens.size(), &count);
   if (n == 0) {
-    llama_memory_clear(llama_get_memory(s.ctx), true);
+    llama_detail::llama().llama_memory_clear(llama_detail::llama().llama_get_memory(s.ctx), true);
     std::string why = llama_detail::take_last_error();
     return Status::InvalidArgument("cannot restore the model state from " + path + (why.empty() ? "" : ": " + why) +
                                    " (written by another model or context size?)");

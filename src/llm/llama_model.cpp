@@ -3,7 +3,6 @@
 
 #if KEEL_HAS_LLAMA
 #include <dlfcn.h>
-#include <ggml-backend.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +32,7 @@ void log_sink(ggml_log_level level, const char* text, void* /*user*/) {
 std::string backend_dir() {
   if (const char* env = std::getenv("KEEL_LLAMA_BACKEND_DIR"); env != nullptr && *env != '\0') return env;
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&llama_backend_init), &info) != 0 && info.dli_fname != nullptr) {
+  if (dladdr(reinterpret_cast<void*>(llama().llama_backend_init), &info) != 0 && info.dli_fname != nullptr) {
     std::filesystem::path p(info.dli_fname);
     if (p.has_parent_path()) return p.parent_path().string();
   }
@@ -42,23 +41,26 @@ std::string backend_dir() {
 
 }  // namespace
 
-void ensure_backend() {
+Status ensure_backend() {
+  Result<const LlamaLibrary*> library = load_llama_library();
+  if (!library.ok()) return library.status();
   static std::once_flag once;
   std::call_once(once, [] {
-    llama_log_set(log_sink, nullptr);
-    ggml_backend_load_all_from_path(backend_dir().c_str());
-    llama_backend_init();
+    llama().llama_log_set(log_sink, nullptr);
+    llama().ggml_backend_load_all_from_path(backend_dir().c_str());
+    llama().llama_backend_init();
   });
+  return Status::Ok();
 }
 
 std::string take_last_error() { return std::exchange(t_last_error, std::string()); }
 
 std::string token_piece(const llama_vocab* vocab, llama_token token) {
   char buf[256];
-  int n = llama_token_to_piece(vocab, token, buf, sizeof buf, 0, true);
+  int n = llama_detail::llama().llama_token_to_piece(vocab, token, buf, sizeof buf, 0, true);
   if (n >= 0) return std::string(buf, static_cast<size_t>(n));
   std::string big(static_cast<size_t>(-n), '\0');
-  n = llama_token_to_piece(vocab, token, big.data(), static_cast<int32_t>(big.size()), 0, true);
+  n = llama_detail::llama().llama_token_to_piece(vocab, token, big.data(), static_cast<int32_t>(big.size()), 0, true);
   big.resize(n < 0 ? 0 : static_cast<size_t>(n));
   return big;
 }
@@ -75,7 +77,7 @@ std::map<RegistryKey, std::weak_ptr<LocalModel>> g_registry;
 }  // namespace
 
 LocalModel::Impl::~Impl() {
-  if (model != nullptr) llama_model_free(model);
+  if (model != nullptr) llama_detail::llama().llama_model_free(model);
 }
 
 bool local_inference_available() { return true; }
@@ -99,12 +101,12 @@ Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, co
   if (auto it = g_registry.find(key); it != g_registry.end()) {
     if (auto existing = it->second.lock()) return existing;
   }
-  llama_detail::ensure_backend();
-  llama_model_params params = llama_model_default_params();
+  if (Status backend = llama_detail::ensure_backend(); !backend.ok()) return backend;
+  llama_model_params params = llama_detail::llama().llama_model_default_params();
   params.vocab_only = options.vocab_only;
   if (options.gpu_layers >= 0) params.n_gpu_layers = options.gpu_layers;
   llama_detail::take_last_error();
-  llama_model* model = llama_model_load_from_file(std::get<0>(key).c_str(), params);
+  llama_model* model = llama_detail::llama().llama_model_load_from_file(std::get<0>(key).c_str(), params);
   if (model == nullptr) {
     std::string why = llama_detail::take_last_error();
     return Status::InvalidArgument("cannot load " + path + " as a GGUF model" + (why.empty() ? "" : ": " + why) +
@@ -112,17 +114,17 @@ Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, co
   }
   auto impl = std::make_unique<Impl>();
   impl->model = model;
-  impl->vocab = llama_model_get_vocab(model);
-  impl->add_bos = llama_vocab_get_add_bos(impl->vocab);
+  impl->vocab = llama_detail::llama().llama_model_get_vocab(model);
+  impl->add_bos = llama_detail::llama().llama_vocab_get_add_bos(impl->vocab);
   LocalModelInfo& info = impl->info;
   info.path = std::get<0>(key);
   char desc[256];
-  if (int n = llama_model_desc(model, desc, sizeof desc); n > 0) info.description.assign(desc, std::min<size_t>(n, sizeof desc - 1));
-  info.parameters = static_cast<int64_t>(llama_model_n_params(model));
+  if (int n = llama_detail::llama().llama_model_desc(model, desc, sizeof desc); n > 0) info.description.assign(desc, std::min<size_t>(n, sizeof desc - 1));
+  info.parameters = static_cast<int64_t>(llama_detail::llama().llama_model_n_params(model));
   info.size_bytes = static_cast<int64_t>(std::filesystem::file_size(abs, ec));
-  info.context_train = llama_model_n_ctx_train(model);
-  info.vocab_size = llama_vocab_n_tokens(impl->vocab);
-  const char* tmpl = llama_model_chat_template(model, nullptr);
+  info.context_train = llama_detail::llama().llama_model_n_ctx_train(model);
+  info.vocab_size = llama_detail::llama().llama_vocab_n_tokens(impl->vocab);
+  const char* tmpl = llama_detail::llama().llama_model_chat_template(model, nullptr);
   std::optional<ChatFamily> family;
   if (tmpl != nullptr) family = detect_chat_family(tmpl);
   info.template_from_file = family.has_value();
@@ -137,11 +139,11 @@ Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, co
 Result<std::vector<int32_t>> LocalModel::tokenize(std::string_view text, bool add_bos, bool parse_special) const {
   if (text.size() > static_cast<size_t>(INT32_MAX / 2)) return Status::InvalidArgument("text too long to tokenize");
   std::vector<int32_t> out(text.size() + 8);
-  int n = llama_tokenize(impl_->vocab, text.data(), static_cast<int32_t>(text.size()), out.data(),
+  int n = llama_detail::llama().llama_tokenize(impl_->vocab, text.data(), static_cast<int32_t>(text.size()), out.data(),
                          static_cast<int32_t>(out.size()), add_bos, parse_special);
   if (n < 0) {
     out.resize(static_cast<size_t>(-n));
-    n = llama_tokenize(impl_->vocab, text.data(), static_cast<int32_t>(text.size()), out.data(),
+    n = llama_detail::llama().llama_tokenize(impl_->vocab, text.data(), static_cast<int32_t>(text.size()), out.data(),
                        static_cast<int32_t>(out.size()), add_bos, parse_special);
     if (n < 0) return Status::Internal("the tokenizer failed on a text of " + std::to_string(text.size()) + " bytes");
   }

@@ -1,7 +1,7 @@
 // The llama.cpp objects behind keel::LocalModel, for the files of the local backend only.
 #pragma once
 
-#include <llama.h>
+#include "llm/llama_library.hpp"
 
 #include <string>
 
@@ -20,8 +20,9 @@ struct LocalModel::Impl {
 };
 
 namespace llama_detail {
-// Loads ggml's backends and quiets llama.cpp's log (errors are kept for messages) once per process.
-void ensure_backend();
+// Loads llama.cpp and ggml's backends and quiets llama.cpp's log (errors are kept for messages)
+// once per process; the error when llama.cpp cannot be loaded.
+Status ensure_backend();
 // The last error llama.cpp logged on this thread (cleared by the call), for error messages.
 std::string take_last_error();
 // The text of one token (special tokens rendered).

@@ -2,7 +2,7 @@
 // temperature and a seeded draw (or greedy at temperature 0).
 #pragma once
 
-#include <llama.h>
+#include "llm/llama_library.hpp"
 
 #include <memory>
 #include <string>
@@ -15,7 +15,7 @@
 namespace keel {
 
 struct SamplerFree {
-  void operator()(llama_sampler* s) const { llama_sampler_free(s); }
+  void operator()(llama_sampler* s) const { llama_detail::llama().llama_sampler_free(s); }
 };
 using SamplerPtr = std::unique_ptr<llama_sampler, SamplerFree>;
 

@@ -148,6 +148,47 @@ TEST(LocalCliTest, AMissingModelWithoutLanesIsAClearError) {
   EXPECT_NE(run.err.find("nothing"), std::string::npos) << run.err;
 }
 
+// llama.cpp is loaded at the first use of a local model: a run or command that uses none never
+// maps libllama or ggml (the loader's trace lists every library it opens).
+TEST(LocalCliTest, LlamaCppIsLoadedOnlyWhenALocalModelIsUsed) {
+  testing::TempDir ws;
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.env["LD_DEBUG"] = "libs";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--version"}, std::vector<std::string>{"run", "--ephemeral", "what time is it"}}) {
+    testing::CliRun run = testing::run_cli(KEEL_BINARY, args, opts);
+    ASSERT_EQ(run.exit_code, 0) << run.err.substr(0, 2000);
+    ASSERT_NE(run.err.find("calling init"), std::string::npos) << "no loader trace: " << run.err.substr(0, 500);
+    EXPECT_EQ(run.err.find("libllama"), std::string::npos) << args[0];
+    EXPECT_EQ(run.err.find("libggml"), std::string::npos) << args[0];
+  }
+  // A local model loads it, in the same run.
+  std::string model = write_model(ws);
+  testing::CliRun run = testing::run_cli(
+      KEEL_BINARY, {"run", "--ephemeral", "--max-rounds", "1", "--model", "gguf:" + model, "hi"}, [&] {
+        testing::CliOptions o = opts;
+        o.timeout_ms = 120000;
+        return o;
+      }());
+  EXPECT_NE(run.err.find("libllama"), std::string::npos) << run.err.substr(0, 2000);
+}
+
+// A llama.cpp library that cannot be loaded is a clear error naming what to set, not a crash.
+TEST(LocalCliTest, AMissingLlamaLibraryIsAClearError) {
+  testing::TempDir ws;
+  std::string model = write_model(ws);
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.env["KEEL_LLAMA_LIB"] = (ws.path() / "no-such-libllama.so").string();
+  testing::CliRun run = testing::run_cli(
+      KEEL_BINARY, {"run", "--ephemeral", "--model", "gguf:" + model, "--workspace", ws.path().string(), "hi"}, opts);
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("cannot load llama.cpp"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("KEEL_LLAMA_LIB"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("no-such-libllama.so"), std::string::npos) << run.err;
+}
+
 }  // namespace
 }  // namespace keel
 #endif  // KEEL_HAS_LLAMA
