@@ -42,7 +42,9 @@ constexpr auto kIdleTimeout = std::chrono::seconds(30);
 constexpr size_t kMaxRequest = 256u << 20;  // a request larger than this is refused
 
 volatile sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
+void on_signal(int) {
+  g_stop = 1;
+}
 
 // ---------------------------------------------------------------- start-up options, reply pieces
 
@@ -50,11 +52,21 @@ std::string json_escape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -70,8 +82,8 @@ std::string json_escape(std::string_view s) {
 
 struct Script {
   long default_steps = 20;
-  std::string tool_name_json;              // "fs_stat", quoted and escaped
-  std::vector<std::string> args_pieces;    // the escaped arguments split at each {n}
+  std::string tool_name_json;            // "fs_stat", quoted and escaped
+  std::vector<std::string> args_pieces;  // the escaped arguments split at each {n}
 };
 
 struct Stats {
@@ -198,8 +210,8 @@ void chat(std::string& out, std::string_view body) {
   if (want_tool) {
     ++g_stats.tool_replies;
     const std::string n = std::to_string(done + 1);
-    call = "\"id\":\"call_" + std::to_string(++g_stats.call_seq) + "\",\"type\":\"function\",\"function\":{\"name\":" +
-           g_script.tool_name_json + ",\"arguments\":\"";
+    call = "\"id\":\"call_" + std::to_string(++g_stats.call_seq) +
+           "\",\"type\":\"function\",\"function\":{\"name\":" + g_script.tool_name_json + ",\"arguments\":\"";
     for (size_t i = 0; i < g_script.args_pieces.size(); ++i) {
       if (i > 0) call += n;
       call += g_script.args_pieces[i];
@@ -225,7 +237,8 @@ void chat(std::string& out, std::string_view body) {
   ++g_stats.stream;
   http_head(out, 200, "OK", "text/event-stream", 0, true);
   std::string event = "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",";
-  event += want_tool ? "\"content\":null,\"tool_calls\":[{\"index\":0," + call + "]" : std::string("\"content\":\"done\"");
+  event +=
+      want_tool ? "\"content\":null,\"tool_calls\":[{\"index\":0," + call + "]" : std::string("\"content\":\"done\"");
   event += "},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
   append_chunk(out, event);
   event = "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"";
@@ -246,10 +259,11 @@ void route(std::string& out, std::string_view method, std::string_view target, s
   if (method == "POST" && path == "/chat/completions") {
     chat(out, body);
   } else if (method == "GET" && path == "/models") {
-    send_json(out, 200, "OK",
-              "{\"object\":\"list\",\"data\":[{\"id\":\"mock\",\"object\":\"model\",\"created\":0,\"owned_by\":\"mock\"},"
-              "{\"id\":\"mock-steps-" + std::to_string(g_script.default_steps) +
-                  "\",\"object\":\"model\",\"created\":0,\"owned_by\":\"mock\"}]}");
+    send_json(
+        out, 200, "OK",
+        "{\"object\":\"list\",\"data\":[{\"id\":\"mock\",\"object\":\"model\",\"created\":0,\"owned_by\":\"mock\"},"
+        "{\"id\":\"mock-steps-" +
+            std::to_string(g_script.default_steps) + "\",\"object\":\"model\",\"created\":0,\"owned_by\":\"mock\"}]}");
   } else if (method == "GET" && path == "/stats") {
     char json[320];
     std::snprintf(json, sizeof json,
@@ -331,8 +345,8 @@ bool serve_requests(Connection& c) {
     }
     std::string_view method = head.substr(0, sp1), target = head.substr(sp1 + 1, sp2 - sp1 - 1);
     std::string_view version = head.substr(sp2 + 1, (eol == std::string_view::npos ? head.size() : eol) - sp2 - 1);
-    bool keep = version == "HTTP/1.1" ? !header_is(head, "connection", "close")
-                                      : header_is(head, "connection", "keep-alive");
+    bool keep =
+        version == "HTTP/1.1" ? !header_is(head, "connection", "close") : header_is(head, "connection", "keep-alive");
     route(c.out, method, target, std::string_view(c.in).substr(end + 4, static_cast<size_t>(length)));
     c.in.erase(0, total);
     c.sent_continue = false;
@@ -373,7 +387,9 @@ bool on_readable(Connection& c) {
   return flush(c);
 }
 
-void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK); }
+void set_nonblocking(int fd) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK);
+}
 
 int usage() {
   std::fprintf(stderr, "usage: keel_mock_model_server [--port P] [--steps N] [--tool NAME] [--args JSON]\n");
@@ -388,11 +404,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (i + 1 >= argc) return usage();
-    if (a == "--port") port = std::atoi(argv[++i]);
-    else if (a == "--steps") g_script.default_steps = std::atol(argv[++i]);
-    else if (a == "--tool") tool = argv[++i];
-    else if (a == "--args") args = argv[++i];
-    else return usage();
+    if (a == "--port")
+      port = std::atoi(argv[++i]);
+    else if (a == "--steps")
+      g_script.default_steps = std::atol(argv[++i]);
+    else if (a == "--tool")
+      tool = argv[++i];
+    else if (a == "--args")
+      args = argv[++i];
+    else
+      return usage();
   }
   g_script.tool_name_json = "\"" + json_escape(tool) + "\"";
   std::string escaped = json_escape(args);
@@ -451,12 +472,17 @@ int main(int argc, char** argv) {
       Connection& c = conns[i];
       short ev = fds[i + 2].revents;
       bool alive = true;
-      if (ev & (POLLIN | POLLHUP | POLLERR)) alive = on_readable(c);
-      else if (ev & POLLOUT) alive = flush(c);
-      else if (now - c.last_active > kIdleTimeout) alive = false;
+      if (ev & (POLLIN | POLLHUP | POLLERR))
+        alive = on_readable(c);
+      else if (ev & POLLOUT)
+        alive = flush(c);
+      else if (now - c.last_active > kIdleTimeout)
+        alive = false;
       if (alive && c.close_after && c.out.empty()) alive = false;
-      if (alive) kept.push_back(std::move(c));
-      else ::close(c.fd);
+      if (alive)
+        kept.push_back(std::move(c));
+      else
+        ::close(c.fd);
     }
     conns.swap(kept);
     if (fds[1].revents & POLLIN) {

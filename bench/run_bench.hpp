@@ -12,10 +12,10 @@ namespace runbench {
 // ---------------------------------------------------------------- processes (run_bench_process.cpp)
 
 struct ProcessResult {
-  double wall_ms = 0;     // spawn to reaped
-  long max_rss_kb = 0;    // wait4's ru_maxrss
-  int exit_code = -1;     // -1: killed by a signal, timed out, or not started
-  std::string error;      // why it failed, with the tail of its stderr
+  double wall_ms = 0;   // spawn to reaped
+  long max_rss_kb = 0;  // wait4's ru_maxrss
+  int exit_code = -1;   // -1: killed by a signal, timed out, or not started
+  std::string error;    // why it failed, with the tail of its stderr
 };
 
 // Runs argv[0] (a path) in `cwd` with `env`, stdout to /dev/null, stderr kept in `stderr_file`

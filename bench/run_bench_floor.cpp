@@ -60,9 +60,8 @@ FloorLoop::~FloorLoop() {
 bool FloorLoop::run(int rounds, std::string& error) {
   CURL* c = static_cast<CURL*>(curl_);
   const std::string head = "{\"model\":\"mock-steps-" + std::to_string(rounds) + "\",\"messages\":[";
-  std::string messages =
-      R"({"role":"system","content":"You are a benchmark agent. Use the tools, then answer."},)"
-      R"({"role":"user","content":"bench task"})";
+  std::string messages = R"({"role":"system","content":"You are a benchmark agent. Use the tools, then answer."},)"
+                         R"({"role":"user","content":"bench task"})";
   std::string body, reply;
   for (int round = 0; round <= rounds; ++round) {
     body.clear();
@@ -79,15 +78,15 @@ bool FloorLoop::run(int rounds, std::string& error) {
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     if (rc != CURLE_OK || status != 200) {
-      error = "floor request " + std::to_string(round + 1) + " failed: " +
-              (rc != CURLE_OK ? curl_easy_strerror(rc) : "HTTP " + std::to_string(status) + " " + reply);
+      error = "floor request " + std::to_string(round + 1) +
+              " failed: " + (rc != CURLE_OK ? curl_easy_strerror(rc) : "HTTP " + std::to_string(status) + " " + reply);
       return false;
     }
     size_t calls = reply.find("\"tool_calls\":[{");
     if (calls == std::string::npos) {
       if (round != rounds || reply.find("\"content\":\"done\"") == std::string::npos) {
-        error = "floor: text reply after " + std::to_string(round) + " of " + std::to_string(rounds) +
-                " rounds: " + reply;
+        error =
+            "floor: text reply after " + std::to_string(round) + " of " + std::to_string(rounds) + " rounds: " + reply;
         return false;
       }
       return true;

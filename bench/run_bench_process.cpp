@@ -29,7 +29,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int pidfd_of(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+int pidfd_of(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
 
 // Waits up to `timeout_ms` for the child to end (true), without reaping it.
 bool wait_exit(pid_t pid, int pidfd, int timeout_ms) {
@@ -99,7 +101,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   if (r.exit_code != 0) {
     std::string cmd;
     for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    r.error = cmd + (timed_out ? "\n  timed out after " + std::to_string(timeout_s) + " s"
+    r.error = cmd + (timed_out             ? "\n  timed out after " + std::to_string(timeout_s) + " s"
                      : WIFSIGNALED(status) ? "\n  killed by signal " + std::to_string(WTERMSIG(status))
                                            : "\n  exit " + std::to_string(r.exit_code));
     r.error += "\n  stderr:\n" + tail_of(stderr_file);
