@@ -69,7 +69,10 @@ test: deps-test
 demo: build
 	@scripts/demo.sh
 
+# keel_run_bench: whole `keel run` processes against a model server in another process, beside a
+# bare libcurl loop (the goals' figures); keel_bench: the same loop with the mock in-process.
 bench: build
+	@build/default/keel_run_bench
 	@build/default/keel_bench
 	@build/default/keel_parse_bench test/core/protocol_corpus
 	@build/default/keel_context_bench
