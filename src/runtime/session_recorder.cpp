@@ -132,8 +132,27 @@ void SessionRecorder::commit(std::span<const Message> messages) {
   for (const Message& m : messages) {
     batch.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
   }
-  Result<int64_t> seq = store_.append_messages(session_id_, batch);
+  std::vector<ToolRunRecord> runs;
+  std::vector<SpanRecord> spans;
+  {
+    std::lock_guard lock(pending_mu_);
+    runs.swap(pending_runs_);
+    spans.swap(pending_spans_);
+  }
+  Result<int64_t> seq = store_.record_step(session_id_, batch, runs, spans);
   if (!seq.ok()) note(Status(seq.status().code(), "could not save the conversation: " + seq.status().message()));
+}
+
+void SessionRecorder::flush_pending() {
+  std::vector<ToolRunRecord> runs;
+  std::vector<SpanRecord> spans;
+  {
+    std::lock_guard lock(pending_mu_);
+    runs.swap(pending_runs_);
+    spans.swap(pending_spans_);
+  }
+  if ((runs.empty() && spans.empty()) || !error_.ok()) return;
+  note(store_.record_step(session_id_, {}, runs, spans).status());
 }
 
 void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us) {
@@ -150,9 +169,13 @@ void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, i
   r.duration_ms = result.duration_ms;
   r.status = result.status;
   (result.ok() ? r.result : r.error) = result.content;
-  note(store_.record_tool_run(r).status());
   nlohmann::json attrs = {{"call_id", call.id}, {"bytes", result.content.size()}};
-  span("tool", r.tool, started_us, ended_us, tool_status_name(result.status), attrs.dump());
+  const std::string tool = r.tool;
+  {
+    std::lock_guard lock(pending_mu_);
+    pending_runs_.push_back(std::move(r));
+  }
+  span("tool", tool, started_us, ended_us, tool_status_name(result.status), attrs.dump());
 }
 
 void SessionRecorder::approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision) {
@@ -178,6 +201,7 @@ std::string SessionRecorder::span(std::string_view kind, std::string_view name, 
                                   std::string_view status, std::string attributes) {
   SpanRecord s;
   s.trace_id = run_id_;
+  std::lock_guard lock(pending_mu_);
   s.span_id = std::string(kind) + "-" + std::to_string(++span_counter_) + "-" + std::to_string(start_us);
   s.parent_span_id = root_span_ + "-" + run_id_;
   s.session_id = session_id_;
@@ -188,14 +212,16 @@ std::string SessionRecorder::span(std::string_view kind, std::string_view name, 
   s.duration_us = std::max<int64_t>(0, end_us - start_us);
   s.status = std::string(status);
   s.attributes = std::move(attributes);
-  note(store_.record_span(s));
-  return s.span_id;
+  std::string id = s.span_id;
+  pending_spans_.push_back(std::move(s));
+  return id;
 }
 
 void SessionRecorder::set_state(RunState state) { note(store_.update_run(run_id_, state_update(state))); }
 
 void SessionRecorder::finish(const RunOutcome& outcome) {
   if (run_id_.empty()) return;
+  flush_pending();
   if (outcome.suspended) {  // the run stays resumable: its state is what it was waiting in
     note(record_root("suspended", nlohmann::json{{"model_calls", outcome.model_calls}}.dump()));
     return;

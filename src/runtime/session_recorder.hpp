@@ -1,14 +1,19 @@
 // Keeps one run in the Store as it happens: the session and run rows, every committed message
 // (before the next model call), tool executions, approval decisions and trace spans.
 //
+// A step costs one transaction per commit: tool runs and spans wait in memory and are written
+// with the next commit (or at finish()), so the messages are still saved before the next act,
+// and only the diagnostics of a step a crash interrupts can be lost.
+//
 // A failed write is remembered (first error wins) and reported by error(); the agent turns it
 // into an explicit run failure rather than going on with a conversation it cannot keep.
 //
-// Thread-safety: not thread-safe except tool_ran(), which the agent calls from its callback
-// thread one at a time; all writes go through the internally synchronised Store.
+// Thread-safety: not thread-safe except tool_ran() and span(), which the agent may call from its
+// callback thread; all writes go through the internally synchronised Store.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,11 +44,13 @@ class SessionRecorder {
   // session's latest.
   Result<std::vector<Message>> attach_to_run(std::string_view run_id, size_t& run_start, std::string& task);
 
-  // Appends the messages a decision committed, in one transaction.
+  // Appends the messages a decision committed, with the tool runs and spans waiting since the
+  // last commit, in one transaction.
   void commit(std::span<const Message> messages);
   void tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us);
   void approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision);
-  // A span of this run's trace (the trace id is the run id); returns its span id.
+  // A span of this run's trace (the trace id is the run id), saved with the next commit; returns
+  // its span id.
   std::string span(std::string_view kind, std::string_view name, int64_t start_us, int64_t end_us,
                    std::string_view status, std::string attributes = {});
   void set_state(RunState state);
@@ -58,6 +65,8 @@ class SessionRecorder {
 
  private:
   void note(const Status& s);
+  // Writes what waits (tool runs, spans) when there is anything, in one transaction.
+  void flush_pending();
   Status begin_run(std::string_view task, std::string_view run_id = {});
   // Records (or re-records, replacing it) the run's root span, from the start until now.
   Status record_root(std::string status, std::string attributes);
@@ -71,6 +80,9 @@ class SessionRecorder {
   int64_t run_started_us_ = 0;
   int span_counter_ = 0;
   Status error_;
+  std::mutex pending_mu_;  // guards the two below (tool_ran and span may come from another thread)
+  std::vector<ToolRunRecord> pending_runs_;
+  std::vector<SpanRecord> pending_spans_;
 };
 
 }  // namespace keel::detail

@@ -60,3 +60,57 @@ TEST_F(TraceStoreTest, BadSpansAreRefused) {
 
 }  // namespace
 }  // namespace keel::testing
+
+namespace keel::testing {
+namespace {
+
+using StepStoreTest = StoreTest;
+
+// A step's messages, tool runs and spans land together, in one transaction.
+TEST_F(StepStoreTest, AStepIsSavedWhole) {
+  std::string sid = new_session();
+  auto run = store_->create_run({sid, "t", 0});
+  ASSERT_TRUE(run.ok());
+  std::vector<NewMessage> messages{{*run, Message::assistant("calling"), 3, 0}, {*run, Message::user("result"), 1, 0}};
+  ToolRunRecord tool_run;
+  tool_run.run_id = *run;
+  tool_run.call_id = "c1";
+  tool_run.tool = "fs_read";
+  std::vector<ToolRunRecord> runs{tool_run};
+  std::vector<SpanRecord> spans{{*run, "tool-1", "", sid, *run, "tool", "fs_read", 10, 5, "ok", R"({"bytes":2})"}};
+  auto first = store_->record_step(sid, messages, runs, spans);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(*first, 1);
+  EXPECT_EQ(store_->load_messages(sid)->size(), 2u);
+  EXPECT_EQ(store_->list_tool_runs(*run)->size(), 1u);
+  EXPECT_EQ(store_->list_spans(*run)->size(), 1u);
+  // Nothing but records: no messages, no seq used.
+  spans[0].span_id = "tool-2";
+  auto none = store_->record_step(sid, {}, runs, spans);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, 3);
+  EXPECT_EQ(store_->list_tool_runs(*run)->size(), 2u);
+}
+
+// One bad record keeps the whole step out: the messages are not saved without their records.
+TEST_F(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
+  std::string sid = new_session();
+  auto run = store_->create_run({sid, "t", 0});
+  ASSERT_TRUE(run.ok());
+  std::vector<NewMessage> messages{{*run, Message::assistant("calling"), 3, 0}};
+  ToolRunRecord orphan;
+  orphan.run_id = "r_missing";
+  orphan.tool = "fs_read";
+  std::vector<ToolRunRecord> runs{orphan};
+  auto refused = store_->record_step(sid, messages, runs, {});
+  EXPECT_EQ(refused.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(refused.status().message().find("r_missing"), std::string::npos) << refused.status().message();
+  std::vector<SpanRecord> bad{{*run, "s", "", sid, *run, "tool", "x", 1, 1, "ok", "[1]"}};
+  EXPECT_EQ(store_->record_step(sid, messages, {}, bad).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(store_->load_messages(sid)->empty());
+  EXPECT_TRUE(store_->list_spans(*run)->empty());
+  EXPECT_TRUE(store_->list_tool_runs(*run)->empty());
+}
+
+}  // namespace
+}  // namespace keel::testing

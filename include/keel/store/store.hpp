@@ -161,6 +161,14 @@ class Store {
   virtual Status record_span(const SpanRecord& span) = 0;
   // By start time.
   virtual Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) = 0;
+
+  // ---- a step at once
+  // One agent step's records in ONE transaction (all kept or none): `messages` appended to the
+  // session (as append_messages), then `tool_runs` and `spans` (as record_tool_run and
+  // record_span). A step costs one commit instead of one per record. Returns the seq of the first
+  // message (the next seq when there are none).
+  virtual Result<int64_t> record_step(std::string_view session_id, std::span<const NewMessage> messages,
+                                      std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) = 0;
 };
 
 }  // namespace keel
