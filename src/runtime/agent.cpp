@@ -209,6 +209,13 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   return ModelReplied{std::move(reply).value()};
 }
 
+bool Agent::Impl::read_only(const RunTools& run) const {
+  return std::all_of(run.calls.begin(), run.calls.end(), [&](const ToolCall& c) {
+    const Tool* tool = tools_.find(c.name);
+    return tool != nullptr && tool->spec().read_only;
+  });
+}
+
 Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder,
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kRunningTools);
@@ -392,6 +399,11 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
     // Committed before acting on the decision: a crash from here on loses nothing said so far.
     if (recorder != nullptr) {
       recorder->commit(decision.committed);
+      // The commit is written while the run goes on, except before an act with side effects:
+      // that waits until the conversation that led to it is in the store.
+      if (const RunTools* tools = std::get_if<RunTools>(&decision.action); tools != nullptr && !read_only(*tools)) {
+        recorder->settle();
+      }
       if (!recorder->error().ok() && !std::holds_alternative<Fail>(decision.action)) {
         outcome.ok = false;
         outcome.failure = FailureKind::kInternal;

@@ -96,6 +96,8 @@ class Agent::Impl {
     std::lock_guard<std::mutex> lock(gate_mutex_);
     gate_ = std::move(gate);
   }
+  // Whether every call of `run` is to a known read-only tool (safe to repeat after a crash).
+  bool read_only(const RunTools& run) const;
   Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
                   RunOutcome& outcome);
   // The parser whose rules decide what of a streamed reply is shown (see CallStreamFilter): the

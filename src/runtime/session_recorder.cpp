@@ -31,8 +31,55 @@ RunUpdate state_update(RunState state) {
 SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace)
     : store_(store), counter_(counter), workspace_(std::move(workspace)) {}
 
+SessionRecorder::~SessionRecorder() {
+  {
+    std::unique_lock lock(writer_mu_);
+    idle_cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
+    stopping_ = true;
+  }
+  work_cv_.notify_one();
+  if (writer_.joinable()) writer_.join();
+}
+
+void SessionRecorder::enqueue(std::function<void()> write) {
+  {
+    std::lock_guard lock(writer_mu_);
+    queue_.push_back(std::move(write));
+    if (!writer_.joinable()) writer_ = std::thread([this] { writer_loop(); });
+  }
+  work_cv_.notify_one();
+}
+
+void SessionRecorder::writer_loop() {
+  std::unique_lock lock(writer_mu_);
+  while (true) {
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, nothing left
+    std::function<void()> write = std::move(queue_.front());
+    queue_.pop_front();
+    writing_ = true;
+    lock.unlock();
+    write();
+    lock.lock();
+    writing_ = false;
+    if (queue_.empty()) idle_cv_.notify_all();
+  }
+}
+
+void SessionRecorder::settle() {
+  std::unique_lock lock(writer_mu_);
+  idle_cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
+}
+
+Status SessionRecorder::error() const {
+  std::lock_guard lock(writer_mu_);
+  return error_;
+}
+
 void SessionRecorder::note(const Status& s) {
-  if (!s.ok() && error_.ok()) error_ = s;
+  if (s.ok()) return;
+  std::lock_guard lock(writer_mu_);
+  if (error_.ok()) error_ = s;
 }
 
 Status SessionRecorder::begin_run(std::string_view task, std::string_view run_id) {
@@ -126,7 +173,7 @@ Result<std::vector<Message>> SessionRecorder::attach_to_run(std::string_view run
 }
 
 void SessionRecorder::commit(std::span<const Message> messages) {
-  if (messages.empty() || !error_.ok()) return;
+  if (messages.empty() || !error().ok()) return;
   std::vector<NewMessage> batch;
   batch.reserve(messages.size());
   for (const Message& m : messages) {
@@ -139,8 +186,10 @@ void SessionRecorder::commit(std::span<const Message> messages) {
     runs.swap(pending_runs_);
     spans.swap(pending_spans_);
   }
-  Result<int64_t> seq = store_.record_step(session_id_, batch, runs, spans);
-  if (!seq.ok()) note(Status(seq.status().code(), "could not save the conversation: " + seq.status().message()));
+  enqueue([this, batch = std::move(batch), runs = std::move(runs), spans = std::move(spans)] {
+    Result<int64_t> seq = store_.record_step(session_id_, batch, runs, spans);
+    if (!seq.ok()) note(Status(seq.status().code(), "could not save the conversation: " + seq.status().message()));
+  });
 }
 
 void SessionRecorder::flush_pending() {
@@ -151,7 +200,8 @@ void SessionRecorder::flush_pending() {
     runs.swap(pending_runs_);
     spans.swap(pending_spans_);
   }
-  if ((runs.empty() && spans.empty()) || !error_.ok()) return;
+  settle();
+  if (!error().ok() || (runs.empty() && spans.empty())) return;
   note(store_.record_step(session_id_, {}, runs, spans).status());
 }
 
@@ -179,6 +229,7 @@ void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, i
 }
 
 void SessionRecorder::approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision) {
+  settle();
   ApprovalRecord r;
   r.run_id = run_id_;
   r.session_id = session_id_;
@@ -217,7 +268,10 @@ std::string SessionRecorder::span(std::string_view kind, std::string_view name, 
   return id;
 }
 
-void SessionRecorder::set_state(RunState state) { note(store_.update_run(run_id_, state_update(state))); }
+void SessionRecorder::set_state(RunState state) {
+  settle();
+  note(store_.update_run(run_id_, state_update(state)));
+}
 
 void SessionRecorder::finish(const RunOutcome& outcome) {
   if (run_id_.empty()) return;

@@ -2,8 +2,10 @@
 // (before the next model call), tool executions, approval decisions and trace spans.
 //
 // A step costs one transaction per commit: tool runs and spans wait in memory and are written
-// with the next commit (or at finish()), so the messages are still saved before the next act,
-// and only the diagnostics of a step a crash interrupts can be lost.
+// with the next commit (or at finish()). Commits are written by a writer thread while the run
+// goes on (the model call, read-only tools); the agent calls settle() before any act with side
+// effects, so commit-before-act holds where it matters: a crash can lose only a step whose acts
+// are safe to repeat. Every other write settles the queue first, so the store sees them in order.
 //
 // A failed write is remembered (first error wins) and reported by error(); the agent turns it
 // into an explicit run failure rather than going on with a conversation it cannot keep.
@@ -12,8 +14,12 @@
 // callback thread; all writes go through the internally synchronised Store.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <mutex>
+#include <thread>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,6 +35,10 @@ class SessionRecorder {
  public:
   // `store` and `counter` must outlive the recorder.
   SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace);
+  // Waits for the queued writes.
+  ~SessionRecorder();
+  SessionRecorder(const SessionRecorder&) = delete;
+  SessionRecorder& operator=(const SessionRecorder&) = delete;
 
   // A new session titled after the task, and a run in it. With `parent_id` (a sub-agent's run)
   // the session belongs to that session and is hidden from normal lists.
@@ -45,8 +55,10 @@ class SessionRecorder {
   Result<std::vector<Message>> attach_to_run(std::string_view run_id, size_t& run_start, std::string& task);
 
   // Appends the messages a decision committed, with the tool runs and spans waiting since the
-  // last commit, in one transaction.
+  // last commit, in one transaction, on the writer thread (see settle()).
   void commit(std::span<const Message> messages);
+  // Waits until every queued write is in the store (error() then has every failure).
+  void settle();
   void tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us);
   void approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision);
   // A span of this run's trace (the trace id is the run id), saved with the next commit; returns
@@ -60,13 +72,16 @@ class SessionRecorder {
 
   const std::string& session_id() const { return session_id_; }
   const std::string& run_id() const { return run_id_; }
-  // The first write that failed; ok while everything was saved.
-  const Status& error() const { return error_; }
+  // The first write known to have failed (without waiting for queued ones: see settle()).
+  Status error() const;
 
  private:
   void note(const Status& s);
   // Writes what waits (tool runs, spans) when there is anything, in one transaction.
   void flush_pending();
+  // Queues `write` for the writer thread (started at the first one).
+  void enqueue(std::function<void()> write);
+  void writer_loop();
   Status begin_run(std::string_view task, std::string_view run_id = {});
   // Records (or re-records, replacing it) the run's root span, from the start until now.
   Status record_root(std::string status, std::string attributes);
@@ -79,7 +94,14 @@ class SessionRecorder {
   std::string root_span_;
   int64_t run_started_us_ = 0;
   int span_counter_ = 0;
+  mutable std::mutex writer_mu_;  // guards error_ and the writer's queue and flags
   Status error_;
+  std::condition_variable work_cv_;  // a write queued, or stopping
+  std::condition_variable idle_cv_;  // the queue emptied
+  std::deque<std::function<void()>> queue_;
+  bool writing_ = false;
+  bool stopping_ = false;
+  std::thread writer_;
   std::mutex pending_mu_;  // guards the two below (tool_ran and span may come from another thread)
   std::vector<ToolRunRecord> pending_runs_;
   std::vector<SpanRecord> pending_spans_;

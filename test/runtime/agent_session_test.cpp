@@ -1,7 +1,11 @@
-// The agent with a store: every message is committed before the next model call, a session
+// The agent with a store: every message is committed before the next act with side effects, a session
 // continues where it stopped, an interrupted run resumes, tool runs, approvals and spans are kept,
 // and cacheable tools are answered from the store's cache.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <thread>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -61,6 +65,7 @@ class AgentSessionTest : public ::testing::Test {
   testing::TempDir dir_;
   std::unique_ptr<Store> store_;
   ToolRegistry tools_;
+  std::string acting_session_;
   std::atomic<int> runs_{0};
   FakeLlm llm_;
 };
@@ -102,28 +107,61 @@ TEST_F(AgentSessionTest, ARunIsStoredMessageByMessageWithItsToolRunsAndTrace) {
   EXPECT_EQ(root, 1);
 }
 
-TEST_F(AgentSessionTest, MessagesAreCommittedBeforeTheNextModelCall) {
-  llm_.push_call("echo", R"({"text":"one"})");
+// Commit before act: a tool with side effects runs only once the conversation that asked for it
+// (the task, the call) is in the store, so a crash can never make it run twice.
+TEST_F(AgentSessionTest, AToolWithSideEffectsRunsOnlyOnceItsCallIsStored) {
+  ToolSpec spec;
+  spec.name = "write_note";
+  spec.description = "writes a note";
+  spec.parameters_schema = R"({"type":"object","properties":{"text":{"type":"string"}}})";
+  spec.read_only = false;
+  std::vector<size_t> stored_at_act;
+  Store* store = store_.get();
+  std::string* session = &acting_session_;
+  ASSERT_TRUE(tools_.add(make_tool(spec, [&stored_at_act, store, session](const nlohmann::json&, const ToolContext& c)
+                                             -> Result<std::string> {
+                  *session = c.session_id;
+                  auto m = store->load_messages(c.session_id);
+                  stored_at_act.push_back(m.ok() ? m->size() : 0);
+                  return std::string("written");
+                }))
+                  .ok());
+  llm_.push_call("lookup", R"({"text":"a"})");  // a read-only round first: its write may still be queued
+  llm_.push_call("write_note", R"({"text":"b"})");
   llm_.push_text("done");
-  std::vector<size_t> seen;  // stored messages at each model call
-  std::string session;
-  struct Peek : Hooks {
-    Store* store;
-    std::vector<size_t>* seen;
-    void on_process_prompts(RunContext& ctx, ModelRequest&) override {
-      auto m = store->load_messages(ctx.session_id);
-      seen->push_back(m.ok() ? m->size() : 0);
+  // From the second model call on, another connection holds the database's write lock for a
+  // while: the writes queued meanwhile wait, and write_note must wait for them.
+  struct HoldWriteLock : Hooks {
+    std::string path;
+    int calls = 0;
+    std::thread holder;
+    void on_process_prompts(RunContext&, ModelRequest&) override {
+      if (++calls != 2) return;
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+      sqlite3_busy_timeout(db, 5000);
+      ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+      holder = std::thread([db] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+      });
     }
   };
-  auto peek = std::make_shared<Peek>();
-  peek->store = store_.get();
-  peek->seen = &seen;
+  auto hold = std::make_shared<HoldWriteLock>();
+  hold->path = (dir_.path() / "keel.db").string();
   Agent agent(llm_, tools_, options());
-  agent.add_hooks(peek);
-  ASSERT_TRUE(agent.run("go").ok());
-  ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0], 2u);  // system prompt and task, before the first call
-  EXPECT_EQ(seen[1], 4u);  // plus the call and its result, before the second
+  agent.add_hooks(hold);
+  auto out = agent.run("go");
+  if (hold->holder.joinable()) hold->holder.join();
+  ASSERT_EQ(hold->calls, 3);
+  ASSERT_TRUE(out.ok() && out->ok);
+  ASSERT_EQ(stored_at_act.size(), 1u);
+  // system, task, lookup call, its result, write_note call: all stored before write_note acted.
+  EXPECT_EQ(stored_at_act[0], 5u);
+  EXPECT_EQ(acting_session_, out->session_id);
+  // At the end every message is stored, the read-only rounds included.
+  EXPECT_EQ(store_->load_messages(out->session_id)->size(), 7u);
 }
 
 TEST_F(AgentSessionTest, ContinuingASessionSendsTheEarlierConversation) {
