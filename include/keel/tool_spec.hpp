@@ -30,6 +30,11 @@ struct ToolSpec {
   int timeout_floor_ms = 1000;    // no configured timeout goes below this (slow hosts)
   bool cacheable = false;         // ok results may be reused for identical arguments for the cache TTL
                                   // (the store's tool_result scope), across runs and processes
+  // Finishes in microseconds and never waits (no network, no child process, no lock held by
+  // others): a read-only bounded call alone in its group runs on the agent's thread, without a
+  // hand-off to a worker. One that ever takes longer than a few milliseconds goes back to the
+  // workers (and their timeouts) for the executor's lifetime.
+  bool bounded = false;
   // Contracts on an ok output (keel/core/postcondition.hpp), checked by the agent in order; a
   // failure gets one corrective retry, a second failure of the same tool fails the run. Empty:
   // any ok output is accepted.

@@ -109,6 +109,7 @@ std::unique_ptr<Tool> make_datetime_tool() {
   spec.risk = Risk::kLow;
   spec.timeout_ms = 5000;
   spec.cacheable = false;
+  spec.bounded = true;  // the clock, and at most one time-zone file
   return make_tool(std::move(spec), [](const nlohmann::json& args, const ToolContext&) { return now_text(args); });
 }
 

@@ -6,6 +6,8 @@
 #include <thread>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "base/clock.hpp"
@@ -138,7 +140,10 @@ class ToolExecutor::Impl {
     std::vector<ToolResult> results;
   };
 
-  void submit(Batch& b, size_t i);
+  // Starts call i on a worker, or runs it here when `may_inline` and runs_inline().
+  void submit(Batch& b, size_t i, bool may_inline);
+  // Whether call i may run on the executor's thread (see ToolSpec::bounded).
+  bool runs_inline(const Batch& b, size_t i);
   void run_group(Batch& b, const std::vector<size_t>& group);
   // Looks at every unfinished call of `group`; appends callbacks to fire. Requires sync->mu.
   void poll_locked(Batch& b, const std::vector<size_t>& group, std::vector<Event>& events,
@@ -152,7 +157,19 @@ class ToolExecutor::Impl {
   const ToolRegistry& registry_;
   ToolExecutorOptions options_;
   detail::ThreadPool pool_;
+  std::mutex inline_mu_;
+  std::set<std::string, std::less<>> too_slow_inline_;  // bounded tools that overran kInlineBudget
 };
+
+// A bounded call that takes longer than this on the executor's thread is not run there again.
+constexpr auto kInlineBudget = std::chrono::milliseconds(5);
+
+bool ToolExecutor::Impl::runs_inline(const Batch& b, size_t i) {
+  const ToolSpec& spec = b.slots[i].prepared.tool->spec();
+  if (!spec.bounded || !spec.read_only) return false;
+  std::lock_guard lock(inline_mu_);
+  return too_slow_inline_.count(spec.name) == 0;
+}
 
 void ToolExecutor::Impl::fire(Batch& b, const Event& e) {
   // A throwing host callback must not break the batch or escape run_batch().
@@ -166,7 +183,7 @@ void ToolExecutor::Impl::fire(Batch& b, const Event& e) {
   }
 }
 
-void ToolExecutor::Impl::submit(Batch& b, size_t i) {
+void ToolExecutor::Impl::submit(Batch& b, size_t i, bool may_inline) {
   Slot& slot = b.slots[i];
   auto state = std::make_shared<CallState>();
   state->sync = b.sync;
@@ -181,7 +198,16 @@ void ToolExecutor::Impl::submit(Batch& b, size_t i) {
   slot.timeout_ms = state->tool->spec().effective_timeout_ms();
   slot.start_deadline = detail::deadline_after_ms(slot.timeout_ms);
   slot.state = state;
-  slot.task = pool_.submit([state] { run_call(state); });
+  if (!may_inline || !runs_inline(b, i)) {
+    slot.task = pool_.submit([state] { run_call(state); });
+    return;
+  }
+  const auto started = Clock::now();
+  run_call(state);
+  if (Clock::now() - started > kInlineBudget) {
+    std::lock_guard lock(inline_mu_);
+    too_slow_inline_.insert(state->tool->spec().name);
+  }
 }
 
 void ToolExecutor::Impl::resolve(Batch& b, size_t i, ToolStatus status, std::string content,
@@ -276,7 +302,9 @@ bool spin_briefly(BatchSync& sync, const Pred& changed) {
 }
 
 void ToolExecutor::Impl::run_group(Batch& b, const std::vector<size_t>& group) {
-  for (size_t i : group) submit(b, i);
+  // A call alone in its group may run inline (submit() decides); in a parallel group every call
+  // goes to the workers, so that one call never delays the start of the others.
+  for (size_t i : group) submit(b, i, group.size() == 1);
   for (;;) {
     std::vector<Event> events;
     Clock::time_point next_wake = Clock::time_point::max();

@@ -376,3 +376,85 @@ TEST(ToolExecutorTest, OutputIsMadeValidUtf8) {
 
 }  // namespace
 }  // namespace keel
+
+namespace keel {
+namespace {
+
+// A tool that records the thread it ran on and sleeps `ms` from its arguments.
+std::unique_ptr<Tool> thread_noting(std::string name, bool bounded, bool read_only, bool safe,
+                                    std::vector<std::thread::id>* threads, std::mutex* mu) {
+  ToolSpec spec;
+  spec.name = std::move(name);
+  spec.description = "test";
+  spec.read_only = read_only;
+  spec.concurrency_safe = safe;
+  spec.bounded = bounded;
+  spec.parameters_schema = R"({"type":"object","properties":{"ms":{"type":"integer"}}})";
+  return make_tool(spec, [threads, mu](const nlohmann::json& args, const ToolContext&) -> Result<std::string> {
+    {
+      std::lock_guard lock(*mu);
+      threads->push_back(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(args.value("ms", 0)));
+    return std::string("ok");
+  });
+}
+
+class InlineToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(registry_.add(thread_noting("quick", true, true, true, &threads_, &mu_)).ok());
+    ASSERT_TRUE(registry_.add(thread_noting("quick_writer", true, false, false, &threads_, &mu_)).ok());
+    ASSERT_TRUE(registry_.add(thread_noting("plain", false, true, true, &threads_, &mu_)).ok());
+  }
+  std::vector<std::thread::id> run(ToolExecutor& executor, std::vector<ToolCall> calls, int* starts = nullptr) {
+    threads_.clear();
+    BatchCallbacks cb;
+    cb.on_start = [starts](const ToolCall&) {
+      if (starts != nullptr) ++*starts;
+    };
+    std::vector<ToolResult> results = executor.run_batch(calls, cb, std::stop_token{}, ToolRunScope{});
+    for (const ToolResult& r : results) EXPECT_EQ(r.status, ToolStatus::kOk) << r.content;
+    return threads_;
+  }
+  ToolRegistry registry_;
+  std::vector<std::thread::id> threads_;
+  std::mutex mu_;
+};
+
+// A bounded read-only call alone in its group runs on the caller's thread; everything else
+// (not bounded, not read-only, or beside other calls) runs on a worker.
+TEST_F(InlineToolsTest, ABoundedReadOnlyCallAloneRunsOnTheCallersThread) {
+  ToolExecutor executor(registry_, ToolExecutorOptions{});
+  const std::thread::id here = std::this_thread::get_id();
+  int starts = 0;
+  std::vector<std::thread::id> t = run(executor, {call("1", "quick", "{}")}, &starts);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0], here);
+  EXPECT_EQ(starts, 1);  // callbacks fire as for any call
+  t = run(executor, {call("2", "plain", "{}")});
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NE(t[0], here);
+  t = run(executor, {call("3", "quick_writer", "{}")});
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NE(t[0], here);
+  t = run(executor, {call("4", "quick", "{}"), call("5", "quick", "{}")});
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_NE(t[0], here);
+  EXPECT_NE(t[1], here);
+}
+
+// A bounded tool that overruns the inline budget once is sent to the workers from then on.
+TEST_F(InlineToolsTest, ABoundedToolThatOverrunsGoesBackToTheWorkers) {
+  ToolExecutor executor(registry_, ToolExecutorOptions{});
+  const std::thread::id here = std::this_thread::get_id();
+  std::vector<std::thread::id> t = run(executor, {call("1", "quick", R"({"ms":30})")});
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0], here);
+  t = run(executor, {call("2", "quick", "{}")});
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NE(t[0], here);
+}
+
+}  // namespace
+}  // namespace keel

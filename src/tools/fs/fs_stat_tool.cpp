@@ -60,6 +60,7 @@ Result<std::string> stat_path(const WorkspacePtr& ws, const nlohmann::json& args
 std::unique_ptr<Tool> make_fs_stat_tool(WorkspacePtr workspace) {
   ToolSpec spec = read_only_fs_spec(
       "fs_stat", "Show the type, size, modification time (UTC) and permissions of a path.", kSchema);
+  spec.bounded = true;  // one stat() of a workspace path
   return make_tool(std::move(spec), [ws = std::move(workspace)](const nlohmann::json& args, const ToolContext&) {
     return stat_path(ws, args);
   });
