@@ -223,7 +223,7 @@ Status transfer_outcome(const Transfer& t, CURLcode rc, const char* curl_error, 
   }
   if (rc != CURLE_OK) {
     std::string m = "the download of " + url + " failed: ";
-    m.append(curl_error[0] ? curl_error : curl_easy_strerror(rc)).append(kept_part_hint(t));
+    m.append(curl_error[0] ? curl_error : keel::detail::curl().curl_easy_strerror(rc)).append(kept_part_hint(t));
     return Status::Unavailable(std::move(m));
   }
   if (t.status == 416 && t.resumed_from > 0) {
@@ -281,10 +281,10 @@ Status run_transfer(Transfer& t, const std::string& url, bool send_token) {
   curl.prepare(common);
   const std::string range = std::to_string(t.resumed_from) + "-";
   CURL* h = curl.get();
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(std::max<int64_t>(o.low_speed_bytes_per_s, 1)));
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<int64_t>(o.low_speed_seconds, 1)));
-  if (t.resumed_from > 0) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
-  const CURLcode rc = curl_easy_perform(h);
+  keel::detail::curl().curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(std::max<int64_t>(o.low_speed_bytes_per_s, 1)));
+  keel::detail::curl().curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<int64_t>(o.low_speed_seconds, 1)));
+  if (t.resumed_from > 0) keel::detail::curl().curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+  const CURLcode rc = keel::detail::curl().curl_easy_perform(h);
   // A 200 with an empty body still replaces the .part.
   if (rc == CURLE_OK && t.status == 200 && !t.body_started && t.failure.ok()) t.failure = t.begin_body();
   if (t.out.is_open()) {

@@ -60,7 +60,7 @@ class OpenAiClient final : public LlmClient {
     if (!valid_.ok()) return valid_;
     if (!http_.ok()) return Status::Internal("libcurl could not create a handle (out of memory?)");
     detail::WireOptions wire{options_.model, options.stream, options_.stream_usage};
-    KEEL_ASSIGN_OR_RETURN(std::string body, detail::build_chat_request(request, wire));
+    KEEL_ASSIGN_OR_RETURN(std::string body, detail::build_chat_request(request, wire, &rendered_));
 
     return detail::call_with_retries(options_.retry, options, [this] { return unit_(rng_); },
                                      [&](const detail::CallDeadline& deadline) {
@@ -113,6 +113,7 @@ class OpenAiClient final : public LlmClient {
   Status valid_;
   std::string url_;
   std::mutex mutex_;
+  detail::RenderedMessages rendered_;  // the last request's messages (under mutex_)
   detail::HttpSession http_;
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> unit_{0.0, 1.0};

@@ -140,7 +140,54 @@ Result<ModelReply> parse_completion_json(const json& body) {
 
 }  // namespace
 
-Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options) {
+namespace {
+
+// Whether `a` and `b` render the same (the fields append_message() writes).
+bool same_on_the_wire(const Message& a, const Message& b) {
+  if (a.role != b.role || a.content != b.content || a.tool_call_id != b.tool_call_id ||
+      a.tool_calls.size() != b.tool_calls.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.tool_calls.size(); ++i) {
+    const ToolCall& x = a.tool_calls[i];
+    const ToolCall& y = b.tool_calls[i];
+    if (x.id != y.id || x.name != y.name || x.arguments != y.arguments) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void RenderedMessages::append(std::string& out, const ModelRequest& request) {
+  size_t kept = 0;  // messages of sent_ that the request repeats, from the start
+  bool matching = true;
+  request.for_each_message([&](const Message& m) {
+    if (matching && kept < sent_.size() && same_on_the_wire(m, sent_[kept])) {
+      ++kept;
+      return;
+    }
+    if (matching) {  // the rest is rendered anew
+      matching = false;
+      sent_.resize(kept);
+      ends_.resize(kept);
+      text_.resize(kept == 0 ? 0 : ends_.back());
+    }
+    if (!sent_.empty()) text_ += ',';
+    append_message(text_, m);
+    sent_.push_back(m);
+    ends_.push_back(text_.size());
+  });
+  if (matching && kept < sent_.size()) {  // the request is a prefix of what was sent
+    sent_.resize(kept);
+    ends_.resize(kept);
+    text_.resize(kept == 0 ? 0 : ends_.back());
+  }
+  out.reserve(out.size() + text_.size() + 4096);
+  out += text_;
+}
+
+Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options,
+                                       RenderedMessages* rendered) {
   try {
     std::string out;
     out.reserve(4096);
@@ -151,12 +198,16 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
       out += ',';
     }
     out += "\"messages\":[";
-    bool first = true;
-    request.for_each_message([&](const Message& m) {
-      if (!first) out += ',';
-      first = false;
-      append_message(out, m);
-    });
+    if (rendered != nullptr) {
+      rendered->append(out, request);
+    } else {
+      bool first = true;
+      request.for_each_message([&](const Message& m) {
+        if (!first) out += ',';
+        first = false;
+        append_message(out, m);
+      });
+    }
     out += ']';
     if (request.tools_enabled && !request.tools.empty()) KEEL_TRY(append_tools(out, request));
     const SamplingParams& s = request.sampling;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "keel/model_io.hpp"
 #include "keel/result.hpp"
@@ -21,9 +22,24 @@ struct WireOptions {
   bool stream_usage = true;   // with stream: "stream_options": {"include_usage": true}
 };
 
+// The messages of the previous request, rendered: a run sends the same conversation each round
+// plus what the round added, so only the new messages are escaped again (the rest is compared,
+// which is far cheaper). Not thread-safe: one per client, used under its lock.
+class RenderedMessages {
+ public:
+  // Appends the messages of `request` to `out` as the elements of a JSON array.
+  void append(std::string& out, const ModelRequest& request);
+
+ private:
+  std::vector<Message> sent_;  // what text_ renders, in order
+  std::vector<size_t> ends_;   // where each message's JSON ends in text_
+  std::string text_;           // "m1,m2,..."
+};
+
 // The JSON body of POST /chat/completions. Fails with kInvalidArgument when a tool's
-// parameters_schema is not a JSON object.
-Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options);
+// parameters_schema is not a JSON object. `rendered` (optional) keeps the messages between calls.
+Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options,
+                                       RenderedMessages* rendered = nullptr);
 
 // Parses a non-streamed "chat.completion" body. A body that is not JSON, carries an "error"
 // object, or has no choices fails with kUnavailable (the caller may retry).

@@ -1,7 +1,7 @@
 // Endpoint resolution with libcurl's URL parser; see http_endpoint_url.hpp.
 #include "mcp/http_endpoint_url.hpp"
 
-#include <curl/curl.h>
+#include "net/curl_library.hpp"
 
 #include <memory>
 #include <optional>
@@ -12,7 +12,7 @@ namespace keel::mcp::detail {
 namespace {
 
 struct UrlFree {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+  void operator()(CURLU* u) const { keel::detail::curl().curl_url_cleanup(u); }
 };
 using Url = std::unique_ptr<CURLU, UrlFree>;
 
@@ -21,9 +21,9 @@ using Url = std::unique_ptr<CURLU, UrlFree>;
 std::optional<std::string> part(CURLU* url, CURLUPart which) {
   char* value = nullptr;
   const unsigned flags = which == CURLUPART_PORT ? CURLU_DEFAULT_PORT : 0;
-  if (curl_url_get(url, which, &value, flags) != CURLUE_OK || value == nullptr) return std::nullopt;
+  if (keel::detail::curl().curl_url_get(url, which, &value, flags) != CURLUE_OK || value == nullptr) return std::nullopt;
   std::string out(value);
-  curl_free(value);
+  keel::detail::curl().curl_free(value);
   for (char& c : out) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
@@ -40,15 +40,15 @@ Result<std::string> resolve_endpoint_url(const std::string& stream_url, std::str
   if (reference.empty() || reference.find_first_of("\r\n\t ") != std::string_view::npos) {
     return invalid("is not a URL");
   }
-  const Url base(curl_url());
+  const Url base(keel::detail::curl().curl_url());
   if (base == nullptr) return Status::Internal("libcurl could not allocate a URL (out of memory?)");
-  if (curl_url_set(base.get(), CURLUPART_URL, stream_url.c_str(), 0) != CURLUE_OK) {
+  if (keel::detail::curl().curl_url_set(base.get(), CURLUPART_URL, stream_url.c_str(), 0) != CURLUE_OK) {
     return Status::InvalidArgument(cat("the MCP server URL '", excerpt(stream_url), "' cannot be parsed"));
   }
-  const Url resolved(curl_url_dup(base.get()));
+  const Url resolved(keel::detail::curl().curl_url_dup(base.get()));
   if (resolved == nullptr) return Status::Internal("libcurl could not allocate a URL (out of memory?)");
   // With a URL already set, a relative reference is resolved against it.
-  if (curl_url_set(resolved.get(), CURLUPART_URL, std::string(reference).c_str(), 0) != CURLUE_OK) {
+  if (keel::detail::curl().curl_url_set(resolved.get(), CURLUPART_URL, std::string(reference).c_str(), 0) != CURLUE_OK) {
     return invalid("cannot be parsed as a URL");
   }
   for (CURLUPart which : {CURLUPART_SCHEME, CURLUPART_HOST, CURLUPART_PORT}) {
@@ -57,11 +57,11 @@ Result<std::string> resolve_endpoint_url(const std::string& stream_url, std::str
     if (!a || !b || *a != *b) return invalid("is on another origin; refusing to send messages there");
   }
   char* text = nullptr;
-  if (curl_url_get(resolved.get(), CURLUPART_URL, &text, 0) != CURLUE_OK || text == nullptr) {
+  if (keel::detail::curl().curl_url_get(resolved.get(), CURLUPART_URL, &text, 0) != CURLUE_OK || text == nullptr) {
     return invalid("cannot be parsed as a URL");
   }
   std::string out(text);
-  curl_free(text);
+  keel::detail::curl().curl_free(text);
   return out;
 }
 

@@ -9,7 +9,7 @@
 // Thread-safety: a CurlEasy is used by one thread at a time; different handles are independent.
 #pragma once
 
-#include <curl/curl.h>
+#include "net/curl_library.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -186,5 +186,37 @@ TEST(OpenAiWireTest, HttpStatusMapping) {
   EXPECT_EQ(http_error_status(500, "boom", "u").message(), "HTTP 500: boom");
 }
 
+// Rendering with the kept messages of the previous request gives the same bytes as rendering all
+// of them, whatever changed between requests: a round added, an earlier message replaced (a
+// compacted history), messages dropped, a call's arguments changed, nothing at all.
+TEST(RenderedMessagesTest, GivesTheSameBodyAsRenderingEverything) {
+  Fixture f;
+  RenderedMessages rendered;
+  auto check = [&](const std::vector<Message>& history, const std::vector<Message>& appended, const char* step) {
+    ModelRequest r;
+    r.history = history;
+    r.appended = appended;
+    r.tools = f.tools;
+    Result<std::string> plain = build_chat_request(r, {"m", false, true});
+    Result<std::string> kept = build_chat_request(r, {"m", false, true}, &rendered);
+    ASSERT_TRUE(plain.ok() && kept.ok()) << step;
+    EXPECT_EQ(*kept, *plain) << step;
+  };
+  std::vector<Message> h = f.history;
+  check(h, {}, "first");
+  check(h, {}, "same again");
+  h.push_back(Message::assistant("done \"quoted\" \u00e9"));
+  check(h, {Message::user("appended")}, "a round added, one appended");
+  check(h, {}, "the appended one gone");
+  h[1].content = "read README, please";
+  check(h, {}, "an early message changed");
+  h[2].tool_calls[0].arguments = R"({"path":"NOTES.md"})";
+  check(h, {}, "arguments changed");
+  h.resize(2);
+  check(h, {}, "messages dropped");
+  check({}, {}, "nothing");
+  check(h, {}, "back again");
+}
+
 }  // namespace
 }  // namespace keel::detail

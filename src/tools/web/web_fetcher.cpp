@@ -260,7 +260,6 @@ Result<std::shared_ptr<const WebFetcher>> WebFetcher::create(const WebToolOption
     }
   }
   KEEL_ASSIGN_OR_RETURN(AddressPolicy policy, AddressPolicy::create(options.allowed));
-  curl_global_setup();
   return std::make_shared<const WebFetcher>(options, std::move(policy));
 }
 
@@ -319,23 +318,23 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
     common.hooks = &hooks;
     easy.prepare(common);
     CURL* e = easy.get();
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_guarded_socket);
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &guard);
-    if (!resolve.empty()) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
+    keel::detail::curl().curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_guarded_socket);
+    keel::detail::curl().curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &guard);
+    if (!resolve.empty()) keel::detail::curl().curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
+    keel::detail::curl().curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
     if (req.method == "GET") {
-      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+      keel::detail::curl().curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     } else if (req.method == "HEAD") {
-      curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+      keel::detail::curl().curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
     } else {
       if (req.method == "POST") {
-        curl_easy_setopt(e, CURLOPT_POST, 1L);
+        keel::detail::curl().curl_easy_setopt(e, CURLOPT_POST, 1L);
       } else {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+        keel::detail::curl().curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req.method.c_str());
       }
       if (req.method != "DELETE" || !req.body.empty()) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, req.body.data());
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+        keel::detail::curl().curl_easy_setopt(e, CURLOPT_POSTFIELDS, req.body.data());
+        keel::detail::curl().curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
       }
     }
 
@@ -352,10 +351,10 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
                     hop_index, req.url.url);
     }
     long status = hop.status;
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    keel::detail::curl().curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 
     char* location = nullptr;
-    curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &location);
+    keel::detail::curl().curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &location);
     if (is_redirect(status) && location != nullptr && options_.max_redirects > 0) {
       const std::string next_url(location);
       if (hop_index >= options_.max_redirects) {

@@ -1,0 +1,83 @@
+// Loading libcurl at first use (net/curl_library.hpp).
+#include "net/curl_library.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+namespace keel::detail {
+namespace {
+
+// What an entry point returns when libcurl is missing: the failure value of its return type.
+template <class R>
+R failed() {
+  if constexpr (std::is_same_v<R, CURLcode>) return CURLE_FAILED_INIT;
+  else if constexpr (std::is_same_v<R, CURLMcode>) return CURLM_INTERNAL_ERROR;
+  else if constexpr (std::is_same_v<R, CURLUcode>) return CURLUE_OUT_OF_MEMORY;
+  else if constexpr (std::is_same_v<R, const char*>) return "libcurl could not be loaded";
+  else if constexpr (std::is_same_v<R, time_t>) return static_cast<time_t>(-1);
+  else if constexpr (!std::is_void_v<R>) return R{};  // pointers: no handle
+}
+
+template <class F>
+struct Stub;
+template <class R, class... A>
+struct Stub<R (*)(A...)> {
+  static R call(A...) { return failed<R>(); }
+};
+template <class R, class... A>
+struct Stub<R (*)(A..., ...)> {
+  static R call(A..., ...) { return failed<R>(); }
+};
+
+CurlLibrary g_library;
+Status g_status = Status::Ok();
+
+void load() {
+  // The soname first (the package's library), then the development link name.
+  void* handle = nullptr;
+  std::string why;
+  for (const char* file : {"libcurl.so.4", "libcurl.so"}) {
+    handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (handle != nullptr) break;
+    const char* e = dlerror();
+    why += (why.empty() ? "" : "; ") + std::string(e != nullptr ? e : file);
+  }
+  bool complete = handle != nullptr;
+#define KEEL_CURL_RESOLVE(name)                                                                        \
+  g_library.name = handle != nullptr ? reinterpret_cast<decltype(&::name)>(dlsym(handle, #name)) : nullptr; \
+  if (g_library.name == nullptr) {                                                                     \
+    if (handle != nullptr && complete) why = "libcurl has no " #name " (libcurl 7.80 or newer is needed)"; \
+    complete = false;                                                                                  \
+  }
+  KEEL_CURL_ENTRY_POINTS(KEEL_CURL_RESOLVE)
+#undef KEEL_CURL_RESOLVE
+  if (!complete) {
+#define KEEL_CURL_STUB(name) g_library.name = &Stub<decltype(&::name)>::call;
+    KEEL_CURL_ENTRY_POINTS(KEEL_CURL_STUB)
+#undef KEEL_CURL_STUB
+    g_status = Status::Unavailable("cannot load libcurl, which keel's HTTP and URL handling use (" + why +
+                                   "); install it (Debian: apt-get install libcurl4)");
+    return;
+  }
+  g_library.curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+std::once_flag g_once;
+
+}  // namespace
+
+const CurlLibrary& curl() {
+  std::call_once(g_once, load);
+  return g_library;
+}
+
+Status curl_load_status() {
+  std::call_once(g_once, load);
+  return g_status;
+}
+
+}  // namespace keel::detail

@@ -1,0 +1,48 @@
+// What `keel` maps at start: libcurl (and the TLS, Kerberos and LDAP libraries behind it) is
+// loaded at the first HTTP request or URL, so a command or a rules run that never goes to the
+// network does not pay for it; a run against a server loads it and works as before.
+#include <gtest/gtest.h>
+
+#include "support/cli_runner.hpp"
+#include "support/mock_llm_server.hpp"
+#include "support/temp_dir.hpp"
+
+namespace keel {
+namespace {
+
+testing::CliOptions traced(const testing::TempDir& ws) {
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.env["LD_DEBUG"] = "libs";  // the loader lists every library it opens, on stderr
+  return opts;
+}
+
+TEST(StartupLibrariesTest, CommandsThatStayOfflineNeverLoadLibcurl) {
+  testing::TempDir ws;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--version"}, std::vector<std::string>{"run", "--ephemeral", "what time is it"},
+        std::vector<std::string>{"run", "what time is it"}}) {
+    testing::CliRun run = testing::run_cli(KEEL_BINARY, args, traced(ws));
+    ASSERT_EQ(run.exit_code, 0) << run.err.substr(0, 2000);
+    ASSERT_NE(run.err.find("calling init"), std::string::npos) << "no loader trace: " << run.err.substr(0, 500);
+    EXPECT_EQ(run.err.find("libcurl"), std::string::npos) << args.back();
+    EXPECT_EQ(run.err.find("libgnutls"), std::string::npos) << args.back();
+  }
+}
+
+TEST(StartupLibrariesTest, ARunAgainstAServerLoadsLibcurlAndWorks) {
+  testing::TempDir ws;
+  testing::MockLlmServer server;
+  ASSERT_TRUE(server.running());
+  server.push(testing::mock_text("hello from the server"));
+  testing::CliRun run = testing::run_cli(
+      KEEL_BINARY, {"run", "--ephemeral", "--no-stream", "--base-url", server.base_url(), "--model", "m", "hi"},
+      traced(ws));
+  ASSERT_EQ(run.exit_code, 0) << run.err.substr(0, 2000);
+  EXPECT_NE(run.out.find("hello from the server"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("libcurl"), std::string::npos);
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+}  // namespace
+}  // namespace keel
