@@ -128,7 +128,9 @@ Result<std::unique_ptr<Store>> open_sqlite_store(const StoreOptions& options) {
     }
   } else {
     KEEL_TRY(enable_wal(*db));
-    KEEL_TRY(detail::migrate(*db, detail::schema_migrations()));
+    // An up-to-date database (the usual case) is not written at all: each migration step is a
+    // write transaction of its own.
+    if (version < detail::current_schema_version()) KEEL_TRY(detail::migrate(*db, detail::schema_migrations()));
   }
   return std::unique_ptr<Store>(new detail::SqliteStore(std::move(db), options));
 }
