@@ -211,6 +211,7 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--measure-child") == 0) return runbench::measure_child_main(argc, argv);
   std::string keel = KEEL_BINARY;
   int reps = 7;
   bool quick = false;

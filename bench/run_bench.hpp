@@ -23,6 +23,10 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd,
                           const std::vector<std::string>& env, const std::string& stderr_file, int timeout_s = 120);
 
+// `keel_run_bench --measure-child RSS_FILE -- PROGRAM ARGS...`: runs PROGRAM in a forked child,
+// writes its peak RSS (KB) to RSS_FILE and exits with its status (see run_process()).
+int measure_child_main(int argc, char** argv);
+
 // The environment of this process with HOME, XDG_* and KEEL_HOME pointed into `root`, so a child
 // neither reads the user's configuration nor writes the user's database.
 std::vector<std::string> scratch_env(const std::string& root);

@@ -7,10 +7,12 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +61,12 @@ std::string tail_of(const std::string& path, size_t max = 4000) {
   return s.size() > max ? "..." + s.substr(s.size() - max) : s;
 }
 
+std::string self_path() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/proc/self/exe");
+}
+
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (auto& s : strings) out.push_back(s.data());
@@ -68,9 +76,38 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
+int measure_child_main(int argc, char** argv) {
+  // argv: self --measure-child RSS_FILE -- PROGRAM ARGS...
+  if (argc < 5 || std::strcmp(argv[3], "--") != 0) return 127;
+  const auto started = Clock::now();
+  const pid_t child = ::fork();
+  if (child < 0) return 127;
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with this helper when a timeout kills it
+    ::execv(argv[4], argv + 4);
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  while (::wait4(child, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  if (FILE* out = std::fopen(argv[2], "w")) {
+    std::fprintf(out, "%ld %.6f\n", ru.ru_maxrss, wall_ms);
+    std::fclose(out);
+  }
+  if (WIFSIGNALED(status)) ::raise(WTERMSIG(status));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd,
                           const std::vector<std::string>& env, const std::string& stderr_file, int timeout_s) {
-  std::vector<std::string> args = argv, envs = env;
+  // The child is started by a small helper (this program, re-executed) with a real fork: a child
+  // spawned straight from here would report this process's own peak RSS as its floor.
+  const std::string rss_file = stderr_file + ".rss";
+  std::vector<std::string> args{self_path(), "--measure-child", rss_file, "--"};
+  args.insert(args.end(), argv.begin(), argv.end());
+  std::vector<std::string> envs = env;
   std::vector<char*> argp = pointers(args), envp = pointers(envs);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -96,7 +133,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   }
   r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   if (pidfd >= 0) ::close(pidfd);
-  r.max_rss_kb = ru.ru_maxrss;
+  r.max_rss_kb = 0;
+  if (FILE* in = std::fopen(rss_file.c_str(), "r")) {
+    // The child's own figures: the helper's start-up is not part of them.
+    double wall_ms = 0;
+    if (std::fscanf(in, "%ld %lf", &r.max_rss_kb, &wall_ms) == 2) r.wall_ms = wall_ms;
+    std::fclose(in);
+    std::remove(rss_file.c_str());
+  }
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (r.exit_code != 0) {
     std::string cmd;
