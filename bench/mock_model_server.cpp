@@ -35,6 +35,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/parsing/json/json_view.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -48,36 +50,11 @@ void on_signal(int) {
 
 // ---------------------------------------------------------------- start-up options, reply pieces
 
+// `s` as the inside of a JSON string (keel's own escaping, without the quotes).
 std::string json_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
+  std::string quoted;
+  keel::detail::append_quoted_json(quoted, s);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 struct Script {

@@ -56,9 +56,10 @@ struct AgentOptions {
   bool stream = true;                  // ask the backend to stream
   int tool_threads = 4;                // pool size for concurrency-safe tool calls
   std::shared_ptr<const ToolCallParser> parser;  // text tool-call parser; nullptr: the default
-  // Where sessions, runs, messages (each committed before the next model call), tool runs,
-  // approvals, remembered approval decisions and trace spans are kept, and where cacheable tools'
-  // results are cached; nullptr: nothing is persisted. Must outlive the Agent.
+  // Where sessions, runs, messages (each step written in one transaction while the run goes on,
+  // and always before a tool with side effects acts), tool runs, approvals, remembered approval
+  // decisions and trace spans are kept, and where cacheable tools' results are cached; nullptr:
+  // nothing is persisted. Must outlive the Agent. All is written when run() returns.
   Store* store = nullptr;
   // Which calls run, are asked about or are refused (see keel/config.hpp). Each run applies it
   // with the decisions remembered for `workspace` in `store`; an invalid pattern makes run()
