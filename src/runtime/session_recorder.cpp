@@ -87,10 +87,12 @@ Status SessionRecorder::begin_run(std::string_view task, std::string_view run_id
   info.id = std::string(run_id);
   info.session_id = session_id_;
   info.task = std::string(task);
-  KEEL_ASSIGN_OR_RETURN(run_id_, store_.create_run(info));
   run_started_us_ = wall_now_us();
   root_span_ = "run";
-  return record_root("running", "{}");
+  return store_.write_together([&]() -> Status {
+    KEEL_ASSIGN_OR_RETURN(run_id_, store_.create_run(info));
+    return record_root("running", "{}");
+  });
 }
 
 Status SessionRecorder::record_root(std::string status, std::string attributes) {
@@ -116,14 +118,15 @@ Status SessionRecorder::start_new_session(std::string_view task, std::string_vie
   info.model = std::string(model);
   info.parent_id = std::string(parent_id);
   info.hidden = !parent_id.empty();
-  KEEL_ASSIGN_OR_RETURN(session_id_, store_.create_session(info));
-  if (!earlier.empty()) {
-    std::vector<NewMessage> batch;
-    batch.reserve(earlier.size());
-    for (const Message& m : earlier) batch.push_back({"", m, static_cast<int64_t>(counter_.count_message(m)), 0});
-    KEEL_TRY(store_.append_messages(session_id_, batch).status());
-  }
-  return begin_run(task);
+  std::vector<NewMessage> batch;
+  batch.reserve(earlier.size());
+  for (const Message& m : earlier) batch.push_back({"", m, static_cast<int64_t>(counter_.count_message(m)), 0});
+  // The session, the conversation given with it and the run: one transaction.
+  return store_.write_together([&]() -> Status {
+    KEEL_ASSIGN_OR_RETURN(session_id_, store_.create_session(info));
+    if (!batch.empty()) KEEL_TRY(store_.append_messages(session_id_, batch).status());
+    return begin_run(task);
+  });
 }
 
 Result<std::vector<Message>> SessionRecorder::start_in_session(std::string_view session_id, std::string_view task,
@@ -190,19 +193,6 @@ void SessionRecorder::commit(std::span<const Message> messages) {
     Result<int64_t> seq = store_.record_step(session_id_, batch, runs, spans);
     if (!seq.ok()) note(Status(seq.status().code(), "could not save the conversation: " + seq.status().message()));
   });
-}
-
-void SessionRecorder::flush_pending() {
-  std::vector<ToolRunRecord> runs;
-  std::vector<SpanRecord> spans;
-  {
-    std::lock_guard lock(pending_mu_);
-    runs.swap(pending_runs_);
-    spans.swap(pending_spans_);
-  }
-  settle();
-  if (!error().ok() || (runs.empty() && spans.empty())) return;
-  note(store_.record_step(session_id_, {}, runs, spans).status());
 }
 
 void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us) {
@@ -275,26 +265,43 @@ void SessionRecorder::set_state(RunState state) {
 
 void SessionRecorder::finish(const RunOutcome& outcome) {
   if (run_id_.empty()) return;
-  flush_pending();
-  if (outcome.suspended) {  // the run stays resumable: its state is what it was waiting in
-    note(record_root("suspended", nlohmann::json{{"model_calls", outcome.model_calls}}.dump()));
-    return;
+  settle();
+  std::vector<ToolRunRecord> runs;
+  std::vector<SpanRecord> spans;
+  {
+    std::lock_guard lock(pending_mu_);
+    runs.swap(pending_runs_);
+    spans.swap(pending_spans_);
   }
+  if (!error().ok()) runs.clear(), spans.clear();  // the conversation they belong to is not all saved
+  std::string status = "suspended";
+  std::string attributes = nlohmann::json{{"model_calls", outcome.model_calls}}.dump();
   RunUpdate u;
-  u.state = outcome.ok ? RunState::kFinished
-                       : (outcome.failure == FailureKind::kAborted ? RunState::kAborted : RunState::kFailed);
-  u.rounds = outcome.model_calls;
-  u.usage = outcome.usage;
-  if (outcome.ok) u.answer = outcome.answer;
-  else u.error = outcome.error;
-  note(store_.update_run(run_id_, u));
-  note(record_root(outcome.ok ? "ok" : std::string(failure_kind_name(outcome.failure)),
-                   nlohmann::json{{"rounds", outcome.rounds},
-                                  {"model_calls", outcome.model_calls},
-                                  {"tool_calls", outcome.tool_calls},
-                                  {"prompt_tokens", outcome.usage.prompt_tokens},
-                                  {"completion_tokens", outcome.usage.completion_tokens}}
-                       .dump()));
+  if (!outcome.suspended) {  // a suspended run stays resumable: its state is what it was waiting in
+    u.state = outcome.ok ? RunState::kFinished
+                         : (outcome.failure == FailureKind::kAborted ? RunState::kAborted : RunState::kFailed);
+    u.rounds = outcome.model_calls;
+    u.usage = outcome.usage;
+    if (outcome.ok) u.answer = outcome.answer;
+    else u.error = outcome.error;
+    status = outcome.ok ? "ok" : std::string(failure_kind_name(outcome.failure));
+    attributes = nlohmann::json{{"rounds", outcome.rounds},
+                                {"model_calls", outcome.model_calls},
+                                {"tool_calls", outcome.tool_calls},
+                                {"prompt_tokens", outcome.usage.prompt_tokens},
+                                {"completion_tokens", outcome.usage.completion_tokens}}
+                     .dump();
+  }
+  // The last records, the run's end and its root span in one transaction.
+  Status together = store_.write_together([&]() -> Status {
+    if (!runs.empty() || !spans.empty()) KEEL_TRY(store_.record_step(session_id_, {}, runs, spans).status());
+    if (!outcome.suspended) KEEL_TRY(store_.update_run(run_id_, u));
+    return record_root(status, attributes);
+  });
+  if (!together.ok()) {
+    note(together);
+    if (!outcome.suspended) note(store_.update_run(run_id_, u));  // the run's end, at least
+  }
 }
 
 }  // namespace keel::detail

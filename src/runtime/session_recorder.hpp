@@ -2,7 +2,8 @@
 // (before the next model call), tool executions, approval decisions and trace spans.
 //
 // A step costs one transaction per commit: tool runs and spans wait in memory and are written
-// with the next commit (or at finish()). Commits are written by a writer thread while the run
+// with the next commit (or at finish(), with the run's end). A run's start (session, run, root
+// span) is one transaction too. Commits are written by a writer thread while the run
 // goes on (the model call, read-only tools); the agent calls settle() before any act with side
 // effects, so commit-before-act holds where it matters: a crash can lose only a step whose acts
 // are safe to repeat. Every other write settles the queue first, so the store sees them in order.
@@ -77,8 +78,6 @@ class SessionRecorder {
 
  private:
   void note(const Status& s);
-  // Writes what waits (tool runs, spans) when there is anything, in one transaction.
-  void flush_pending();
   // Queues `write` for the writer thread (started at the first one).
   void enqueue(std::function<void()> write);
   void writer_loop();

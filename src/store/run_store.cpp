@@ -199,6 +199,11 @@ Result<int64_t> SqliteStore::record_tool_run(const ToolRunRecord& r) {
   return id;
 }
 
+Status SqliteStore::write_together(const std::function<Status()>& writes) {
+  std::lock_guard lock(mu_);
+  return db_->write([&]() -> Status { return writes(); });
+}
+
 Result<int64_t> SqliteStore::record_step(std::string_view session_id, std::span<const NewMessage> messages,
                                          std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) {
   for (const SpanRecord& span : spans) KEEL_TRY(check_span(span));

@@ -73,10 +73,15 @@ class Db {
   // Runs `fn` (returning Status) inside BEGIN IMMEDIATE ... COMMIT. On any error everything is
   // rolled back and the error returned. PermissionDenied without touching the file when the
   // connection is read-only.
+  // Inside another write's `fn` (Store::write_together), `fn` joins that transaction: an error
+  // rolls back the outer one.
   template <class Fn>
   Status write(Fn&& fn) {
+    if (depth_ > 0) return fn();
     KEEL_TRY(begin_write());
+    ++depth_;
     Status status = fn();
+    --depth_;
     if (status.ok()) status = commit();
     if (!status.ok()) rollback();
     return status;
@@ -98,6 +103,7 @@ class Db {
   Status begin_write();
   Status commit();
   void rollback();
+  int depth_ = 0;  // writes in progress on this connection (nested ones join the outer)
 
   struct Cached {
     sqlite3_stmt* stmt = nullptr;

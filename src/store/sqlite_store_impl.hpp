@@ -85,6 +85,7 @@ class SqliteStore final : public Store {
 
   Result<int64_t> record_step(std::string_view session_id, std::span<const NewMessage> messages,
                               std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) override;
+  Status write_together(const std::function<Status()>& writes) override;
 
  private:
   // The store's clock (options_.now_ms or the system clock), in ms since the epoch.
@@ -108,7 +109,7 @@ class SqliteStore final : public Store {
   Result<const CacheScope*> find_scope(std::string_view name) const;
   Result<std::vector<RunRecord>> query_runs_locked(std::string_view sql, std::string_view arg);
 
-  std::mutex mu_;
+  std::recursive_mutex mu_;  // recursive: write_together() calls public methods
   std::unique_ptr<Db> db_;
   StoreOptions options_;
 };

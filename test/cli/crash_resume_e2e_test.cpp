@@ -62,8 +62,23 @@ TEST(CrashResumeE2e, KillNineMidRoundThenResumeCompletesTheRun) {
                           ws.path().string(), "what is the launch code?"},
                          env);
   ASSERT_GT(pid, 0);
-  // The second model call is in flight: the tool result was committed before it was sent.
+  // The second model call is in flight; the round before it (the call and its result) is written
+  // while it waits for the reply.
   ASSERT_TRUE(wait_for([&] { return server.request_count() >= 2; }, 20000)) << "keel never made its second call";
+  const bool stored = wait_for(
+      [&] {
+        StoreOptions so;
+        so.path = keel_home + "/keel.db";
+        so.read_only = true;
+        auto store = open_sqlite_store(so);
+        if (!store.ok()) return false;
+        auto runs = (*store)->find_interrupted_runs();
+        if (!runs.ok() || runs->size() != 1) return false;
+        auto msgs = (*store)->load_messages((*runs)[0].session_id);
+        return msgs.ok() && msgs->size() == 4;
+      },
+      20000);
+  ASSERT_TRUE(stored) << "the round before the model call in flight was never stored";
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);

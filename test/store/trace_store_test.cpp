@@ -112,5 +112,29 @@ TEST_F(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
   EXPECT_TRUE(store_->list_tool_runs(*run)->empty());
 }
 
+
+// Writes grouped with write_together() are one transaction: kept together, or none of them.
+TEST_F(StepStoreTest, WritesTogetherAreKeptTogetherOrNotAtAll) {
+  std::string kept_session;
+  KEEL_ASSERT_OK(store_->write_together([&]() -> Status {
+    KEEL_ASSIGN_OR_RETURN(kept_session, store_->create_session(SessionInfo{"kept", "", "", "", false, 0}));
+    KEEL_ASSIGN_OR_RETURN(std::string run, store_->create_run({kept_session, "t", 0}));
+    return store_->append_message(kept_session, run, Message::user("hi"), 1).status();
+  }));
+  EXPECT_EQ(store_->load_messages(kept_session)->size(), 1u);
+
+  std::string lost_session;
+  Status failed = store_->write_together([&]() -> Status {
+    KEEL_ASSIGN_OR_RETURN(lost_session, store_->create_session(SessionInfo{"lost", "", "", "", false, 0}));
+    KEEL_TRY(store_->append_message(lost_session, "", Message::user("hi"), 1).status());
+    return store_->append_message("s_missing", "", Message::user("hi"), 1).status();  // fails
+  });
+  EXPECT_EQ(failed.code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->get_session(lost_session).status().code(), ErrorCode::kNotFound);
+  // The store goes on working after the rollback.
+  EXPECT_TRUE(store_->append_message(kept_session, "", Message::user("again"), 1).ok());
+  EXPECT_EQ(store_->load_messages(kept_session)->size(), 2u);
+}
+
 }  // namespace
 }  // namespace keel::testing

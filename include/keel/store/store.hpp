@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -169,6 +170,10 @@ class Store {
   // message (the next seq when there are none).
   virtual Result<int64_t> record_step(std::string_view session_id, std::span<const NewMessage> messages,
                                       std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) = 0;
+  // Runs `writes` (calls of this store's methods, on this thread) as ONE transaction: all of them
+  // are kept, or none when `writes` returns an error (it should return the first failure of the
+  // calls in it), which is returned. Other threads' calls wait until it ends.
+  virtual Status write_together(const std::function<Status()>& writes) = 0;
 };
 
 }  // namespace keel
