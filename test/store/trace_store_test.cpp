@@ -58,12 +58,6 @@ TEST_F(TraceStoreTest, BadSpansAreRefused) {
   EXPECT_TRUE(store_->list_spans("t")->empty());
 }
 
-}  // namespace
-}  // namespace keel::testing
-
-namespace keel::testing {
-namespace {
-
 using StepStoreTest = StoreTest;
 
 // A step's messages, tool runs and spans land together, in one transaction.
@@ -111,7 +105,6 @@ TEST_F(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
   EXPECT_TRUE(store_->list_spans(*run)->empty());
   EXPECT_TRUE(store_->list_tool_runs(*run)->empty());
 }
-
 
 // Writes grouped with write_together() are one transaction: kept together, or none of them.
 TEST_F(StepStoreTest, WritesTogetherAreKeptTogetherOrNotAtAll) {

@@ -374,20 +374,11 @@ TEST(ToolExecutorTest, OutputIsMadeValidUtf8) {
   EXPECT_NO_THROW((void)nlohmann::json(results[0].content).dump());
 }
 
-}  // namespace
-}  // namespace keel
-
-namespace keel {
-namespace {
-
 // A tool that records the thread it ran on and sleeps `ms` from its arguments.
 std::unique_ptr<Tool> thread_noting(std::string name, bool bounded, bool read_only, bool safe,
                                     std::vector<std::thread::id>* threads, std::mutex* mu) {
-  ToolSpec spec;
-  spec.name = std::move(name);
-  spec.description = "test";
+  ToolSpec spec = spec_for(std::move(name), safe);
   spec.read_only = read_only;
-  spec.concurrency_safe = safe;
   spec.bounded = bounded;
   spec.parameters_schema = R"({"type":"object","properties":{"ms":{"type":"integer"}}})";
   return make_tool(spec, [threads, mu](const nlohmann::json& args, const ToolContext&) -> Result<std::string> {
