@@ -11,8 +11,10 @@
 
 namespace keel::assembly {
 
-Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
-                           std::shared_ptr<UserAsker> asker) {
+namespace {
+
+Status register_own_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
+                          std::shared_ptr<UserAsker> asker) {
   BuiltinToolOptions builtin;
   builtin.workspace_root = workspace;
   builtin.enable_shell = config.shell_enabled;
@@ -44,6 +46,17 @@ Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const 
     KEEL_TRY(register_todo_tools(tools, *store, workspace));
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
+                           std::shared_ptr<UserAsker> asker) {
+  // keel's own tools: their schemas are compiled at their first call (their tests compile them all).
+  tools.defer_schema_compilation(true);
+  Status status = register_own_tools(tools, config, workspace, store, std::move(asker));
+  tools.defer_schema_compilation(false);
+  return status;
 }
 
 KnowledgeSkillSet load_workspace_knowledge_skills(const KeelConfig& config, const std::string& workspace, Store* store) {
