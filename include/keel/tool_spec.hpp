@@ -44,6 +44,12 @@ struct ToolSpec {
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }
 };
 
+// Whether `a` and `b` show a model the same tool: name, description and parameters schema (what
+// a request sends and what its tokens are counted from). For caches of rendered or counted tools.
+inline bool same_definition(const ToolSpec& a, const ToolSpec& b) {
+  return a.name == b.name && a.description == b.description && a.parameters_schema == b.parameters_schema;
+}
+
 // The execution metadata of a ToolSpec, for make_tool_spec().
 struct ToolTraits {
   bool read_only = false;  // a read-only tool is also concurrency-safe

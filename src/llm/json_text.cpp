@@ -1,10 +1,6 @@
 #include "llm/json_text.hpp"
 
-#include <cstdint>
-#include <functional>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <unordered_set>
 
 #include "core/text/utf8_text.hpp"
 
@@ -51,22 +47,6 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-bool is_json_value(std::string_view text) {
-  // Tool schemas are checked on every request, and a run sends the same ones each round: texts
-  // once accepted are remembered by their hash and length (a bounded set), which costs a pass
-  // over the bytes instead of a parse.
-  static std::mutex mu;
-  static std::unordered_set<std::uint64_t> accepted;
-  const std::uint64_t key = std::hash<std::string_view>{}(text) ^ (static_cast<std::uint64_t>(text.size()) << 40);
-  {
-    std::lock_guard lock(mu);
-    if (accepted.count(key) != 0) return true;
-  }
-  if (!nlohmann::json::accept(text)) return false;
-  std::lock_guard lock(mu);
-  if (accepted.size() >= 4096) accepted.clear();
-  accepted.insert(key);
-  return true;
-}
+bool is_json_value(std::string_view text) { return nlohmann::json::accept(text); }
 
 }  // namespace keel::detail

@@ -113,7 +113,7 @@ class OpenAiClient final : public LlmClient {
   Status valid_;
   std::string url_;
   std::mutex mutex_;
-  detail::RenderedMessages rendered_;  // the last request's messages (under mutex_)
+  detail::RenderCache rendered_;  // what the last request rendered (under mutex_)
   detail::HttpSession http_;
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> unit_{0.0, 1.0};

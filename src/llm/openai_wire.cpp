@@ -158,7 +158,13 @@ bool same_on_the_wire(const Message& a, const Message& b) {
 
 }  // namespace
 
-void RenderedMessages::append(std::string& out, const ModelRequest& request) {
+void RenderCache::keep_messages(size_t n) {
+  sent_.resize(n);
+  ends_.resize(n);
+  messages_.resize(n == 0 ? 0 : ends_.back());
+}
+
+void RenderCache::append_messages(std::string& out, const ModelRequest& request) {
   size_t kept = 0;  // messages of sent_ that the request repeats, from the start
   bool matching = true;
   request.for_each_message([&](const Message& m) {
@@ -168,26 +174,35 @@ void RenderedMessages::append(std::string& out, const ModelRequest& request) {
     }
     if (matching) {  // the rest is rendered anew
       matching = false;
-      sent_.resize(kept);
-      ends_.resize(kept);
-      text_.resize(kept == 0 ? 0 : ends_.back());
+      keep_messages(kept);
     }
-    if (!sent_.empty()) text_ += ',';
-    append_message(text_, m);
+    if (!sent_.empty()) messages_ += ',';
+    append_message(messages_, m);
     sent_.push_back(m);
-    ends_.push_back(text_.size());
+    ends_.push_back(messages_.size());
   });
-  if (matching && kept < sent_.size()) {  // the request is a prefix of what was sent
-    sent_.resize(kept);
-    ends_.resize(kept);
-    text_.resize(kept == 0 ? 0 : ends_.back());
+  if (matching) keep_messages(kept);  // the request may be a prefix of what was sent
+  out.reserve(out.size() + messages_.size() + tools_text_.size() + 1024);
+  out += messages_;
+}
+
+Status RenderCache::append_tools(std::string& out, const ModelRequest& request) {
+  if (!std::equal(request.tools.begin(), request.tools.end(), tools_.begin(), tools_.end(), same_definition)) {
+    tools_.clear();
+    tools_text_.clear();
+    Status rendered = detail::append_tools(tools_text_, request);
+    if (!rendered.ok()) {
+      tools_text_.clear();
+      return rendered;
+    }
+    tools_.assign(request.tools.begin(), request.tools.end());
   }
-  out.reserve(out.size() + text_.size() + 4096);
-  out += text_;
+  out += tools_text_;
+  return Status::Ok();
 }
 
 Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options,
-                                       RenderedMessages* rendered) {
+                                       RenderCache* cache) {
   try {
     std::string out;
     out.reserve(4096);
@@ -198,8 +213,8 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
       out += ',';
     }
     out += "\"messages\":[";
-    if (rendered != nullptr) {
-      rendered->append(out, request);
+    if (cache != nullptr) {
+      cache->append_messages(out, request);
     } else {
       bool first = true;
       request.for_each_message([&](const Message& m) {
@@ -209,7 +224,9 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
       });
     }
     out += ']';
-    if (request.tools_enabled && !request.tools.empty()) KEEL_TRY(append_tools(out, request));
+    if (request.tools_enabled && !request.tools.empty()) {
+      KEEL_TRY(cache != nullptr ? cache->append_tools(out, request) : append_tools(out, request));
+    }
     const SamplingParams& s = request.sampling;
     if (s.temperature) out += ",\"temperature\":" + json(*s.temperature).dump();
     if (s.max_tokens) out += ",\"max_tokens\":" + std::to_string(*s.max_tokens);

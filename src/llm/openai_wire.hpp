@@ -22,24 +22,32 @@ struct WireOptions {
   bool stream_usage = true;   // with stream: "stream_options": {"include_usage": true}
 };
 
-// The messages of the previous request, rendered: a run sends the same conversation each round
-// plus what the round added, so only the new messages are escaped again (the rest is compared,
-// which is far cheaper). Not thread-safe: one per client, used under its lock.
-class RenderedMessages {
+// What the previous request rendered: a run sends the same conversation each round plus what
+// the round added, and the same tools, so only what changed is escaped (and a schema checked)
+// again; the rest is compared, which is far cheaper. Not thread-safe: one per client, used under
+// its lock.
+class RenderCache {
  public:
   // Appends the messages of `request` to `out` as the elements of a JSON array.
-  void append(std::string& out, const ModelRequest& request);
+  void append_messages(std::string& out, const ModelRequest& request);
+  // Appends `,"tools":[...]`; kInvalidArgument when a tool's schema is not a JSON object.
+  Status append_tools(std::string& out, const ModelRequest& request);
 
  private:
-  std::vector<Message> sent_;  // what text_ renders, in order
-  std::vector<size_t> ends_;   // where each message's JSON ends in text_
-  std::string text_;           // "m1,m2,..."
+  // Forgets every rendered message after the first `n`.
+  void keep_messages(size_t n);
+
+  std::vector<Message> sent_;  // what messages_ renders, in order
+  std::vector<size_t> ends_;   // where each message's JSON ends in messages_
+  std::string messages_;       // "m1,m2,..."
+  std::vector<ToolSpec> tools_;  // what tools_text_ renders
+  std::string tools_text_;       // ',"tools":[...]'
 };
 
 // The JSON body of POST /chat/completions. Fails with kInvalidArgument when a tool's
-// parameters_schema is not a JSON object. `rendered` (optional) keeps the messages between calls.
+// parameters_schema is not a JSON object. `cache` (optional) keeps what was rendered between calls.
 Result<std::string> build_chat_request(const ModelRequest& request, const WireOptions& options,
-                                       RenderedMessages* rendered = nullptr);
+                                       RenderCache* cache = nullptr);
 
 // Parses a non-streamed "chat.completion" body. A body that is not JSON, carries an "error"
 // object, or has no choices fails with kUnavailable (the caller may retry).

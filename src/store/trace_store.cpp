@@ -5,36 +5,29 @@
 
 namespace keel::detail {
 
-Status SqliteStore::check_span(const SpanRecord& span) {
+Status SqliteStore::record_span(const SpanRecord& span) {
   if (span.trace_id.empty() || span.span_id.empty()) {
     return Status::InvalidArgument("a span needs a trace_id and a span_id");
   }
-  if (span.attributes.empty()) return Status::Ok();
-  nlohmann::json parsed = nlohmann::json::parse(span.attributes, nullptr, /*allow_exceptions=*/false);
+  std::string attributes = span.attributes.empty() ? "{}" : span.attributes;
+  nlohmann::json parsed = nlohmann::json::parse(attributes, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) {
     return Status::InvalidArgument("attributes of span '" + span.span_id + "' are not a JSON object");
   }
-  return Status::Ok();
-}
-
-Status SqliteStore::insert_span_locked(const SpanRecord& span) {
-  if (!span.session_id.empty()) KEEL_TRY(require_session_locked(span.session_id));
-  KEEL_TRY(require_run_locked(span.run_id));
-  KEEL_ASSIGN_OR_RETURN(
-      Stmt stmt,
-      db_->prepare("INSERT OR REPLACE INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, "
-                   "start_us, duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
-  stmt.bind(1, span.trace_id).bind(2, span.span_id).bind_or_null(3, span.parent_span_id);
-  stmt.bind_or_null(4, span.session_id).bind_or_null(5, span.run_id).bind(6, span.kind).bind(7, span.name);
-  stmt.bind(8, span.start_us).bind(9, span.duration_us).bind(10, span.status);
-  stmt.bind(11, span.attributes.empty() ? std::string_view("{}") : std::string_view(span.attributes));
-  return stmt.run();
-}
-
-Status SqliteStore::record_span(const SpanRecord& span) {
-  KEEL_TRY(check_span(span));
   std::lock_guard lock(mu_);
-  return db_->write([&]() -> Status { return insert_span_locked(span); });
+  return db_->write([&]() -> Status {
+    if (!span.session_id.empty()) KEEL_TRY(require_session_locked(span.session_id));
+    KEEL_TRY(require_run_locked(span.run_id));
+    KEEL_ASSIGN_OR_RETURN(
+        Stmt stmt,
+        db_->prepare("INSERT OR REPLACE INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, "
+                     "start_us, "
+                     "duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+    stmt.bind(1, span.trace_id).bind(2, span.span_id).bind_or_null(3, span.parent_span_id);
+    stmt.bind_or_null(4, span.session_id).bind_or_null(5, span.run_id).bind(6, span.kind).bind(7, span.name);
+    stmt.bind(8, span.start_us).bind(9, span.duration_us).bind(10, span.status).bind(11, attributes);
+    return stmt.run();
+  });
 }
 
 Result<std::vector<SpanRecord>> SqliteStore::list_spans(std::string_view trace_id) {

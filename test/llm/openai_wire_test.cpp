@@ -186,17 +186,18 @@ TEST(OpenAiWireTest, HttpStatusMapping) {
   EXPECT_EQ(http_error_status(500, "boom", "u").message(), "HTTP 500: boom");
 }
 
-// Rendering with the kept messages of the previous request gives the same bytes as rendering all
-// of them, whatever changed between requests: a round added, an earlier message replaced (a
-// compacted history), messages dropped, a call's arguments changed, nothing at all.
-TEST(RenderedMessagesTest, GivesTheSameBodyAsRenderingEverything) {
+// Rendering with what the previous request kept gives the same bytes as rendering all of it,
+// whatever changed between requests: a round added, an earlier message replaced (a compacted
+// history), messages dropped, a call's arguments changed, the tools changed, nothing at all.
+TEST(RenderCacheTest, GivesTheSameBodyAsRenderingEverything) {
   Fixture f;
-  RenderedMessages rendered;
+  RenderCache rendered;
+  std::vector<ToolSpec> tools = f.tools;
   auto check = [&](const std::vector<Message>& history, const std::vector<Message>& appended, const char* step) {
     ModelRequest r;
     r.history = history;
     r.appended = appended;
-    r.tools = f.tools;
+    r.tools = tools;
     Result<std::string> plain = build_chat_request(r, {"m", false, true});
     Result<std::string> kept = build_chat_request(r, {"m", false, true}, &rendered);
     ASSERT_TRUE(plain.ok() && kept.ok()) << step;
@@ -216,6 +217,20 @@ TEST(RenderedMessagesTest, GivesTheSameBodyAsRenderingEverything) {
   check(h, {}, "messages dropped");
   check({}, {}, "nothing");
   check(h, {}, "back again");
+  tools[0].description = "Reads a file, whole.";
+  check(h, {}, "a tool's description changed");
+  tools.push_back(tools[0]);
+  tools.back().name = "read_file_2";
+  check(h, {}, "a tool added");
+  // A schema that is not an object is refused every time, cached or not.
+  tools.back().parameters_schema = "[1]";
+  ModelRequest bad;
+  bad.history = h;
+  bad.tools = tools;
+  EXPECT_EQ(build_chat_request(bad, {"m", false, true}, &rendered).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(build_chat_request(bad, {"m", false, true}, &rendered).status().code(), ErrorCode::kInvalidArgument);
+  tools.pop_back();
+  check(h, {}, "the bad tool gone");
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 #include "keel/core/context_manager.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <string_view>
+#include <vector>
 
 #include "core/context/microcompact_digest.hpp"
 #include "core/context/history_layout.hpp"
@@ -84,8 +83,7 @@ struct ContextManager::State {
   std::shared_ptr<const TokenCounter> counter;
   detail::TokenLedger ledger;
   detail::SummaryCache cache;
-  size_t tools_print = 0;     // count_tools(): what the tools counted last looked like
-  bool tools_counted = false;
+  std::vector<ToolSpec> counted_tools;  // what tool_tokens was counted from
   size_t tool_tokens = 0;       // tool definitions, as of the last compact() or measure()
   size_t digest_scan_from = 0;  // every tool result before this index is digested (always mode)
   size_t counted_from = 0;      // the first message the current compact() counted
@@ -102,18 +100,12 @@ struct ContextManager::State {
   }
 
   // The tools are the same every round of a run: they are counted again only when they change
-  // (told by their names and the sizes of their texts, which costs far less than counting).
+  // (comparing their texts costs far less than counting their tokens).
   void count_tools(std::span<const ToolSpec> tools) {
-    size_t print = tools.size();
-    for (const ToolSpec& t : tools) {
-      print = print * 1000003u ^ std::hash<std::string_view>{}(t.name);
-      print = print * 1000003u ^ (t.parameters_schema.size() * 131u + t.description.size());
-    }
-    if (tools_counted && print == tools_print) return;
+    if (std::equal(tools.begin(), tools.end(), counted_tools.begin(), counted_tools.end(), same_definition)) return;
     tool_tokens = 0;
     for (const ToolSpec& t : tools) tool_tokens += counter->count_tool(t);
-    tools_print = print;
-    tools_counted = true;
+    counted_tools.assign(tools.begin(), tools.end());
   }
 
   // Stage 2: results over the byte budget, not cut before.
