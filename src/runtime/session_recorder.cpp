@@ -175,6 +175,23 @@ Result<std::vector<Message>> SessionRecorder::attach_to_run(std::string_view run
   return out;
 }
 
+SessionRecorder::Pending SessionRecorder::take_pending() {
+  Pending p;
+  std::lock_guard lock(pending_mu_);
+  p.runs.swap(pending_runs_);
+  p.spans.swap(pending_spans_);
+  return p;
+}
+
+Status SessionRecorder::write_step(std::span<const NewMessage> messages, const Pending& records) {
+  return store_.write_together([&]() -> Status {
+    if (!messages.empty()) KEEL_TRY(store_.append_messages(session_id_, messages).status());
+    for (const ToolRunRecord& r : records.runs) KEEL_TRY(store_.record_tool_run(r).status());
+    for (const SpanRecord& s : records.spans) KEEL_TRY(store_.record_span(s));
+    return Status::Ok();
+  });
+}
+
 void SessionRecorder::commit(std::span<const Message> messages) {
   if (messages.empty() || !error().ok()) return;
   std::vector<NewMessage> batch;
@@ -182,16 +199,9 @@ void SessionRecorder::commit(std::span<const Message> messages) {
   for (const Message& m : messages) {
     batch.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
   }
-  std::vector<ToolRunRecord> runs;
-  std::vector<SpanRecord> spans;
-  {
-    std::lock_guard lock(pending_mu_);
-    runs.swap(pending_runs_);
-    spans.swap(pending_spans_);
-  }
-  enqueue([this, batch = std::move(batch), runs = std::move(runs), spans = std::move(spans)] {
-    Result<int64_t> seq = store_.record_step(session_id_, batch, runs, spans);
-    if (!seq.ok()) note(Status(seq.status().code(), "could not save the conversation: " + seq.status().message()));
+  enqueue([this, batch = std::move(batch), records = take_pending()] {
+    Status saved = write_step(batch, records);
+    if (!saved.ok()) note(Status(saved.code(), "could not save the conversation: " + saved.message()));
   });
 }
 
@@ -266,14 +276,8 @@ void SessionRecorder::set_state(RunState state) {
 void SessionRecorder::finish(const RunOutcome& outcome) {
   if (run_id_.empty()) return;
   settle();
-  std::vector<ToolRunRecord> runs;
-  std::vector<SpanRecord> spans;
-  {
-    std::lock_guard lock(pending_mu_);
-    runs.swap(pending_runs_);
-    spans.swap(pending_spans_);
-  }
-  if (!error().ok()) runs.clear(), spans.clear();  // the conversation they belong to is not all saved
+  Pending records = take_pending();
+  if (!error().ok()) records = {};  // the conversation they belong to is not all saved
   std::string status = "suspended";
   std::string attributes = nlohmann::json{{"model_calls", outcome.model_calls}}.dump();
   RunUpdate u;
@@ -294,7 +298,7 @@ void SessionRecorder::finish(const RunOutcome& outcome) {
   }
   // The last records, the run's end and its root span in one transaction.
   Status together = store_.write_together([&]() -> Status {
-    if (!runs.empty() || !spans.empty()) KEEL_TRY(store_.record_step(session_id_, {}, runs, spans).status());
+    KEEL_TRY(write_step({}, records));
     if (!outcome.suspended) KEEL_TRY(store_.update_run(run_id_, u));
     return record_root(status, attributes);
   });

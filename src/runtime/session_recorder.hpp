@@ -1,5 +1,5 @@
-// Keeps one run in the Store as it happens: the session and run rows, every committed message
-// (before the next model call), tool executions, approval decisions and trace spans.
+// Keeps one run in the Store as it happens: the session and run rows, every committed message,
+// tool executions, approval decisions and trace spans.
 //
 // A step costs one transaction per commit: tool runs and spans wait in memory and are written
 // with the next commit (or at finish(), with the run's end). A run's start (session, run, root
@@ -77,6 +77,14 @@ class SessionRecorder {
   Status error() const;
 
  private:
+  // Tool runs and spans recorded since the last commit, waiting to be written with the next one.
+  struct Pending {
+    std::vector<ToolRunRecord> runs;
+    std::vector<SpanRecord> spans;
+  };
+  Pending take_pending();
+  // `messages` and `records` in one transaction (Store::write_together).
+  Status write_step(std::span<const NewMessage> messages, const Pending& records);
   void note(const Status& s);
   // Queues `write` for the writer thread (started at the first one).
   void enqueue(std::function<void()> write);

@@ -174,26 +174,22 @@ Result<std::vector<RunRecord>> SqliteStore::find_interrupted_runs() {
                            "");
 }
 
-Result<int64_t> SqliteStore::insert_tool_run_locked(const ToolRunRecord& r) {
-  if (r.run_id.empty()) return Status::InvalidArgument("a tool run needs the id of the run it belongs to");
-  KEEL_TRY(require_run_locked(r.run_id));
-  KEEL_ASSIGN_OR_RETURN(
-      Stmt stmt,
-      db_->prepare("INSERT INTO tool_runs (run_id, call_id, tool, alias, raw_args, resolved_args, started_ms, ended_ms, "
-                   "duration_ms, status, result, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
-  stmt.bind(1, r.run_id).bind(2, r.call_id).bind(3, r.tool).bind(4, r.alias).bind(5, r.raw_args);
-  stmt.bind(6, r.resolved_args).bind(7, r.started_ms).bind(8, r.ended_ms).bind(9, r.duration_ms);
-  stmt.bind(10, tool_status_name(r.status)).bind(11, r.result).bind(12, r.error);
-  KEEL_TRY(stmt.run());
-  return db_->last_insert_rowid();
-}
-
 Result<int64_t> SqliteStore::record_tool_run(const ToolRunRecord& r) {
   if (r.run_id.empty()) return Status::InvalidArgument("a tool run needs the id of the run it belongs to");
   std::lock_guard lock(mu_);
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
-    KEEL_ASSIGN_OR_RETURN(id, insert_tool_run_locked(r));
+    KEEL_TRY(require_run_locked(r.run_id));
+    KEEL_ASSIGN_OR_RETURN(
+        Stmt stmt,
+        db_->prepare(
+            "INSERT INTO tool_runs (run_id, call_id, tool, alias, raw_args, resolved_args, started_ms, ended_ms, "
+            "duration_ms, status, result, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+    stmt.bind(1, r.run_id).bind(2, r.call_id).bind(3, r.tool).bind(4, r.alias).bind(5, r.raw_args);
+    stmt.bind(6, r.resolved_args).bind(7, r.started_ms).bind(8, r.ended_ms).bind(9, r.duration_ms);
+    stmt.bind(10, tool_status_name(r.status)).bind(11, r.result).bind(12, r.error);
+    KEEL_TRY(stmt.run());
+    id = db_->last_insert_rowid();
     return Status::Ok();
   }));
   return id;
@@ -202,24 +198,6 @@ Result<int64_t> SqliteStore::record_tool_run(const ToolRunRecord& r) {
 Status SqliteStore::write_together(const std::function<Status()>& writes) {
   std::lock_guard lock(mu_);
   return db_->write([&]() -> Status { return writes(); });
-}
-
-Result<int64_t> SqliteStore::record_step(std::string_view session_id, std::span<const NewMessage> messages,
-                                         std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) {
-  for (const SpanRecord& span : spans) KEEL_TRY(check_span(span));
-  std::lock_guard lock(mu_);
-  int64_t first = 0;
-  Status status = db_->write([&]() -> Status {
-    KEEL_ASSIGN_OR_RETURN(first, append_locked(session_id, messages));
-    for (const ToolRunRecord& r : tool_runs) KEEL_TRY(insert_tool_run_locked(r).status());
-    for (const SpanRecord& span : spans) KEEL_TRY(insert_span_locked(span));
-    return Status::Ok();
-  });
-  if (!status.ok() && status.code() != ErrorCode::kNotFound) {
-    return Status(status.code(), "cannot save a step of session '" + std::string(session_id) + "': " + status.message());
-  }
-  KEEL_TRY(status);
-  return first;
 }
 
 Result<std::vector<ToolRunRecord>> SqliteStore::list_tool_runs(std::string_view run_id) {

@@ -83,8 +83,6 @@ class SqliteStore final : public Store {
   Status record_span(const SpanRecord& span) override;
   Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) override;
 
-  Result<int64_t> record_step(std::string_view session_id, std::span<const NewMessage> messages,
-                              std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) override;
   Status write_together(const std::function<Status()>& writes) override;
 
  private:
@@ -101,11 +99,6 @@ class SqliteStore final : public Store {
   // Inserts a run row (the id checked, or a new one); returns its id. Within a write.
   Result<std::string> insert_run_locked(const RunInfo& info);
   Status put_checkpoint_locked(const ServerCheckpoint& checkpoint);
-  // Inserts a tool run / a span (already checked: see check_span) inside an open write.
-  Result<int64_t> insert_tool_run_locked(const ToolRunRecord& record);
-  Status insert_span_locked(const SpanRecord& span);
-  // InvalidArgument unless the span has its ids and its attributes are a JSON object.
-  static Status check_span(const SpanRecord& span);
   Result<const CacheScope*> find_scope(std::string_view name) const;
   Result<std::vector<RunRecord>> query_runs_locked(std::string_view sql, std::string_view arg);
 

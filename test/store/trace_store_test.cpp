@@ -60,6 +60,20 @@ TEST_F(TraceStoreTest, BadSpansAreRefused) {
 
 using StepStoreTest = StoreTest;
 
+// A step as a run writes it (messages, tool runs, spans), in one transaction: returns the seq of
+// its first message (the next seq when it has none).
+Result<int64_t> write_step(Store& store, std::string_view sid, std::span<const NewMessage> messages,
+                           std::span<const ToolRunRecord> runs, std::span<const SpanRecord> spans) {
+  int64_t first = 0;
+  KEEL_TRY(store.write_together([&]() -> Status {
+    KEEL_ASSIGN_OR_RETURN(first, store.append_messages(sid, messages));
+    for (const ToolRunRecord& r : runs) KEEL_TRY(store.record_tool_run(r).status());
+    for (const SpanRecord& span : spans) KEEL_TRY(store.record_span(span));
+    return Status::Ok();
+  }));
+  return first;
+}
+
 // A step's messages, tool runs and spans land together, in one transaction.
 TEST_F(StepStoreTest, AStepIsSavedWhole) {
   std::string sid = new_session();
@@ -72,7 +86,7 @@ TEST_F(StepStoreTest, AStepIsSavedWhole) {
   tool_run.tool = "fs_read";
   std::vector<ToolRunRecord> runs{tool_run};
   std::vector<SpanRecord> spans{{*run, "tool-1", "", sid, *run, "tool", "fs_read", 10, 5, "ok", R"({"bytes":2})"}};
-  auto first = store_->record_step(sid, messages, runs, spans);
+  auto first = write_step(*store_, sid, messages, runs, spans);
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(*first, 1);
   EXPECT_EQ(store_->load_messages(sid)->size(), 2u);
@@ -80,7 +94,7 @@ TEST_F(StepStoreTest, AStepIsSavedWhole) {
   EXPECT_EQ(store_->list_spans(*run)->size(), 1u);
   // Nothing but records: no messages, no seq used.
   spans[0].span_id = "tool-2";
-  auto none = store_->record_step(sid, {}, runs, spans);
+  auto none = write_step(*store_, sid, {}, runs, spans);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, 3);
   EXPECT_EQ(store_->list_tool_runs(*run)->size(), 2u);
@@ -96,11 +110,11 @@ TEST_F(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
   orphan.run_id = "r_missing";
   orphan.tool = "fs_read";
   std::vector<ToolRunRecord> runs{orphan};
-  auto refused = store_->record_step(sid, messages, runs, {});
+  auto refused = write_step(*store_, sid, messages, runs, {});
   EXPECT_EQ(refused.status().code(), ErrorCode::kNotFound);
   EXPECT_NE(refused.status().message().find("r_missing"), std::string::npos) << refused.status().message();
   std::vector<SpanRecord> bad{{*run, "s", "", sid, *run, "tool", "x", 1, 1, "ok", "[1]"}};
-  EXPECT_EQ(store_->record_step(sid, messages, {}, bad).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(write_step(*store_, sid, messages, {}, bad).status().code(), ErrorCode::kInvalidArgument);
   EXPECT_TRUE(store_->load_messages(sid)->empty());
   EXPECT_TRUE(store_->list_spans(*run)->empty());
   EXPECT_TRUE(store_->list_tool_runs(*run)->empty());

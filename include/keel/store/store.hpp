@@ -163,13 +163,7 @@ class Store {
   // By start time.
   virtual Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) = 0;
 
-  // ---- a step at once
-  // One agent step's records in ONE transaction (all kept or none): `messages` appended to the
-  // session (as append_messages), then `tool_runs` and `spans` (as record_tool_run and
-  // record_span). A step costs one commit instead of one per record. Returns the seq of the first
-  // message (the next seq when there are none).
-  virtual Result<int64_t> record_step(std::string_view session_id, std::span<const NewMessage> messages,
-                                      std::span<const ToolRunRecord> tool_runs, std::span<const SpanRecord> spans) = 0;
+  // ---- several writes at once
   // Runs `writes` (calls of this store's methods, on this thread) as ONE transaction: all of them
   // are kept, or none when `writes` returns an error (it should return the first failure of the
   // calls in it), which is returned. Other threads' calls wait until it ends.
