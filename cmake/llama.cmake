@@ -63,5 +63,4 @@ else()
 endif()
 target_compile_definitions(keel_llama INTERFACE KEEL_HAS_LLAMA=1 KEEL_LLAMA_BACKEND_DIR="${KEEL_LLAMA_BACKEND_DIR}"
                                                 KEEL_LLAMA_LIBRARY="${KEEL_LLAMA_LIB}")
-target_link_libraries(keel_llama INTERFACE ${CMAKE_DL_LIBS})
 message(STATUS "keel: llama.cpp from ${KEEL_LLAMA_BACKEND_DIR}")

@@ -2,13 +2,13 @@
 #include "llm/llama_library.hpp"
 
 #if KEEL_HAS_LLAMA
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "base/shared_library.hpp"
 
 namespace keel::llama_detail {
 namespace {
@@ -30,25 +30,16 @@ std::vector<std::string> candidates() {
 
 Status open_library() {
   const std::vector<std::string> files = candidates();
-  void* handle = nullptr;
-  std::string why;
-  for (const std::string& file : files) {
-    // RTLD_LOCAL: llama.cpp's symbols stay out of the global scope (nothing else resolves against them).
-    handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) {
-      g_library.path = file;
-      break;
-    }
-    const char* e = dlerror();
-    why += (why.empty() ? "" : "; ") + std::string(e != nullptr ? e : file + ": cannot open");
-  }
+  const detail::OpenedLibrary opened = detail::open_first_library(files);
+  void* const handle = opened.handle;
+  g_library.path = opened.path;
   if (handle == nullptr) {
-    return Status::Unavailable("cannot load llama.cpp, which gguf: and local/ models run on (" + why +
+    return Status::Unavailable("cannot load llama.cpp, which gguf: and local/ models run on (" + opened.why +
                                "); set KEEL_LLAMA_LIB to a libllama.so, rebuild keel (make build fetches it), "
                                "or use a model server (ollama/, llamacpp/)");
   }
 #define KEEL_LLAMA_RESOLVE(name)                                                                                  \
-  g_library.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));                                     \
+  g_library.name = reinterpret_cast<decltype(&::name)>(detail::library_symbol(handle, #name));                        \
   if (g_library.name == nullptr) {                                                                                \
     return Status::Unavailable("the llama.cpp library " + g_library.path + " has no " #name                       \
                                " (keel needs the llama.cpp release it was built with; set KEEL_LLAMA_LIB to it)"); \

@@ -44,7 +44,7 @@ std::optional<int64_t> parse_retry_after_ms(std::string_view value,
     return static_cast<int64_t>(std::llround(std::min(seconds, kMaxSeconds) * 1000.0));
   }
   const std::string text(value);
-  const time_t when = keel::detail::curl().curl_getdate(text.c_str(), nullptr);
+  const time_t when = curl().curl_getdate(text.c_str(), nullptr);
   if (when == -1) return std::nullopt;
   const auto delta = std::chrono::system_clock::from_time_t(when) - now;
   return std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(delta).count());

@@ -41,62 +41,57 @@ int progress_hook(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 }  // namespace
 
-void curl_global_setup() {
-  (void)detail::curl();  // loads libcurl and runs curl_global_init once
-}
-
 CurlList::~CurlList() {
-  if (list_ != nullptr) keel::detail::curl().curl_slist_free_all(list_);
+  if (list_ != nullptr) curl().curl_slist_free_all(list_);
 }
 
 bool CurlList::append(const std::string& item) {
-  curl_slist* next = keel::detail::curl().curl_slist_append(list_, item.c_str());
+  curl_slist* next = curl().curl_slist_append(list_, item.c_str());
   if (next == nullptr) return false;
   list_ = next;
   return true;
 }
 
 CurlEasy::CurlEasy() {
-  curl_global_setup();
-  easy_ = keel::detail::curl().curl_easy_init();
+  easy_ = curl().curl_easy_init();
 }
 
 CurlEasy::~CurlEasy() {
-  if (easy_ != nullptr) keel::detail::curl().curl_easy_cleanup(easy_);
+  if (easy_ != nullptr) curl().curl_easy_cleanup(easy_);
 }
 
 void CurlEasy::prepare(const CurlTransfer& t) {
   static CurlHooks no_hooks;  // never changed: drops the body
   CurlHooks* hooks = t.hooks != nullptr ? t.hooks : &no_hooks;
   CURL* e = easy_;
-  keel::detail::curl().curl_easy_reset(e);  // keeps live connections, DNS and TLS session caches
+  curl().curl_easy_reset(e);  // keeps live connections, DNS and TLS session caches
   error_[0] = '\0';
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_URL, t.url.c_str());
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, t.max_redirects > 0 ? 1L : 0L);
-  if (t.max_redirects > 0) keel::detail::curl().curl_easy_setopt(e, CURLOPT_MAXREDIRS, t.max_redirects);
-  if (!t.proxy_from_environment) keel::detail::curl().curl_easy_setopt(e, CURLOPT_PROXY, "");
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_USERAGENT, t.user_agent.empty() ? kKeelUserAgent : t.user_agent.c_str());
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(t.connect_timeout_ms));
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(t.total_timeout_ms));
-  if (t.headers != nullptr) keel::detail::curl().curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error_);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_hook);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_HEADERDATA, hooks);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_hook);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_WRITEDATA, hooks);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, progress_hook);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_XFERINFODATA, hooks);
+  curl().curl_easy_setopt(e, CURLOPT_URL, t.url.c_str());
+  curl().curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl().curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl().curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, t.max_redirects > 0 ? 1L : 0L);
+  if (t.max_redirects > 0) curl().curl_easy_setopt(e, CURLOPT_MAXREDIRS, t.max_redirects);
+  if (!t.proxy_from_environment) curl().curl_easy_setopt(e, CURLOPT_PROXY, "");
+  curl().curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl().curl_easy_setopt(e, CURLOPT_USERAGENT, t.user_agent.empty() ? kKeelUserAgent : t.user_agent.c_str());
+  curl().curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(t.connect_timeout_ms));
+  curl().curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(t.total_timeout_ms));
+  if (t.headers != nullptr) curl().curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
+  curl().curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error_);
+  curl().curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_hook);
+  curl().curl_easy_setopt(e, CURLOPT_HEADERDATA, hooks);
+  curl().curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_hook);
+  curl().curl_easy_setopt(e, CURLOPT_WRITEDATA, hooks);
+  curl().curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+  curl().curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, progress_hook);
+  curl().curl_easy_setopt(e, CURLOPT_XFERINFODATA, hooks);
 }
 
 CurlFailure classify_curl_failure(CURL* easy, CURLcode code, const char* error_text) {
   CurlFailure f;
   f.code = code;
   f.detail = error_text != nullptr && error_text[0] != '\0' ? std::string(error_text)
-                                                            : std::string(keel::detail::curl().curl_easy_strerror(code));
+                                                            : std::string(curl().curl_easy_strerror(code));
   switch (code) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
@@ -105,14 +100,14 @@ CurlFailure classify_curl_failure(CURL* easy, CURLcode code, const char* error_t
     case CURLE_COULDNT_CONNECT: {
       f.kind = CurlFailure::Kind::kConnect;
       long os_errno = 0;
-      keel::detail::curl().curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
+      curl().curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
       if (os_errno != 0) f.system_error = std::system_category().message(static_cast<int>(os_errno));
       break;
     }
     case CURLE_OPERATION_TIMEDOUT: {
       f.kind = CurlFailure::Kind::kTimeout;
       curl_off_t connect_us = 0;
-      keel::detail::curl().curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+      curl().curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
       f.connected = connect_us != 0;
       break;
     }

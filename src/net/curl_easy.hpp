@@ -88,10 +88,6 @@ class CurlEasy {
   char error_[CURL_ERROR_SIZE] = {};
 };
 
-// libcurl's global state, set up once per process (thread-safe). CurlEasy calls it; a caller that
-// uses libcurl before making a handle calls it itself.
-void curl_global_setup();
-
 // A failed transfer, sorted into the kinds keel's messages distinguish.
 struct CurlFailure {
   enum class Kind {

@@ -1,12 +1,12 @@
 // Loading libcurl at first use (net/curl_library.hpp).
 #include "net/curl_library.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <mutex>
 #include <string>
 #include <type_traits>
+
+#include "base/shared_library.hpp"
 
 namespace keel::detail {
 namespace {
@@ -38,17 +38,13 @@ Status g_status = Status::Ok();
 
 void load() {
   // The soname first (the package's library), then the development link name.
-  void* handle = nullptr;
-  std::string why;
-  for (const char* file : {"libcurl.so.4", "libcurl.so"}) {
-    handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) break;
-    const char* e = dlerror();
-    why += (why.empty() ? "" : "; ") + std::string(e != nullptr ? e : file);
-  }
+  static const std::string kFiles[] = {"libcurl.so.4", "libcurl.so"};
+  const OpenedLibrary opened = open_first_library(kFiles);
+  void* const handle = opened.handle;
+  std::string why = opened.why;
   bool complete = handle != nullptr;
 #define KEEL_CURL_RESOLVE(name)                                                                        \
-  g_library.name = handle != nullptr ? reinterpret_cast<decltype(&::name)>(dlsym(handle, #name)) : nullptr; \
+  g_library.name = reinterpret_cast<decltype(&::name)>(library_symbol(handle, #name));                   \
   if (g_library.name == nullptr) {                                                                     \
     if (handle != nullptr && complete) why = "libcurl has no " #name " (libcurl 7.80 or newer is needed)"; \
     complete = false;                                                                                  \

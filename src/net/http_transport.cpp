@@ -170,16 +170,16 @@ void configure(CurlEasy& easy, const HttpRequest& request, const CurlList& heade
   easy.prepare(common);
   CURL* e = easy.get();
   if (request.method == "POST") {
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_POST, 1L);
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_POSTFIELDS, request.body.data());
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl().curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl().curl_easy_setopt(e, CURLOPT_POSTFIELDS, request.body.data());
+    curl().curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   } else {
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-    if (request.method != "GET") keel::detail::curl().curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    curl().curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    if (request.method != "GET") curl().curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
-  keel::detail::curl().curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
+  curl().curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl().curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+  curl().curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
 }
 
 }  // namespace
@@ -228,13 +228,13 @@ HttpOutcome HttpSession::perform(const HttpRequest& request) {
   std::string errbuf = easy_->error_text();
   if (!finished && ran->multi_error != CURLM_OK) {
     result = CURLE_RECV_ERROR;
-    errbuf = keel::detail::curl().curl_multi_strerror(ran->multi_error);
+    errbuf = curl().curl_multi_strerror(ran->multi_error);
     finished = true;
   }
 
   out.head = transfer.head;
   long status = 0;
-  if (keel::detail::curl().curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && status != 0) {
+  if (curl().curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && status != 0) {
     out.head.status = status;
   }
   // Our own reasons come first: an abort shows up in libcurl as a callback or write error.

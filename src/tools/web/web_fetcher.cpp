@@ -318,23 +318,23 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
     common.hooks = &hooks;
     easy.prepare(common);
     CURL* e = easy.get();
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_guarded_socket);
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &guard);
-    if (!resolve.empty()) keel::detail::curl().curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
-    keel::detail::curl().curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
+    curl().curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_guarded_socket);
+    curl().curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &guard);
+    if (!resolve.empty()) curl().curl_easy_setopt(e, CURLOPT_RESOLVE, resolve.get());
+    curl().curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
     if (req.method == "GET") {
-      keel::detail::curl().curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+      curl().curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     } else if (req.method == "HEAD") {
-      keel::detail::curl().curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+      curl().curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
     } else {
       if (req.method == "POST") {
-        keel::detail::curl().curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl().curl_easy_setopt(e, CURLOPT_POST, 1L);
       } else {
-        keel::detail::curl().curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+        curl().curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req.method.c_str());
       }
       if (req.method != "DELETE" || !req.body.empty()) {
-        keel::detail::curl().curl_easy_setopt(e, CURLOPT_POSTFIELDS, req.body.data());
-        keel::detail::curl().curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+        curl().curl_easy_setopt(e, CURLOPT_POSTFIELDS, req.body.data());
+        curl().curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
       }
     }
 
@@ -351,10 +351,10 @@ Result<FetchResponse> WebFetcher::fetch(const FetchRequest& request) const {
                     hop_index, req.url.url);
     }
     long status = hop.status;
-    keel::detail::curl().curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl().curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 
     char* location = nullptr;
-    keel::detail::curl().curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &location);
+    curl().curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &location);
     if (is_redirect(status) && location != nullptr && options_.max_redirects > 0) {
       const std::string next_url(location);
       if (hop_index >= options_.max_redirects) {

@@ -13,18 +13,18 @@ namespace keel::detail {
 namespace {
 
 struct UrlDeleter {
-  void operator()(CURLU* u) const { keel::detail::curl().curl_url_cleanup(u); }
+  void operator()(CURLU* u) const { curl().curl_url_cleanup(u); }
 };
 using UrlHandle = std::unique_ptr<CURLU, UrlDeleter>;
 
 struct CurlStringDeleter {
-  void operator()(char* s) const { keel::detail::curl().curl_free(s); }
+  void operator()(char* s) const { curl().curl_free(s); }
 };
 
 // A part of a parsed URL, or "" when it is absent.
 std::string get_part(CURLU* u, CURLUPart part, unsigned int flags = 0) {
   char* raw = nullptr;
-  if (keel::detail::curl().curl_url_get(u, part, &raw, flags) != CURLUE_OK || raw == nullptr) return "";
+  if (curl().curl_url_get(u, part, &raw, flags) != CURLUE_OK || raw == nullptr) return "";
   std::unique_ptr<char, CurlStringDeleter> owned(raw);
   return std::string(raw);
 }
@@ -67,7 +67,7 @@ std::string clean_reference(std::string_view ref) {
 void lowercase_host(CURLU* u) {
   const std::string host = get_part(u, CURLUPART_HOST);
   const std::string lower = ascii_lowercase(host);
-  if (!host.empty() && lower != host) keel::detail::curl().curl_url_set(u, CURLUPART_HOST, lower.c_str(), 0);
+  if (!host.empty() && lower != host) curl().curl_url_set(u, CURLUPART_HOST, lower.c_str(), 0);
 }
 
 }  // namespace
@@ -86,10 +86,10 @@ Result<WebUrl> parse_web_url(std::string_view url) {
   if (scheme != "http" && scheme != "https") {
     return Status::InvalidArgument("'" + scheme + "://' URLs are not supported; the web tools fetch only http and https");
   }
-  UrlHandle u(keel::detail::curl().curl_url());
+  UrlHandle u(curl().curl_url());
   if (!u) return Status::Internal("libcurl could not allocate a URL handle");
-  if (CURLUcode rc = keel::detail::curl().curl_url_set(u.get(), CURLUPART_URL, text.c_str(), 0); rc != CURLUE_OK) {
-    return Status::InvalidArgument("'" + std::string(url) + "' is not a valid URL: " + keel::detail::curl().curl_url_strerror(rc));
+  if (CURLUcode rc = curl().curl_url_set(u.get(), CURLUPART_URL, text.c_str(), 0); rc != CURLUE_OK) {
+    return Status::InvalidArgument("'" + std::string(url) + "' is not a valid URL: " + curl().curl_url_strerror(rc));
   }
   lowercase_host(u.get());
   WebUrl out;
@@ -106,24 +106,24 @@ std::optional<std::string> resolve_http_url(std::string_view base, std::string_v
   const std::string ref = clean_reference(reference);
   const std::string scheme = scheme_of(ref);
   if (!scheme.empty() && scheme != "http" && scheme != "https") return std::nullopt;
-  UrlHandle u(keel::detail::curl().curl_url());
+  UrlHandle u(curl().curl_url());
   if (!u) return std::nullopt;
   const std::string base_text(base);
-  if (keel::detail::curl().curl_url_set(u.get(), CURLUPART_URL, base_text.c_str(), 0) != CURLUE_OK) return std::nullopt;
+  if (curl().curl_url_set(u.get(), CURLUPART_URL, base_text.c_str(), 0) != CURLUE_OK) return std::nullopt;
   // An empty reference is the base itself (an <a href=""> points at the page); a fragment-only one
   // replaces just the fragment (libcurl would also drop the last path segment).
   if (ref.starts_with('#')) {
-    if (keel::detail::curl().curl_url_set(u.get(), CURLUPART_FRAGMENT, ref.size() > 1 ? ref.c_str() + 1 : nullptr, 0) != CURLUE_OK) {
+    if (curl().curl_url_set(u.get(), CURLUPART_FRAGMENT, ref.size() > 1 ? ref.c_str() + 1 : nullptr, 0) != CURLUE_OK) {
       return std::nullopt;
     }
-  } else if (!ref.empty() && keel::detail::curl().curl_url_set(u.get(), CURLUPART_URL, ref.c_str(), 0) != CURLUE_OK) {
+  } else if (!ref.empty() && curl().curl_url_set(u.get(), CURLUPART_URL, ref.c_str(), 0) != CURLUE_OK) {
     return std::nullopt;
   }
   lowercase_host(u.get());
   const std::string resolved_scheme = ascii_lowercase(get_part(u.get(), CURLUPART_SCHEME));
   if (resolved_scheme != "http" && resolved_scheme != "https") return std::nullopt;
   if (get_part(u.get(), CURLUPART_HOST).empty()) return std::nullopt;
-  if (drop_fragment) keel::detail::curl().curl_url_set(u.get(), CURLUPART_FRAGMENT, nullptr, 0);
+  if (drop_fragment) curl().curl_url_set(u.get(), CURLUPART_FRAGMENT, nullptr, 0);
   std::string out = get_part(u.get(), CURLUPART_URL);
   if (out.empty()) return std::nullopt;
   return out;
