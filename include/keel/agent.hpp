@@ -105,6 +105,10 @@ struct RunStartOptions {
   // The id the new run is stored under ("r_" and 32 hex digits, unused); empty: a new random one.
   // A host that answers before the run begins (the server's 202) picks it.
   std::string run_id;
+  // Messages that join the stored session as this run's first ones, before its task: the results
+  // of the client-side calls the previous run handed over (Role::kTool messages answering them).
+  // With an empty task the run goes on from them.
+  std::vector<Message> added;
 };
 
 class Agent {
@@ -132,12 +136,24 @@ class Agent {
   // Result is an error only when the run could not start (e.g. an invalid intent pattern, a store
   // that cannot be written); every run failure is a RunOutcome with ok=false.
   Result<RunOutcome> run(std::string_view task, std::stop_token stop = {});
+  // Tools the caller runs itself (a client's tools, sent with an API request): offered to the
+  // model in this agent's following runs next to its own. A round that calls one ends the run
+  // once keel's own calls of that round have run; RunOutcome::client_calls hands the calls over,
+  // and the caller continues with their results (run_after or continue_session with an empty
+  // task). Each spec is marked client_side. InvalidArgument, naming the tool, for a bad name, a
+  // duplicate, a name one of the agent's own tools has, or parameters that are not a JSON object.
+  Status set_client_tools(std::vector<ToolSpec> tools);
+
   // Runs `task` as the next turn of a stored session (needs a store; NotFound for an unknown id).
+  // With RunStartOptions::added and an empty task, continues after client-side calls instead.
   Result<RunOutcome> continue_session(std::string_view session_id, std::string_view task, std::stop_token stop = {},
                                       RunStartOptions start = {});
   // Runs `task` after a conversation the caller supplies (an OpenAI-style request's messages:
   // user, assistant with tool calls, tool results; a system message in it is ignored, keel builds
-  // its own), in a new session when there is a store.
+  // its own), in a new session when there is a store. With an empty `task` the run goes on from
+  // the conversation's tail, which must be tool results answering every call of its last
+  // assistant message (a client's results for the client-side calls it was handed);
+  // InvalidArgument otherwise.
   Result<RunOutcome> run_after(std::vector<Message> earlier, std::string_view task, std::stop_token stop = {});
   // Queues guidance for the run in progress (seed 000's steering buffer): it becomes a user
   // message before the next model call, or, when the model has just answered, a further round.

@@ -61,6 +61,10 @@ struct RunOutcome {
   std::string session_id;                       // the stored session (empty without a store)
   std::string run_id;                           // the stored run (empty without a store)
   bool suspended = false;                       // stopped and kept resumable (AgentOptions::suspend_on_stop)
+  // Calls of client-side tools (Agent::set_client_tools) the run ended with: the caller runs them
+  // and continues the conversation with their results. ok is true; answer is the text of the
+  // reply that made them (possibly empty).
+  std::vector<ToolCall> client_calls = {};
 };
 
 // Per-run state shared with every hook.

@@ -43,6 +43,10 @@ struct ModelRequest {
   // text. A local model enforces it with a grammar; other backends rely on the prompt, and keel
   // validates the reply either way.
   std::string response_schema;
+  // Whether the model must call a tool: "" or "auto" (it decides), "none" (it must not),
+  // "required" (it must call one), or the name of the tool it must call. Backends that cannot
+  // force a choice send what they can (a named tool as "required", or nothing).
+  std::string tool_choice;
   // When a hook sets this, it is sent instead of `history`.
   std::optional<std::vector<Message>> replaced_history;
 

@@ -19,6 +19,9 @@
 
 namespace keel {
 
+// Ok when `name` can name a tool: 1 to 64 of [A-Za-z0-9_.-]; else InvalidArgument saying why.
+Status check_tool_name(std::string_view name);
+
 namespace detail {
 struct ToolSchema;  // src/tools/tool_registry.cpp
 }  // namespace detail

@@ -39,6 +39,11 @@ struct ToolSpec {
   // failure gets one corrective retry, a second failure of the same tool fails the run. Empty:
   // any ok output is accepted.
   std::vector<Postcondition> postconditions = {};
+  // The caller of the run executes it, not keel (a client's own tool, offered through an API
+  // endpoint): a round that calls it ends the run once keel's own calls of that round have run,
+  // and its calls are handed back (Finish::client_calls, RunOutcome::client_calls). The caller's
+  // results continue the conversation in a later run. No approval applies: the caller decides.
+  bool client_side = false;
 
   // The timeout a call actually gets: max(timeout_ms, timeout_floor_ms).
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }

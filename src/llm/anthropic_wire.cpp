@@ -136,7 +136,16 @@ Status append_anthropic_tools(std::string& out, const ModelRequest& request) {
     out += '}';
   }
   out += ']';
-  if (!request.tools_enabled) out += ",\"tool_choice\":{\"type\":\"none\"}";
+  const std::string_view choice = request.tool_choice;
+  if (!request.tools_enabled || choice == "none") {
+    out += ",\"tool_choice\":{\"type\":\"none\"}";
+  } else if (choice == "required") {
+    out += ",\"tool_choice\":{\"type\":\"any\"}";
+  } else if (!choice.empty() && choice != "auto") {
+    out += ",\"tool_choice\":{\"type\":\"tool\",\"name\":";
+    append_json_string(out, choice);
+    out += '}';
+  }
   return Status::Ok();
 }
 

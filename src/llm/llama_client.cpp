@@ -154,11 +154,14 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
     return Status::InvalidArgument("the prompt has " + std::to_string(prompt.size()) + " tokens but the context holds " +
                                    std::to_string(s.n_ctx) + "; raise the context size or set a context window so keel compacts");
   }
-  const bool tools_on = request.tools_enabled && !request.final_round && !request.tools.empty();
+  const bool tools_on =
+      request.tools_enabled && !request.final_round && !request.tools.empty() && request.tool_choice != "none";
   const CallSyntax syntax = call_syntax(s.m().family);
   SamplerGrammar grammar;
   if (tools_on && s.options.grammar) {
-    ToolChoice choice = s.options.tool_choice == "required" ? ToolChoice::kRequired : ToolChoice::kAuto;
+    const std::string& wanted = request.tool_choice.empty() || request.tool_choice == "auto" ? s.options.tool_choice
+                                                                                           : request.tool_choice;
+    ToolChoice choice = wanted == "auto" || wanted.empty() ? ToolChoice::kAuto : ToolChoice::kRequired;
     Result<ToolGrammar> g = tool_call_grammar(request.tools, syntax, choice, s.options.max_calls_per_reply,
                                                 s.options.max_string_chars);
     if (!g.ok()) return Status::InvalidArgument("cannot build the tool-call grammar: " + g.status().message());

@@ -55,6 +55,19 @@ void append_message(std::string& out, const Message& m) {
   out += '}';
 }
 
+// ModelRequest::tool_choice in OpenAI's shape: a mode string, or the named function.
+void append_tool_choice(std::string& out, std::string_view choice) {
+  if (choice.empty()) return;
+  out += ",\"tool_choice\":";
+  if (choice == "auto" || choice == "none" || choice == "required") {
+    append_json_string(out, choice);
+    return;
+  }
+  out += "{\"type\":\"function\",\"function\":{\"name\":";
+  append_json_string(out, choice);
+  out += "}}";
+}
+
 Status append_tools(std::string& out, const ModelRequest& request) {
   out += ",\"tools\":[";
   bool first = true;
@@ -226,6 +239,7 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
     out += ']';
     if (request.tools_enabled && !request.tools.empty()) {
       KEEL_TRY(cache != nullptr ? cache->append_tools(out, request) : append_tools(out, request));
+      append_tool_choice(out, request.tool_choice);
     }
     const SamplingParams& s = request.sampling;
     if (s.temperature) out += ",\"temperature\":" + json(*s.temperature).dump();

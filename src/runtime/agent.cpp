@@ -16,6 +16,7 @@
 #include "keel/core/prompt_builder.hpp"
 #include "keel/core/call_stream_filter.hpp"
 #include "runtime/agent_impl.hpp"
+#include "runtime/client_tools.hpp"
 #include "runtime/tool_cache.hpp"
 
 namespace keel {
@@ -273,16 +274,26 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
   return ToolsFinished{std::move(results)};
 }
 
+std::vector<ToolSpec> Agent::Impl::own_tools() const {
+  std::vector<ToolSpec> specs = tools_.specs();
+  if (!options_.tool_allowlist.empty()) {  // a sub-agent sees only the tools it was given
+    const auto& allowed = options_.tool_allowlist;
+    std::erase_if(specs, [&](const ToolSpec& s) { return std::find(allowed.begin(), allowed.end(), s.name) == allowed.end(); });
+  }
+  return specs;
+}
+
 Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   auto started = std::chrono::steady_clock::now();
   KEEL_ASSIGN_OR_RETURN(Preflight preflight, Preflight::create(options_.intents));
   if (start.kind != Start::Kind::kNew && options_.store == nullptr) {
     return Status::FailedPrecondition("sessions need a store; this agent was built without one");
   }
-  std::vector<ToolSpec> specs = tools_.specs();
-  if (!options_.tool_allowlist.empty()) {  // a sub-agent sees only the tools it was given
-    const auto& allowed = options_.tool_allowlist;
-    std::erase_if(specs, [&](const ToolSpec& s) { return std::find(allowed.begin(), allowed.end(), s.name) == allowed.end(); });
+  std::vector<ToolSpec> specs = own_tools();
+  specs.insert(specs.end(), client_tools.begin(), client_tools.end());
+  if (start.kind != Start::Kind::kResume && start.task.empty()) {  // goes on after client-side calls
+    KEEL_TRY(start.kind == Start::Kind::kNew ? detail::check_continuation(start.earlier, {})
+                                             : detail::check_continuation_results(start.added));
   }
   AgentConfig config = options_.config;
   if (options_.planner.enabled) config.planner = {true, options_.planner.timeout_ms};
@@ -308,6 +319,13 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
       earlier = start.earlier;
     } else if (start.kind == Start::Kind::kContinue) {
       KEEL_ASSIGN_OR_RETURN(earlier, recorder->start_in_session(start.id, task, start.run_id));
+      if (Status fits = detail::check_continuation(earlier, start.added); task.empty() && !fits.ok()) {
+        RunOutcome refused;
+        refused.failure = FailureKind::kInternal;
+        refused.error = fits.message();
+        recorder->finish(refused);
+        return fits;
+      }
     } else {
       KEEL_ASSIGN_OR_RETURN(earlier, recorder->attach_to_run(start.id, run_start, task));
     }
@@ -332,6 +350,9 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
       start.kind == Start::Kind::kResume
           ? AgentMachine::resuming(config, specs, std::move(system_prompt), std::move(earlier), run_start, options_.parser,
                                    start.calls_not_started)
+      : task.empty() || !start.added.empty()
+          ? AgentMachine::continuing(config, specs, std::move(system_prompt), std::move(earlier), start.added, task,
+                                     options_.parser)
       : start.kind == Start::Kind::kContinue || !earlier.empty()
           ? AgentMachine(config, specs, std::move(system_prompt), std::move(earlier), task, options_.parser)
           : AgentMachine(config, specs, std::move(system_prompt), task, options_.parser);
@@ -372,6 +393,7 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
   if (ctx.round == 0) ctx.round = machine.model_calls();
   for (;;) {
     // The task is announced once the planner, if one was asked, has answered.
+    if (announce_task && !machine.has_task()) announce_task = false;  // a continuation after client calls
     if (announce_task && !std::holds_alternative<CallPlanner>(decision.action)) {
       announce_task = false;
       emit([&](Hooks& h) { h.on_user_message(ctx, machine.history()[machine.run_start()]); });
@@ -429,6 +451,12 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
         int64_t t = detail::wall_now_us();
         recorder->span("context", "compaction", t, t, "ok", attrs.dump());
       }
+    }
+    if (auto* finish = std::get_if<Finish>(&decision.action); finish != nullptr && !finish->client_calls.empty()) {
+      outcome.ok = true;  // handed over: neither the hooks nor steering can add a round now
+      outcome.answer = finish->answer;
+      outcome.client_calls = finish->client_calls;
+      return;
     }
     if (auto* finish = std::get_if<Finish>(&decision.action)) {
       ResponseActions actions;
@@ -505,21 +533,29 @@ Agent::~Agent() = default;
 void Agent::add_hooks(std::shared_ptr<Hooks> hooks) { impl_->hooks.push_back(std::move(hooks)); }
 void Agent::set_approver(std::shared_ptr<Approver> approver) { impl_->approver = std::move(approver); }
 Result<RunOutcome> Agent::run(std::string_view task, std::stop_token stop) {
-  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}, {}, {}, false}, stop);
+  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}, {}, {}, {}, false}, stop);
 }
 Result<RunOutcome> Agent::continue_session(std::string_view session_id, std::string_view task, std::stop_token stop,
                                            RunStartOptions options) {
-  Impl::Start start{Impl::Start::Kind::kContinue, std::string(task), std::string(session_id), {}, std::move(options.run_id), false};
+  Impl::Start start{Impl::Start::Kind::kContinue, std::string(task), std::string(session_id), {},
+                    std::move(options.run_id), std::move(options.added), false};
   return impl_->run(start, stop);
+}
+Status Agent::set_client_tools(std::vector<ToolSpec> tools) {
+  std::vector<ToolSpec> own = impl_->own_tools();
+  KEEL_TRY(detail::check_client_tools(tools, own));
+  for (ToolSpec& t : tools) t.client_side = true;
+  impl_->client_tools = std::move(tools);
+  return Status::Ok();
 }
 Result<RunOutcome> Agent::run_after(std::vector<Message> earlier, std::string_view task, std::stop_token stop) {
   std::erase_if(earlier, [](const Message& m) { return m.role == Role::kSystem; });
-  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}, std::move(earlier), {}, false}, stop);
+  return impl_->run({Impl::Start::Kind::kNew, std::string(task), {}, std::move(earlier), {}, {}, false}, stop);
 }
 bool Agent::steer(std::string text) { return impl_->steer(std::move(text)); }
 void Agent::request_compaction() { impl_->force_compaction_ = true; }
 Result<RunOutcome> Agent::resume(std::string_view run_id, std::stop_token stop, ResumeOptions options) {
-  return impl_->run({Impl::Start::Kind::kResume, {}, std::string(run_id), {}, {}, options.calls_not_started}, stop);
+  return impl_->run({Impl::Start::Kind::kResume, {}, std::string(run_id), {}, {}, {}, options.calls_not_started}, stop);
 }
 
 }  // namespace keel

@@ -43,6 +43,7 @@ class Agent::Impl {
   }
 
   std::vector<std::shared_ptr<Hooks>> hooks;
+  std::vector<ToolSpec> client_tools;  // Agent::set_client_tools
   std::shared_ptr<Approver> approver;
   // `status` with the values of AgentOptions::redactor's secrets replaced in its message.
   Status redacted(const Status& status) const {
@@ -59,8 +60,11 @@ class Agent::Impl {
     std::string id;               // the session (kContinue) or run (kResume)
     std::vector<Message> earlier;  // kNew: a conversation the caller supplied
     std::string run_id;           // kContinue: the id the new run gets (empty: a new one)
+    std::vector<Message> added;   // kContinue: messages of this run before its task (client results)
     bool calls_not_started = false;  // kResume: ResumeOptions::calls_not_started
   };
+  // The registry's tools this agent may call (AgentOptions::tool_allowlist applied).
+  std::vector<ToolSpec> own_tools() const;
   // Agent::steer(): queues guidance for the run in progress; false when none is.
   bool steer(std::string text);
   Result<RunOutcome> run(const Start& start, std::stop_token stop);

@@ -16,7 +16,10 @@ bool valid_name_char(char c) {
          c == '-';
 }
 
-Status check_name(const std::string& name) {
+}  // namespace
+
+Status check_tool_name(std::string_view name_view) {
+  const std::string name(name_view);
   if (name.empty()) return Status::InvalidArgument("tool name is empty");
   if (name.size() > kMaxNameLength) {
     return Status::InvalidArgument("tool name '" + name.substr(0, kMaxNameLength) + "...' is longer than " +
@@ -30,8 +33,6 @@ Status check_name(const std::string& name) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 namespace detail {
 
@@ -63,7 +64,7 @@ ToolRegistry& ToolRegistry::operator=(ToolRegistry&&) noexcept = default;
 Status ToolRegistry::add(std::unique_ptr<Tool> tool) {
   if (tool == nullptr) return Status::InvalidArgument("cannot add a null tool");
   const ToolSpec& spec = tool->spec();
-  KEEL_TRY(check_name(spec.name));
+  KEEL_TRY(check_tool_name(spec.name));
   if (find(spec.name) != nullptr) {
     return Status::InvalidArgument("a tool named '" + spec.name + "' is already registered");
   }

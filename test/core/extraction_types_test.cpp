@@ -28,10 +28,12 @@ TEST(ExtractionTypes, UnknownTargetListsTheKnownOnes) {
 }
 
 TEST(ExtractionTypes, AcceptsEmailAddresses) {
+  std::string longest_local_part(64, 'a');  // built apart: GCC 12 misreads `string + literal` in the list (-Warray-bounds)
+  longest_local_part.append("@example.com");
   for (const std::string& v : std::vector<std::string>{
            "hello@agent.rs", "first.last+tag@sub.example.co.uk", "o'brien@example.ie", "user_name@example-domain.com",
            "x@a.io", "  hello@agent.rs\n", "zo\u00EB@ex\u00E4mple.de", "a!#$%&*/=?^`{|}~-b@example.com",
-           std::string(64, 'a') + "@example.com"}) {
+           longest_local_part}) {
     EXPECT_TRUE(is_valid_email(v)) << v;
   }
 }

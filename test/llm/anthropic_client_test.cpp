@@ -118,6 +118,25 @@ TEST(AnthropicClientTest, SameRoleMessagesMergeAndFinalRoundDeclaresToolChoiceNo
   EXPECT_EQ(body["tools"][0]["name"], "read_file");
 }
 
+TEST(AnthropicClientTest, TheToolChoiceIsSentAsAnthropicWritesIt) {
+  Conversation conv;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"required", R"({"type":"any"})"}, {"read_file", R"({"type":"tool","name":"read_file"})"},
+      {"none", R"({"type":"none"})"}};
+  for (const auto& [choice, wire] : cases) {
+    MockLlmServer server;
+    server.push(anthropic_message(json::array({{{"type", "text"}, {"text", "ok"}}})));
+    std::vector<Message> history = {Message::user("one")};
+    ModelRequest request;
+    request.history = history;
+    request.tools = conv.tools;
+    request.tool_choice = choice;
+    auto client = make_anthropic_client(anthropic_fast_options(server));
+    ASSERT_TRUE(client->complete(request, anthropic_non_streaming()).ok());
+    EXPECT_EQ(json::parse(server.request_bodies().at(0))["tool_choice"], json::parse(wire)) << choice;
+  }
+}
+
 TEST(AnthropicClientTest, NonStreamedTextWithThinking) {
   MockLlmServer server;
   server.push(anthropic_message(json::array({{{"type", "thinking"}, {"thinking", "Let me think."}, {"signature", "s"}},

@@ -83,6 +83,17 @@ TEST(OpenAiWireTest, OmitsToolsWhenDisabledOrEmpty) {
   EXPECT_FALSE(f.build().contains("tools"));
 }
 
+TEST(OpenAiWireTest, SendsTheToolChoiceAsOpenAiWritesIt) {
+  Fixture f;
+  EXPECT_FALSE(f.build().contains("tool_choice"));  // unset: the backend's default
+  f.request.tool_choice = "required";
+  EXPECT_EQ(f.build()["tool_choice"], "required");
+  f.request.tool_choice = "none";
+  EXPECT_EQ(f.build()["tool_choice"], "none");
+  f.request.tool_choice = "read_file";
+  EXPECT_EQ(f.build()["tool_choice"], json::parse(R"({"type":"function","function":{"name":"read_file"}})"));
+}
+
 TEST(OpenAiWireTest, RejectsAnInvalidSchema) {
   Fixture f;
   f.tools[0].parameters_schema = "{not json";

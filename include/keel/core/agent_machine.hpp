@@ -70,6 +70,15 @@ class AgentMachine {
   // messages; run-wide guard memory (failure counts, duplicates) starts afresh. With
   // `calls_not_started` the host knows that the pending round's calls without a result never
   // began (it parked the run before them): they go through the approval gate again and run.
+  // Continues a conversation in which a client-side tool's calls (ToolSpec::client_side) were
+  // handed to the caller: `earlier` as above, then `added` (the caller's results, and anything
+  // else that belongs to this run before its task) committed as this run's first messages, then
+  // `task` when it is not empty. Without a task the run goes on from the tail: start() asks the
+  // model for its next step. The host checks that the tail answers every handed-over call.
+  static AgentMachine continuing(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                                 std::vector<Message> earlier, std::vector<Message> added, std::string task,
+                                 std::shared_ptr<const ToolCallParser> parser = nullptr);
+
   static AgentMachine resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
                                std::vector<Message> conversation, size_t run_start,
                                std::shared_ptr<const ToolCallParser> parser = nullptr,
@@ -92,6 +101,8 @@ class AgentMachine {
   const std::vector<Message>& history() const { return history_; }
   // Index in history() of this run's first message (its task).
   size_t run_start() const { return run_start_; }
+  // Whether this run has a task message of its own (a continuation after client-side calls may not).
+  bool has_task() const { return has_task_; }
   std::span<const ToolSpec> tools() const { return tools_; }
   // Compacts the context before the next model call even if it fits (e.g. a user's /compact):
   // as if the window were half of what the history takes now.
@@ -111,7 +122,7 @@ class AgentMachine {
   Decision resume_from_tail();
   // One call of the round in progress and what became of it.
   struct PendingCall {
-    enum class State { kRun, kApprove, kSettled };
+    enum class State { kRun, kApprove, kSettled, kClient };  // kClient: handed to the caller
     ToolCall call;
     const ToolSpec* spec = nullptr;  // points into tools_
     std::string canonical;           // canonical arguments; empty when they were invalid
@@ -172,6 +183,7 @@ class AgentMachine {
   std::vector<Message> history_;
   std::vector<Message> committed_;  // appended since the last Decision
   size_t run_start_ = 1;
+  bool has_task_ = true;
   bool resuming_ = false;
   bool resume_calls_not_started_ = false;
   AgentPhase phase_ = AgentPhase::kIdle;
@@ -184,6 +196,8 @@ class AgentMachine {
 
   // The round in progress.
   std::vector<PendingCall> round_calls_;
+  std::string round_text_;                // the text of the reply that made the round's calls
+  bool handed_over_ = false;              // the run finished handing client-side calls to the caller
   std::vector<GuardEvent> guards_;        // fired during the current step
   std::vector<GateDecision> gate_decisions_;  // the gate's own verdicts during the current step
   std::vector<std::string> guard_notes_;  // for the next continuation prompt

@@ -71,9 +71,12 @@ struct AskApproval {
   std::vector<ApprovalRequest> requests;
 };
 
-// The run is done; `answer` is the model's final text.
+// The run is done; `answer` is the model's final text. With `client_calls` the run ends handing
+// calls of client-side tools (ToolSpec::client_side) to the caller: `answer` is then the text of
+// the reply that made them (possibly empty), and the conversation waits for their results.
 struct Finish {
   std::string answer;
+  std::vector<ToolCall> client_calls = {};
 };
 
 enum class FailureKind {

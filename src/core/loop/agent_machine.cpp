@@ -43,6 +43,20 @@ AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std:
   commit(task_message(std::move(task)));
 }
 
+AgentMachine AgentMachine::continuing(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
+                                      std::vector<Message> earlier, std::vector<Message> added, std::string task,
+                                      std::shared_ptr<const ToolCallParser> parser) {
+  AgentMachine m(config, std::move(tools), std::move(parser));
+  m.adopt(std::move(system_prompt), std::move(earlier));
+  for (Message& msg : added) m.commit(std::move(msg));
+  m.has_task_ = !task.empty();
+  if (m.has_task_) {
+    m.run_start_ = m.history_.size();
+    m.commit(task_message(std::move(task)));
+  }
+  return m;
+}
+
 AgentMachine AgentMachine::resuming(AgentConfig config, std::vector<ToolSpec> tools, std::string system_prompt,
                                     std::vector<Message> conversation, size_t run_start,
                                     std::shared_ptr<const ToolCallParser> parser, bool calls_not_started) {
@@ -100,7 +114,7 @@ Decision AgentMachine::decide(Action action) {
 Decision AgentMachine::start() {
   if (phase_ != AgentPhase::kIdle) return reject("start");
   if (resuming_) return resume_from_tail();
-  if (config_.planner.enabled) return ask_planner();
+  if (config_.planner.enabled && has_task_) return ask_planner();
   return next_model_call();
 }
 
@@ -181,7 +195,8 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   }
   std::vector<ToolCall> assistant_calls;
   for (const auto& pc : round_calls_) assistant_calls.push_back(pc.call);
-  Message m = Message::assistant(trimmed(text), std::move(assistant_calls));
+  round_text_ = trimmed(text);
+  Message m = Message::assistant(round_text_, std::move(assistant_calls));
   m.reasoning = reasoning;
   m.metadata["round"] = std::to_string(model_calls_);
   commit(std::move(m));
@@ -214,8 +229,9 @@ Decision AgentMachine::on_tools_finished(const ToolsFinished& done) {
     pc.state = PendingCall::State::kSettled;
     ++next;
   }
-  if (next != done.results.size() ||
-      std::any_of(round_calls_.begin(), round_calls_.end(), [](const PendingCall& pc) { return !pc.result; })) {
+  if (next != done.results.size() || std::any_of(round_calls_.begin(), round_calls_.end(), [](const PendingCall& pc) {
+        return !pc.result && pc.state != PendingCall::State::kClient;
+      })) {
     return fail(FailureKind::kInternal, "expected one tool result per call; got " + std::to_string(done.results.size()));
   }
   return close_round();
@@ -270,10 +286,23 @@ void AgentMachine::record_result(PendingCall& pc) {
 Decision AgentMachine::close_round() {
   // A plan step's references read the whole output, not what the result budget keeps of it.
   std::string full_output = plan_ && !round_calls_.empty() && round_calls_[0].result ? round_calls_[0].result->content : "";
-  for (auto& pc : round_calls_) record_result(pc);
+  std::vector<ToolCall> client_calls;
+  for (auto& pc : round_calls_) {
+    if (pc.state == PendingCall::State::kClient) {
+      client_calls.push_back(pc.call);
+    } else {
+      record_result(pc);
+    }
+  }
   if (postcondition_fail_) return fail_on_postcondition();
   if (plan_) return continue_plan(std::move(full_output));
   round_calls_.clear();
+  if (!client_calls.empty()) {  // the caller runs these: the run ends until their results come
+    last_answer_ = round_text_;
+    handed_over_ = true;
+    phase_ = AgentPhase::kFinished;
+    return decide(Finish{round_text_, std::move(client_calls)});
+  }
   return next_model_call();
 }
 
@@ -323,6 +352,8 @@ Decision AgentMachine::finish(std::string answer, const std::string& reasoning) 
 }
 
 Decision AgentMachine::on_continue(const ContinueRequested& req) {
+  // Calls handed to the caller wait for its results; a user message now would leave them unanswered.
+  if (handed_over_) return reject("continue_requested");
   if (final_round_) {
     guards_.push_back({GuardKind::kRoundLimit, "a request for another round was refused: the round limit was reached", "", ""});
     return decide(Finish{last_answer_});

@@ -56,6 +56,10 @@ void AgentMachine::classify_call(size_t index) {
     return;
   }
   pc.canonical = *canonical;
+  if (pc.spec->client_side) {  // the caller runs it and decides about it
+    pc.state = PendingCall::State::kClient;
+    return;
+  }
   std::string sig = detail::call_signature(call.name, pc.canonical);
   if (disabled_signatures_.count(sig) != 0) {
     std::string why = call.name + " with these arguments failed " + std::to_string(config_.repeated_failure_limit) +

@@ -54,6 +54,9 @@ Decision AgentMachine::run_plan_step() {
   PlanRun& run = *plan_;
   const size_t index = run.next;
   const PlanStep& step = run.plan.steps[index];
+  if (const ToolSpec* spec = find_tool(step.tool); spec != nullptr && spec->client_side) {
+    return halt_plan(index, step.tool + " is run by the client, not by the plan; call it directly as a tool call");
+  }
   Result<std::string> args = run.results.resolve_arguments(step.args);
   if (!args.ok()) return halt_plan(index, args.status().message());
   run.arguments = *args;
