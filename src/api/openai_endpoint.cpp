@@ -15,6 +15,8 @@
 #include "api/openai_reply.hpp"
 #include "api/openai_request.hpp"
 #include "api/openai_stream.hpp"
+#include "api/structured_answer.hpp"
+#include "api/tool_choice_hook.hpp"
 #include "base/clock.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/approver.hpp"
@@ -84,6 +86,17 @@ OpenAiError server_error(const Status& status, std::string_view what) {
   return e;
 }
 
+// A run that could not start: a conversation it cannot go on from is the client's to fix (400);
+// anything else is keel's (500; nothing ran, so a retry is harmless).
+OpenAiError start_error(const Status& status) {
+  if (status.code() != ErrorCode::kInvalidArgument) return server_error(status, "the run could not start");
+  OpenAiError e;
+  e.param = "messages";
+  e.code = "invalid_value";
+  e.message = status.message();
+  return e;
+}
+
 // One chat completion, run on a worker.
 struct ChatJob {
   ChatRequest request;
@@ -113,23 +126,57 @@ void run_chat(const Endpoint& endpoint, ChatJob& job, const std::shared_ptr<serv
   Agent& agent = *(*lease)->agent;
   agent.set_approver(make_deny_all(endpoint.options.approval_denied_reason));
   agent.add_hooks(std::make_shared<SamplingOverride>(job.request.sampling));
+  if (Status tools = agent.set_client_tools(std::move(job.request.client_tools)); !tools.ok()) {
+    OpenAiError e;
+    e.param = "tools";
+    e.code = "invalid_value";
+    e.message = tools.message();
+    answer_error(*out, nullptr, job, e);
+    return;
+  }
+  if (!job.request.tool_choice.empty()) agent.add_hooks(std::make_shared<FirstCallToolChoice>(job.request.tool_choice));
+  Result<std::shared_ptr<StructuredAnswer>> structured = StructuredAnswer::make(job.request.format);
+  if (!structured.ok()) {
+    OpenAiError e;
+    e.param = "response_format.json_schema.schema";
+    e.code = "invalid_value";
+    e.message = structured.status().message();
+    answer_error(*out, nullptr, job, e);
+    return;
+  }
+  agent.add_hooks(*structured);
   std::shared_ptr<ChatStreamRelay> relay;
   if (job.request.stream) {
+    const bool live = job.request.format.kind == AnswerFormat::Kind::kText;  // a structured answer is checked first
     relay = std::make_shared<ChatStreamRelay>(out, job.ids, job.request.include_usage,
-                                              endpoint.options.tool_progress_comments);
+                                              endpoint.options.tool_progress_comments, live);
     agent.add_hooks(relay);
     relay->start(job.headers);
   }
   Result<RunOutcome> result = agent.run_after(std::move(job.request.earlier), job.request.task, stop);
   if (!result.ok()) {
-    answer_error(*out, relay.get(), job, server_error(result.status(), "the run could not start"));
-  } else if (!result->ok) {
-    answer_error(*out, relay.get(), job, run_failed_error(*result));
-  } else if (relay) {
-    relay->finish(*result);
-  } else {
-    server::respond_json(*out, 200, completion_body(job.ids, *result), job.headers);
+    answer_error(*out, relay.get(), job, start_error(result.status()));
+    return;
   }
+  if (!result->ok) {
+    answer_error(*out, relay.get(), job, run_failed_error(*result));
+    return;
+  }
+  Result<std::string> answer = (*structured)->answer(*result);
+  if (!answer.ok()) {
+    OpenAiError e = run_failed_error(*result);
+    e.code = "invalid_answer";
+    e.message = answer.status().message();
+    answer_error(*out, relay.get(), job, e);
+    return;
+  }
+  if (relay) {
+    relay->finish(*result, *answer);
+    return;
+  }
+  RunOutcome shown = *result;
+  shown.answer = std::move(answer).value();
+  server::respond_json(*out, 200, completion_body(job.ids, shown), job.headers);
 }
 
 void handle_models(const Endpoint& endpoint, const server::HttpRequest& request, server::HttpResponder& out) {

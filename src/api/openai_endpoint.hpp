@@ -8,12 +8,18 @@
 // A chat completion is one keel run: the request's messages are the conversation so far, its
 // last user message the task (Agent::run_after). The agent runs its own tools, as many rounds as
 // its profile allows, and the reply carries the run's final answer, its usage summed over every
-// model call, and a "keel" object {"session_id","run_id","rounds","tool_calls"}. With
-// "stream":true the answer comes as chat.completion.chunk events (see openai_stream.hpp for the
-// granularity). Errors are OpenAI-shaped, {"error":{"message","type","param","code"}}: 400
-// invalid_request_error (the param named; client-supplied tools are refused), 404
-// model_not_found, 500 server_error with the failure kind as code (a streamed run: an error event,
-// then [DONE]). 401 comes from the server's access guard (api_access.hpp) in keel's own error shape.
+// model call, and a "keel" object {"session_id","run_id","rounds","tool_calls"}. Function tools
+// the client sends are the client's: offered next to keel's, and a model call of one ends the run
+// with message.tool_calls and finish_reason "tool_calls"; the client's next request, ending with
+// its tool messages, goes on from there (tool_choice applies to the run's first model call).
+// response_format json_object / json_schema makes the answer one validated JSON value
+// (structured_answer.hpp). With "stream":true the answer comes as chat.completion.chunk events
+// as the model writes it (openai_stream.hpp). Errors are OpenAI-shaped,
+// {"error":{"message","type","param","code"}}: 400 invalid_request_error (the param named), 404
+// model_not_found, 400 run_failed with the failure kind as code and "x-should-retry: false" for a
+// run that ended without an answer (a retry would run its tools again; a streamed run: an error
+// event, then [DONE]), 500 server_error when a run could not start. 401 comes from the server's
+// access guard (api_access.hpp) in the shared error shape (server/http_status.hpp).
 //
 // Runs go on `workers`, never on an io thread. A client that disconnects stops its run. A /v1
 // client cannot answer approval requests, so calls the profile's policy would ask about are denied

@@ -66,9 +66,28 @@ json keel_json(const RunOutcome& outcome) {
           {"tool_calls", outcome.tool_calls}};
 }
 
+json tool_calls_json(const std::vector<ToolCall>& calls, bool indexed) {
+  json out = json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    json call = {{"id", calls[i].id},
+                 {"type", "function"},
+                 {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments}}}};
+    if (indexed) call["index"] = i;
+    out.push_back(std::move(call));
+  }
+  return out;
+}
+
+const char* finish_reason_of(const RunOutcome& outcome) { return outcome.client_calls.empty() ? "stop" : "tool_calls"; }
+
 std::string completion_body(const CompletionIds& ids, const RunOutcome& outcome) {
   json message = {{"role", "assistant"}, {"content", outcome.answer}, {"refusal", nullptr}};
-  json choice = {{"index", 0}, {"message", std::move(message)}, {"logprobs", nullptr}, {"finish_reason", "stop"}};
+  if (!outcome.client_calls.empty()) {  // the client's tools: its to run, its results continue the run
+    if (outcome.answer.empty()) message["content"] = nullptr;
+    message["tool_calls"] = tool_calls_json(outcome.client_calls, false);
+  }
+  json choice = {{"index", 0}, {"message", std::move(message)}, {"logprobs", nullptr},
+                 {"finish_reason", finish_reason_of(outcome)}};
   json body = {{"id", ids.id},
                {"object", "chat.completion"},
                {"created", ids.created},
@@ -90,10 +109,14 @@ std::string chunk_event(const CompletionIds& ids, json delta, json finish_reason
 std::string stop_event(const CompletionIds& ids, const RunOutcome& outcome, bool usage_null) {
   json chunk = chunk_base(ids);
   chunk["choices"] = json::array(
-      {{{"index", 0}, {"delta", json::object()}, {"logprobs", nullptr}, {"finish_reason", "stop"}}});
+      {{{"index", 0}, {"delta", json::object()}, {"logprobs", nullptr}, {"finish_reason", finish_reason_of(outcome)}}});
   if (usage_null) chunk["usage"] = nullptr;
   chunk["keel"] = keel_json(outcome);
   return event(chunk);
+}
+
+std::string tool_calls_event(const CompletionIds& ids, const std::vector<ToolCall>& calls, bool usage_null) {
+  return chunk_event(ids, {{"tool_calls", tool_calls_json(calls, true)}}, nullptr, usage_null);
 }
 
 std::string usage_event(const CompletionIds& ids, const Usage& usage) {
@@ -112,13 +135,15 @@ std::string error_body(const OpenAiError& error) {
 }
 
 void respond_openai_error(server::HttpResponder& responder, const OpenAiError& error, server::HttpHeaders headers) {
+  if (!error.retryable) headers.emplace_back("x-should-retry", "false");
   server::respond_json(responder, error.status, error_body(error), std::move(headers));
 }
 
 OpenAiError run_failed_error(const RunOutcome& outcome) {
   OpenAiError e;
-  e.status = 500;
-  e.type = "server_error";
+  e.status = 400;  // the one failure status no official client or agent SDK retries by default
+  e.type = "run_failed";
+  e.retryable = false;
   e.code = std::string(failure_kind_name(outcome.failure));
   e.message = outcome.error.empty() ? "the run failed without a message" : outcome.error;
   return e;

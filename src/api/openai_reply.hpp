@@ -40,13 +40,17 @@ nlohmann::json usage_json(const Usage& usage);
 // keel's extension object: {"session_id","run_id","rounds","tool_calls"}.
 nlohmann::json keel_json(const RunOutcome& outcome);
 
-// A whole chat.completion carrying a successful run's answer.
+// A whole chat.completion carrying a successful run's answer, or the client tool calls it handed
+// over (message.tool_calls, finish_reason "tool_calls").
 std::string completion_body(const CompletionIds& ids, const RunOutcome& outcome);
 
 // One "data: {chat.completion.chunk}\n\n" event with `delta` and `finish_reason` (null or a
 // string) in its one choice; `usage_null` adds "usage":null (streams with include_usage).
 std::string chunk_event(const CompletionIds& ids, nlohmann::json delta, nlohmann::json finish_reason, bool usage_null);
-// The closing chunk: an empty delta with finish_reason "stop" and keel's extension object.
+// The chunk that hands the client's tool calls over: delta.tool_calls, each with its index.
+std::string tool_calls_event(const CompletionIds& ids, const std::vector<ToolCall>& calls, bool usage_null);
+// The closing chunk: an empty delta with finish_reason "stop" ("tool_calls" when the run handed
+// calls of the client's tools over) and keel's extension object.
 std::string stop_event(const CompletionIds& ids, const RunOutcome& outcome, bool usage_null);
 // The include_usage chunk: no choices, the run's usage.
 std::string usage_event(const CompletionIds& ids, const Usage& usage);
@@ -60,7 +64,9 @@ std::string error_body(const OpenAiError& error);
 // Sends error_body with error.status and `headers`.
 void respond_openai_error(server::HttpResponder& responder, const OpenAiError& error, server::HttpHeaders headers);
 
-// The error for a run that ended without an answer: 500 server_error, code the failure kind.
+// The error for a run that ended without an answer: 400 run_failed, code the failure kind, not
+// retryable (x-should-retry: false). A retry would run the agent, and its tools, again; the
+// status is one no official client or agent SDK retries (500, 422 and 409 are, by some of them).
 OpenAiError run_failed_error(const RunOutcome& outcome);
 
 }  // namespace keel::api

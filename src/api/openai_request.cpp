@@ -212,11 +212,22 @@ std::optional<OpenAiError> read_messages(const json& messages, ChatRequest& out)
     }
     conversation.push_back(std::move(msg));
   }
+  if (!conversation.empty() && conversation.back().role == Role::kTool) {
+    if (!pending_calls.empty()) {
+      return bad("messages", "invalid_value",
+                 detail::concat({"the tool call '", *pending_calls.begin(),
+                                 "' of the last assistant message has no tool message answering it; send one "
+                                 "{\"role\":\"tool\",\"tool_call_id\":...} per call"}));
+    }
+    out.earlier = std::move(conversation);  // the client's results: the run goes on from them
+    return std::nullopt;
+  }
   if (conversation.empty() || conversation.back().role != Role::kUser) {
     return bad("messages", "invalid_value",
                detail::concat({"the last message must be a user message (the task for the agent); it is ",
                                conversation.empty() ? "a system message" : role_name(conversation.back().role),
-                               "; keel runs its tools itself, so end the conversation with the user's request"}));
+                               "; end the conversation with the user's request, or with tool messages answering "
+                               "the last assistant message's tool_calls"}));
   }
   if (conversation.back().content.empty()) {
     return bad(at("messages", messages.size() - 1), "invalid_value", "the last user message has no text; send the task");
@@ -251,38 +262,91 @@ std::optional<OpenAiError> read_bool(const json& body, const char* name, bool& o
   return std::nullopt;
 }
 
-// Fields a keel run cannot honour: client tools, several choices, structured output.
+// `tools`: the client's function tools, each {"type":"function","function":{"name",
+// "description","parameters","strict"}}.
+std::optional<OpenAiError> read_tools(const json& tools, std::vector<ToolSpec>& out) {
+  if (tools.is_null()) return std::nullopt;
+  if (!tools.is_array()) return wrong_type("tools", "an array of function tools", tools);
+  for (size_t i = 0; i < tools.size(); ++i) {
+    const json& t = tools[i];
+    const std::string where = at("tools", i);
+    if (!t.is_object()) return wrong_type(where, "an object {\"type\":\"function\",\"function\":{...}}", t);
+    auto type = t.find("type");
+    if (type == t.end() || *type != "function") {
+      return bad(dotted(where, "type"), "unsupported_value",
+                 detail::concat({"'", where, ".type' must be \"function\"; other tool types are not supported"}));
+    }
+    auto fn = t.find("function");
+    if (fn == t.end() || !fn->is_object()) {
+      return bad(dotted(where, "function"), "missing_required_parameter",
+                 detail::concat({"'", where, "' needs a \"function\" object with a \"name\""}));
+    }
+    auto name = fn->find("name");
+    if (name == fn->end() || !name->is_string() || name->get<std::string>().empty()) {
+      return bad(dotted(where, "function.name"), "missing_required_parameter",
+                 detail::concat({"'", where, ".function' needs a string \"name\""}));
+    }
+    ToolSpec spec;
+    spec.name = name->get<std::string>();
+    auto description = fn->find("description");
+    if (description != fn->end() && description->is_string()) spec.description = description->get<std::string>();
+    auto parameters = fn->find("parameters");
+    if (parameters != fn->end() && !parameters->is_null()) {
+      if (!parameters->is_object()) return wrong_type(dotted(where, "function.parameters"), "a JSON Schema object", *parameters);
+      spec.parameters_schema = parameters->dump();
+    }
+    spec.client_side = true;
+    out.push_back(std::move(spec));
+  }
+  return std::nullopt;
+}
+
+// `tool_choice`: "none", "auto", "required" or {"type":"function","function":{"name"}} naming
+// one of the client's tools.
+std::optional<OpenAiError> read_tool_choice(const json& body, ChatRequest& out) {
+  auto it = body.find("tool_choice");
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (it->is_string()) {
+    const std::string mode = it->get<std::string>();
+    if (mode != "none" && mode != "auto" && mode != "required") {
+      return bad("tool_choice", "invalid_value",
+                 detail::concat({"'tool_choice' is '", mode, "'; use none, auto, required or {\"type\":\"function\",...}"}));
+    }
+    if (mode == "required" && out.client_tools.empty()) {
+      return bad("tool_choice", "invalid_value", "'tool_choice' is 'required' but the request has no 'tools'");
+    }
+    out.tool_choice = mode;
+    return std::nullopt;
+  }
+  const json* fn = it->is_object() ? &*it : nullptr;
+  if (fn != nullptr && fn->contains("function") && (*fn)["function"].is_object()) fn = &(*fn)["function"];
+  if (fn == nullptr || !fn->contains("name") || !(*fn)["name"].is_string()) {
+    return wrong_type("tool_choice", "none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}", *it);
+  }
+  const std::string name = (*fn)["name"].get<std::string>();
+  bool known = false;
+  for (const ToolSpec& t : out.client_tools) known = known || t.name == name;
+  if (!known) {
+    return bad("tool_choice", "invalid_value",
+               detail::concat({"'tool_choice' names '", name, "', which is not one of the request's 'tools'"}));
+  }
+  out.tool_choice = name;
+  return std::nullopt;
+}
+
+// Fields a keel run cannot honour: the deprecated functions, several choices.
 std::optional<OpenAiError> refuse_unsupported(const json& body) {
-  const char* kTools =
-      " keel runs its own tools inside the agent (the profile decides which); client-supplied tools are not "
-      "supported: leave them out and read the agent's final answer";
-  for (const char* name : {"tools", "functions"}) {
+  for (const char* name : {"functions", "function_call"}) {
     auto it = body.find(name);
     if (it != body.end() && !it->is_null() && !(it->is_array() && it->empty())) {
-      return bad(name, "unsupported_parameter", detail::concat({"'", name, "' is not supported.", kTools}));
-    }
-  }
-  for (const char* name : {"tool_choice", "function_call"}) {
-    auto it = body.find(name);
-    if (it != body.end() && !it->is_null() && *it != "none" && *it != "auto") {
-      return bad(name, "unsupported_parameter", detail::concat({"'", name, "' can only be \"none\" or \"auto\".", kTools}));
+      return bad(name, "unsupported_parameter",
+                 detail::concat({"'", name, "' is the deprecated form; send 'tools' and 'tool_choice' instead"}));
     }
   }
   std::optional<int64_t> n;
   if (auto e = read_integer(body, "n", n)) return e;
   if (n && *n != 1) {
     return bad("n", "unsupported_value", detail::concat({"'n' is ", std::to_string(*n), "; a keel run gives one answer: send n=1 or leave it out"}));
-  }
-  auto format = body.find("response_format");
-  if (format != body.end() && !format->is_null()) {
-    if (!format->is_object() || !format->contains("type") || !(*format)["type"].is_string()) {
-      return wrong_type("response_format", "an object {\"type\":\"text\"}", *format);
-    }
-    const std::string type = (*format)["type"].get<std::string>();
-    if (type != "text") {
-      return bad("response_format", "unsupported_value",
-                 detail::concat({"'response_format' '", type, "' is not supported: a keel run answers in free text; leave it out"}));
-    }
   }
   return std::nullopt;
 }
@@ -300,6 +364,17 @@ std::optional<OpenAiError> read_body(const json& body, ChatRequest& out) {
     return bad("messages", "missing_required_parameter", "'messages' is missing; send the conversation, ending with a user message");
   }
   if (auto e = refuse_unsupported(body)) return e;
+  if (auto tools = body.find("tools"); tools != body.end()) {
+    if (auto e = read_tools(*tools, out.client_tools)) return e;
+  }
+  if (auto e = read_tool_choice(body, out)) return e;
+  bool parallel = true;  // accepted; a round's calls are handed over together either way
+  if (auto e = read_bool(body, "parallel_tool_calls", parallel)) return e;
+  if (auto format = body.find("response_format"); format != body.end()) {
+    std::variant<AnswerFormat, OpenAiError> f = read_answer_format(*format, "response_format", false);
+    if (auto* e = std::get_if<OpenAiError>(&f)) return *e;
+    out.format = std::get<AnswerFormat>(std::move(f));
+  }
   if (auto e = read_bool(body, "stream", out.stream)) return e;
   auto options = body.find("stream_options");
   if (options != body.end() && !options->is_null()) {

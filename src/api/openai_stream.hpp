@@ -7,13 +7,13 @@
 //   Result<RunOutcome> out = agent.run_after(earlier, task, stop);
 //   out.ok() && out->ok ? relay->finish(*out) : relay->fail(error);
 //
-// Only the final answer is content. A model reply's text is known to be the answer only when the
-// reply turns out final (no tool calls, native or written in the text, and no guard asking for
-// another round), which the run says in on_response_complete. So each round's deltas are held
-// until then: the rounds that end in tool calls are dropped, the final one is sent as the pieces
-// the model streamed (trimmed to the answer keel keeps), all at once. Content therefore arrives
-// per round, not token by token; in exchange no text of an earlier round ever reaches the
-// client. While tools run, ": keel tool NAME" comment lines show progress (clients skip them).
+// Text is live: each piece the model streams (tool-call markup already filtered out by the run)
+// goes out as a content delta the moment it arrives, so a client sees the answer as it is
+// written. A round that ends in keel's own tool calls has therefore shown its text too; the next
+// round's text follows after a blank line. While tools run, ": keel tool NAME" comment lines
+// show progress (clients skip them). A run that hands the client's tool calls over ends with one
+// delta.tool_calls chunk and finish_reason "tool_calls". Held (a structured answer that must be
+// validated first): nothing is sent until the run ends, then the answer in one piece.
 //
 // Thread-safety: the hooks are called by the run one at a time; start/finish/fail from the
 // run's thread before and after it. The responder may be closed by the client at any time
@@ -33,23 +33,21 @@ namespace keel::api {
 
 class ChatStreamRelay final : public Hooks {
  public:
-  // `tool_comments`: send ": keel tool NAME" lines when tools start.
+  // `tool_comments`: send ": keel tool NAME" lines when tools start. `live`: send text as it comes.
   ChatStreamRelay(std::shared_ptr<server::HttpResponder> out, CompletionIds ids, bool include_usage,
-                  bool tool_comments);
+                  bool tool_comments, bool live = true);
 
   // Sends 200 with `headers` plus the event-stream ones, then the role chunk.
   void start(server::HttpHeaders headers);
-  // Closes a successful run: the stop chunk (with keel's extension), the usage chunk when asked
-  // for, [DONE].
-  void finish(const RunOutcome& outcome);
+  // Closes a successful run: the held answer (`answer`, when not live), the client's tool calls,
+  // the stop chunk (with keel's extension), the usage chunk when asked for, [DONE].
+  void finish(const RunOutcome& outcome, const std::string& answer);
   // Closes a failed run: an error event, then [DONE].
   void fail(const OpenAiError& error);
 
-  void on_process_prompts(RunContext&, ModelRequest&) override;
   void on_model_delta(RunContext&, std::string_view text) override;
-  void on_model_retry(RunContext&, int attempt, const Status& why, int64_t delay_ms) override;
   void on_tool_call(RunContext&, const ToolCall& call) override;
-  void on_response_complete(RunContext&, const std::string& answer, ResponseActions&) override;
+  void on_user_message(RunContext&, const Message&) override;
 
  private:
   void send_content(std::string_view text);
@@ -59,7 +57,9 @@ class ChatStreamRelay final : public Hooks {
   CompletionIds ids_;
   bool include_usage_;
   bool tool_comments_;
-  std::vector<std::string> pieces_;  // the current round's deltas
+  bool live_;
+  bool sent_text_ = false;   // some text went out
+  bool new_round_ = false;   // a round ended since: the next text starts after a blank line
 };
 
 }  // namespace keel::api

@@ -59,10 +59,23 @@ std::string_view error_code_for_status(int status) {
   }
 }
 
+std::string_view error_type_for_code(std::string_view code) {
+  if (code == "unauthorized") return "authentication_error";
+  if (code == "forbidden") return "permission_error";
+  if (code == "not_found") return "not_found_error";
+  if (code == "payload_too_large") return "request_too_large";
+  if (code == "too_many_requests") return "rate_limit_error";
+  if (code == "internal" || code == "unavailable" || code == "not_implemented") return "api_error";
+  return "invalid_request_error";
+}
+
 std::string json_error_body(std::string_view code, std::string_view message) {
   nlohmann::json body;
+  body["type"] = "error";
+  body["error"]["type"] = error_type_for_code(code);
   body["error"]["code"] = code;
   body["error"]["message"] = message;
+  body["error"]["param"] = nullptr;
   // replace: a message quoting client bytes must never make dump() throw on invalid UTF-8.
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -20,7 +20,15 @@ std::string_view reason_phrase(int status);
 // "error" for others.
 std::string_view error_code_for_status(int status);
 
-// The JSON error body (compact, one line).
+// The class of error OpenAI's and Anthropic's clients read from "type": authentication_error,
+// permission_error, not_found_error, request_too_large, rate_limit_error, api_error (5xx), else
+// invalid_request_error.
+std::string_view error_type_for_code(std::string_view code);
+
+// The JSON error body (compact, one line), one shape every client reads:
+// {"type":"error","error":{"type","code","message","param":null}} — keel's own {"error":{"code",
+// "message"}}, OpenAI's {"error":{"message","type","param","code"}} and Anthropic's
+// {"type":"error","error":{"type","message"}} at once.
 std::string json_error_body(std::string_view code, std::string_view message);
 
 }  // namespace keel::server

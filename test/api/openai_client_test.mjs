@@ -88,8 +88,8 @@ await check('the streaming form yields role, content, stop and usage', async () 
       if (choice.finish_reason) finish.push(choice.finish_reason);
     }
   }
-  assert.equal(content, 'The folder holds notes.txt.');
-  assert.ok(!content.includes('Let me look'), 'text of the tool round leaked into the stream');
+  // Text streams as the model writes it: the tool round's words first, the answer after a blank line.
+  assert.equal(content, 'Let me look at the folder.\n\nThe folder holds notes.txt.');
   assert.deepEqual(roles, ['assistant']);
   assert.deepEqual(finish, ['stop']);
   assert.deepEqual(usage, { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 });
@@ -108,20 +108,70 @@ await check('an unknown model is a NotFoundError', async () => {
     });
 });
 
-await check('client tools are a BadRequestError', async () => {
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+await check('a client tool call comes back as tool_calls and its result continues the run', async () => {
+  const messages = [{ role: 'user', content: 'What is the weather in Paris?' }];
+  const first = await client.chat.completions.create({ model: 'default', messages, tools: [weatherTool] });
+  assert.equal(first.choices[0].finish_reason, 'tool_calls');
+  const calls = first.choices[0].message.tool_calls;
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].function.name, 'get_weather');
+  assert.deepEqual(JSON.parse(calls[0].function.arguments), { city: 'Paris' });
+  messages.push(first.choices[0].message);
+  messages.push({ role: 'tool', tool_call_id: calls[0].id, content: 'sunny, 21C' });
+  const second = await client.chat.completions.create({ model: 'default', messages, tools: [weatherTool] });
+  assert.equal(second.choices[0].finish_reason, 'stop');
+  assert.equal(second.choices[0].message.content, 'It is sunny in Paris.');
+});
+
+await check('a streamed client tool call arrives through the stream helpers', async () => {
+  const stream = client.chat.completions.stream({
+    model: 'default',
+    messages: [{ role: 'user', content: 'Stream the weather in Paris, please' }],
+    tools: [weatherTool],
+  });
+  const done = await stream.finalChatCompletion();
+  assert.equal(done.choices[0].finish_reason, 'tool_calls');
+  assert.equal(done.choices[0].message.tool_calls[0].function.name, 'get_weather');
+});
+
+await check('response_format json_schema gives a parsed object', async () => {
+  const completion = await client.chat.completions.parse({
+    model: 'default',
+    messages: [{ role: 'user', content: 'Answer in JSON' }],
+    response_format: {
+      type: 'json_schema',
+      json_schema: {
+        name: 'place', strict: true,
+        schema: { type: 'object', properties: { city: { type: 'string' }, sunny: { type: 'boolean' } },
+                  required: ['city', 'sunny'], additionalProperties: false },
+      },
+    },
+  });
+  assert.deepEqual(completion.choices[0].message.parsed, { city: 'Paris', sunny: true });
+});
+
+await check('a failed run is a BadRequestError the client does not retry', async () => {
+  const count = async () => (await (await fetch(`${baseURL.replace(/\/v1$/, '')}/test/model-calls`, {
+    headers: { Authorization: 'Bearer keel-test-token' } })).json()).count;
+  const retrying = new OpenAI({ baseURL, apiKey: 'keel-test-token', timeout: 20000, maxRetries: 3 });
+  const before = await count();
   await assert.rejects(
-    client.chat.completions.create({
-      model: 'default',
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
-    }),
+    retrying.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: 'please fail' }] }),
     (error) => {
       assert.ok(error instanceof OpenAI.BadRequestError, String(error));
-      assert.equal(error.status, 400);
-      assert.equal(error.param, 'tools');
-      assert.match(error.message, /client-supplied tools are not supported/);
+      assert.equal(error.type, 'run_failed');
       return true;
     });
+  assert.equal(await count() - before, 1, 'the run must have been made once');
 });
 
 await check('a wrong key is an AuthenticationError', async () => {

@@ -46,12 +46,18 @@ TEST_F(OpenAiEndpointErrorsTest, BadRequestsGetOpenAiErrorsNamingTheField) {
        "invalid_value", "messages"},
       {"only a system message", R"({"model":"default","messages":[{"role":"system","content":"be nice"}]})", 400,
        "invalid_value", "messages"},
-      {"client tools",
-       R"({"model":"default","messages":[USER],
-           "tools":[{"type":"function","function":{"name":"get_weather","parameters":{}}}]})",
-       400, "unsupported_parameter", "tools"},
-      {"tool_choice required", R"({"model":"default","messages":[USER],"tool_choice":"required"})", 400,
-       "unsupported_parameter", "tool_choice"},
+      {"a hosted tool type", R"({"model":"default","messages":[USER],"tools":[{"type":"web_search"}]})", 400,
+       "unsupported_value", "tools[0].type"},
+      {"a tool without a name", R"({"model":"default","messages":[USER],"tools":[{"type":"function","function":{}}]})",
+       400, "missing_required_parameter", "tools[0].function.name"},
+      {"deprecated functions", R"({"model":"default","messages":[USER],"functions":[{"name":"f"}]})", 400,
+       "unsupported_parameter", "functions"},
+      {"tool_choice required without tools", R"({"model":"default","messages":[USER],"tool_choice":"required"})", 400,
+       "invalid_value", "tool_choice"},
+      {"tool_choice naming an unknown tool",
+       R"({"model":"default","messages":[USER],"tools":[{"type":"function","function":{"name":"a"}}],
+           "tool_choice":{"type":"function","function":{"name":"b"}}})",
+       400, "invalid_value", "tool_choice"},
       {"an image part",
        R"({"model":"default","messages":[{"role":"user","content":[{"type":"text","text":"look"},
            {"type":"image_url","image_url":{"url":"http://x/y.png"}}]}]})",
@@ -68,8 +74,10 @@ TEST_F(OpenAiEndpointErrorsTest, BadRequestsGetOpenAiErrorsNamingTheField) {
       {"stream not a boolean", R"({"model":"default","stream":"yes","messages":[USER]})", 400,
        "invalid_type", "stream"},
       {"several choices", R"({"model":"default","n":2,"messages":[USER]})", 400, "unsupported_value", "n"},
-      {"json mode", R"({"model":"default","response_format":{"type":"json_object"},"messages":[USER]})", 400,
-       "unsupported_value", "response_format"},
+      {"json_schema without its object", R"({"model":"default","response_format":{"type":"json_schema"},"messages":[USER]})",
+       400, "missing_required_parameter", "response_format.json_schema"},
+      {"an unknown response format", R"({"model":"default","response_format":{"type":"yaml"},"messages":[USER]})", 400,
+       "unsupported_value", "response_format.type"},
       {"unknown model", R"({"model":"gpt-4o","messages":[USER]})", 404, "model_not_found", "model"},
   };
   for (const Refusal& c : cases) {
@@ -94,11 +102,15 @@ TEST_F(OpenAiEndpointErrorsTest, MessagesSayWhatToDo) {
       "message":"The model 'gpt-4o' does not exist: it names no keel profile. Profiles here: default, fast (GET /v1/models lists them)",
       "type":"invalid_request_error","param":"model","code":"model_not_found"}})J"));
 
+  // A client tool may not take the name of one of the profile's own tools.
   r = post(R"({"model":"default","messages":[{"role":"user","content":"hi"}],
-               "tools":[{"type":"function","function":{"name":"f"}}]})");
+               "tools":[{"type":"function","function":{"name":"fs_list"}}]})");
   ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_EQ(json::parse(r->body)["error"]["param"], "tools");
   const std::string message = json::parse(r->body)["error"]["message"];
-  EXPECT_NE(message.find("client-supplied tools are not supported"), std::string::npos) << message;
+  EXPECT_NE(message.find("'fs_list'"), std::string::npos) << message;
+  EXPECT_EQ(mock_.request_count(), 0u);
 }
 
 TEST_F(OpenAiEndpointErrorsTest, EmptyToolListsAndNoneChoicesAreAccepted) {

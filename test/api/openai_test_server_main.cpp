@@ -8,6 +8,11 @@
 //   - a conversation that holds a tool result: "The folder holds notes.txt."
 //   - a task that mentions "folder": the text "Let me look at the folder." and an fs_list call
 //     (a round whose text must never reach the client)
+//   - a task that mentions "fail": an HTTP 500 from the model (the run fails)
+//   - a conversation that holds a tool result saying "sunny": "It is sunny in Paris."
+//   - a task that mentions "weather" in a request offering get_weather (the client's tool): a
+//     get_weather call, which keel hands back to the client
+//   - a task that mentions "JSON": {"city":"Paris","sunny":true}
 //   - anything else: "Hello from keel."
 // Each model call reports 7 prompt and 3 completion tokens.
 #include <iostream>
@@ -33,17 +38,36 @@ keel::testing::MockResponse answer(const std::string& request_body) {
   reply.usage.prompt_tokens = 7;
   reply.usage.completion_tokens = 3;
   bool has_tool_result = false;
+  bool has_weather = false;
   std::string task;
   if (body.is_object() && body.contains("messages") && body["messages"].is_array()) {
     for (const json& m : body["messages"]) {
       const std::string role = m.value("role", "");
       if (role == "tool") has_tool_result = true;
+      if (role == "tool" && m.contains("content") && m["content"].is_string() &&
+          m["content"].get<std::string>().find("sunny") != std::string::npos) {
+        has_weather = true;
+      }
       if (role == "user" && m.contains("content") && m["content"].is_string() && task.empty()) {
         task = m["content"].get<std::string>();
       }
     }
   }
-  if (has_tool_result) {
+  const bool offers_weather = request_body.find("get_weather") != std::string::npos;
+  if (task.find("fail") != std::string::npos) {
+    return keel::testing::mock_error(500, "the scripted model fails this task");
+  }
+  if (has_weather) {
+    reply.text = "It is sunny in Paris.";
+  } else if (offers_weather && task.find("weather") != std::string::npos) {
+    keel::ToolCall call;  // the client's tool: handed back to the client to run
+    call.id = "call_weather";
+    call.name = "get_weather";
+    call.arguments = R"({"city":"Paris"})";
+    reply.tool_calls.push_back(call);
+  } else if (task.find("JSON") != std::string::npos) {
+    reply.text = R"({"city":"Paris","sunny":true})";
+  } else if (has_tool_result) {
     reply.text = "The folder holds notes.txt.";
   } else if (task.find("folder") != std::string::npos) {
     reply.text = "Let me look at the folder.";
@@ -98,6 +122,11 @@ int serve() {
   keel::api::ApiAccess access;
   access.token = "keel-test-token";
   keel::api::install_access_guard(http, access);
+  // How many model calls were made: lets a client test check that a failed run is not re-run.
+  http.route("GET", "/test/model-calls", [&mock](const keel::server::HttpRequest&,
+                                                  std::shared_ptr<keel::server::HttpResponder> out) {
+    keel::server::respond_json(*out, 200, json{{"count", mock.request_count()}}.dump());
+  });
   keel::Status mounted = keel::api::mount_openai_endpoint(http, factory, workers, access);
   keel::Status started = mounted.ok() ? http.start() : mounted;
   if (!started.ok()) {

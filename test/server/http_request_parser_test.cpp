@@ -2,6 +2,7 @@
 #include "server/http_request_parser.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -174,7 +175,10 @@ TEST(HttpWire, ChunkFrame) {
 }
 
 TEST(HttpStatus, JsonErrorBody) {
-  EXPECT_EQ(json_error_body("bad_request", "no \"x\""), R"({"error":{"code":"bad_request","message":"no \"x\""}})");
+  EXPECT_EQ(json_error_body("bad_request", "no \"x\""),
+            R"({"error":{"code":"bad_request","message":"no \"x\"","param":null,"type":"invalid_request_error"},"type":"error"})");
+  EXPECT_EQ(nlohmann::json::parse(json_error_body("unauthorized", "who?"))["error"]["type"], "authentication_error");
+  EXPECT_EQ(nlohmann::json::parse(json_error_body("payload_too_large", "big"))["error"]["type"], "request_too_large");
   EXPECT_EQ(error_code_for_status(431), "header_too_large");
   EXPECT_EQ(reason_phrase(405), "Method Not Allowed");
 }

@@ -159,7 +159,7 @@ TEST_F(HttpServerTest, MalformedRequestGets400AsJsonAndTheConnectionCloses) {
   EXPECT_EQ(r->header("content-type"), "application/json");
   EXPECT_EQ(
       r->body,
-      R"({"error":{"code":"bad_request","message":"malformed request line (expected 'METHOD TARGET HTTP/1.1'): 'GARBAGE'"}})");
+      R"({"error":{"code":"bad_request","message":"malformed request line (expected 'METHOD TARGET HTTP/1.1'): 'GARBAGE'","param":null,"type":"invalid_request_error"},"type":"error"})");
   EXPECT_TRUE(c.wait_closed(5000));
 }
 
@@ -198,7 +198,7 @@ TEST_F(HttpServerTest, BodyOverTheLimitGets413) {
   EXPECT_EQ(r->status, 413);
   EXPECT_EQ(
       r->body,
-      R"({"error":{"code":"payload_too_large","message":"request body too large: 101 bytes, the limit is 100"}})");
+      R"({"error":{"code":"payload_too_large","message":"request body too large: 101 bytes, the limit is 100","param":null,"type":"request_too_large"},"type":"error"})");
   EXPECT_TRUE(c.wait_closed(5000));
 }
 
@@ -214,7 +214,7 @@ TEST_F(HttpServerTest, UnknownPathGets404AndWrongMethodGets405WithAllow) {
   auto missing = raw_http(server_->port(), "GET", "/nope");
   ASSERT_TRUE(missing.has_value());
   EXPECT_EQ(missing->status, 404);
-  EXPECT_EQ(missing->body, R"({"error":{"code":"not_found","message":"no such path: '/nope'"}})");
+  EXPECT_EQ(missing->body, R"({"error":{"code":"not_found","message":"no such path: '/nope'","param":null,"type":"not_found_error"},"type":"error"})");
   auto wrong = raw_http(server_->port(), "DELETE", "/hello");
   ASSERT_TRUE(wrong.has_value());
   EXPECT_EQ(wrong->status, 405);
