@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs the official openai npm client (test/api/openai_client_test.mjs) against keel's
-# OpenAI-compatible endpoint, served by keel_openai_test_server on a scripted mock model:
-#   openai_client_test.sh SERVER_BINARY
+# Runs a Node test of official npm clients (by default test/api/openai_client_test.mjs, the
+# openai client) against keel's OpenAI-compatible endpoints, served by keel_openai_test_server on
+# a scripted mock model:
+#   openai_client_test.sh SERVER_BINARY [SCRIPT.mjs]
 # Node 22 and the openai package come from build/npm (scripts/install-test-npm.sh). Exit 77
 # (skipped) when they are missing, unless KEEL_REQUIRE_NPM is set.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-server=$(realpath "${1:?usage: openai_client_test.sh SERVER_BINARY}")
+server=$(realpath "${1:?usage: openai_client_test.sh SERVER_BINARY [SCRIPT.mjs]}")
+script=$(realpath "${2:-$here/openai_client_test.mjs}")
+name=$(basename "$script" .mjs)
 node=$root/build/npm/node_modules/.bin/node
 module=$root/build/npm/node_modules/openai/index.mjs
 if [[ ! -x $node || ! -f $module ]]; then
@@ -54,9 +57,9 @@ fi
 
 status=0
 KEEL_OPENAI_URL="$url/v1" KEEL_OPENAI_TOKEN=keel-test-token KEEL_OPENAI_MODULE="$module" \
-  timeout 60 "$node" "$here/openai_client_test.mjs" || status=$?
+  KEEL_NPM_MODULES="$root/build/npm/node_modules" timeout 90 "$node" "$script" || status=$?
 if [[ $status -ne 0 ]]; then
-  echo "openai client test: failed (exit $status); server log:" >&2
+  echo "$name: failed (exit $status); server log:" >&2
   cat "$work/server.err" >&2
 fi
 exit $status

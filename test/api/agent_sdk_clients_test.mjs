@@ -1,0 +1,111 @@
+// The agent SDKs most people build on, pointed at keel's /v1/chat/completions as their model:
+// the Vercel AI SDK (ai with @ai-sdk/openai-compatible) and LangChain (@langchain/openai), each
+// with a client-side tool loop and structured output, whole and streamed, against the scripted
+// mock model of keel_openai_test_server. Run by agent_sdk_clients_test.sh.
+import assert from 'node:assert/strict';
+
+const baseURL = process.env.KEEL_OPENAI_URL;
+const apiKey = process.env.KEEL_OPENAI_TOKEN;
+const modules = process.env.KEEL_NPM_MODULES;
+const { generateText, streamText, Output, tool, stepCountIs } = await import(`${modules}/ai/dist/index.js`);
+const { createOpenAICompatible } = await import(`${modules}/@ai-sdk/openai-compatible/dist/index.js`);
+const { ChatOpenAI } = await import(`${modules}/@langchain/openai/dist/index.js`);
+const { z } = await import(`${modules}/zod/index.js`);
+
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    failed += 1;
+    console.log(`not ok - ${name}`);
+    console.error(error);
+  }
+}
+
+async function modelCalls() {
+  const r = await fetch(`${baseURL.replace(/\/v1$/, '')}/test/model-calls`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  return (await r.json()).count;
+}
+
+const keel = createOpenAICompatible({ name: 'keel', baseURL, apiKey, supportsStructuredOutputs: true });
+const weather = tool({
+  description: 'The weather in a city',
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => `${city}: sunny, 21C`,
+});
+
+await check('AI SDK generateText runs the client tool loop', async () => {
+  const result = await generateText({
+    model: keel('default'),
+    prompt: 'What is the weather in Paris?',
+    tools: { get_weather: weather },
+    stopWhen: stepCountIs(3),
+  });
+  assert.equal(result.text, 'It is sunny in Paris.');
+  assert.equal(result.steps.length, 2);
+  assert.equal(result.steps[0].toolCalls[0].toolName, 'get_weather');
+  assert.deepEqual(result.steps[0].toolCalls[0].input, { city: 'Paris' });
+});
+
+await check('AI SDK streamText runs the client tool loop', async () => {
+  const result = streamText({
+    model: keel('default'),
+    prompt: 'Stream the weather in Paris',
+    tools: { get_weather: weather },
+    stopWhen: stepCountIs(3),
+  });
+  let text = '';
+  for await (const part of result.textStream) text += part;
+  assert.equal(text, 'It is sunny in Paris.');
+  assert.equal((await result.steps).length, 2);
+});
+
+await check('AI SDK structured output gets a validated object', async () => {
+  const { output } = await generateText({
+    model: keel('default'),
+    prompt: 'Answer in JSON',
+    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
+  });
+  assert.deepEqual(output, { city: 'Paris', sunny: true });
+});
+
+await check('AI SDK does not re-run a failed run', async () => {
+  const before = await modelCalls();
+  await assert.rejects(generateText({ model: keel('default'), prompt: 'please fail' }));
+  assert.equal(await modelCalls() - before, 1);
+});
+
+const chat = new ChatOpenAI({ model: 'default', apiKey, configuration: { baseURL } });
+
+await check('LangChain bindTools hands the call to the client and continues with its result', async () => {
+  const bound = chat.bindTools([{ type: 'function', function: {
+    name: 'get_weather', description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }]);
+  const messages = [{ role: 'user', content: 'What is the weather in Paris?' }];
+  const first = await bound.invoke(messages);
+  assert.equal(first.tool_calls.length, 1);
+  assert.equal(first.tool_calls[0].name, 'get_weather');
+  assert.deepEqual(first.tool_calls[0].args, { city: 'Paris' });
+  const second = await bound.invoke([...messages, first,
+    { role: 'tool', tool_call_id: first.tool_calls[0].id, content: 'sunny, 21C' }]);
+  assert.equal(second.content, 'It is sunny in Paris.');
+});
+
+await check('LangChain withStructuredOutput gets the object', async () => {
+  const structured = chat.withStructuredOutput(z.object({ city: z.string(), sunny: z.boolean() }), { name: 'place' });
+  assert.deepEqual(await structured.invoke('Answer in JSON'), { city: 'Paris', sunny: true });
+});
+
+await check('LangChain does not re-run a failed run', async () => {
+  const before = await modelCalls();
+  await assert.rejects(chat.invoke('please fail'));
+  assert.equal(await modelCalls() - before, 1);
+});
+
+if (failed > 0) {
+  console.error(`agent SDK clients test: ${failed} check(s) failed`);
+  process.exit(1);
+}
+console.log('agent SDK clients test: all checks passed');
