@@ -49,6 +49,7 @@ struct Endpoint {
   OpenAiEndpointOptions options;
   mutable std::mutex mu;
   std::map<std::string, std::shared_ptr<LiveResponse>> live;  // by response id
+  bool closing = false;                                       // the routes are gone: no run goes on (under mu)
 
   int64_t now_s() const { return options.now_s ? options.now_s() : detail::wall_now_s(); }
   std::shared_ptr<LiveResponse> find_live(const std::string& id) const {
@@ -114,12 +115,12 @@ struct ResponseJob {
   server::HttpHeaders headers;  // CORS headers for the answer
   int64_t created_at = 0;
   std::shared_ptr<LiveResponse> live;
+  std::shared_ptr<server::HttpResponder> out;  // the client; released once a background response is answered
 };
 
 class ResponseRun {
  public:
-  ResponseRun(Endpoint& endpoint, ResponseJob& job, std::shared_ptr<server::HttpResponder> out)
-      : endpoint_(endpoint), job_(job), out_(std::move(out)) {}
+  ResponseRun(Endpoint& endpoint, ResponseJob& job) : endpoint_(endpoint), job_(job) {}
 
   void run() {
     if (job_.live->stop.stop_requested()) return;  // the client left while the run was queued
@@ -172,7 +173,7 @@ class ResponseRun {
     json response = relay_->finish(*result, *answer);
     keep(response);
     if (!job_.request.stream && !job_.request.background)
-      server::respond_json(*out_, 200, dump(response), job_.headers);
+      server::respond_json(*job_.out, 200, dump(response), job_.headers);
   }
 
  private:
@@ -226,7 +227,10 @@ class ResponseRun {
     options.headers = job_.headers;
     options.now_s = [this] { return endpoint_.now_s(); };
     ResponseHead head = head_of(job_.request, "", job_.created_at);
-    relay_ = std::make_shared<ResponseRelay>(std::move(head), out_, std::move(options),
+    // Only a stream writes through the relay; a responder held while the run goes on would keep
+    // the server's routes (and so this endpoint's shutdown) waiting for a background run.
+    std::shared_ptr<server::HttpResponder> out = job_.request.stream ? job_.out : nullptr;
+    relay_ = std::make_shared<ResponseRelay>(std::move(head), std::move(out), std::move(options),
                                              [this](const std::string& id) { started(id); });
     job_.live->relay = relay_;
   }
@@ -237,10 +241,12 @@ class ResponseRun {
     {
       std::lock_guard<std::mutex> lock(endpoint_.mu);
       endpoint_.live[id] = job_.live;
+      if (endpoint_.closing) job_.live->stop.request_stop();
     }
     registered_ = id;
     if (job_.request.background && !job_.request.stream) {
-      server::respond_json(*out_, 200, dump(relay_->snapshot()), job_.headers);
+      server::respond_json(*job_.out, 200, dump(relay_->snapshot()), job_.headers);
+      job_.out.reset();  // answered: the run goes on without its client
     }
   }
 
@@ -259,7 +265,9 @@ class ResponseRun {
   }
 
   // Answers `error` before any event went out (a stream or background run not started yet).
-  void answer_error(const OpenAiError& error) { respond_openai_error(*out_, error, job_.headers); }
+  void answer_error(const OpenAiError& error) {
+    if (job_.out) respond_openai_error(*job_.out, error, job_.headers);
+  }
 
   void end_failed(const OpenAiError& error, const RunOutcome* outcome, std::string_view status = "failed") {
     if (relay_ == nullptr || !relay_->started()) return answer_error(error);
@@ -270,7 +278,6 @@ class ResponseRun {
 
   Endpoint& endpoint_;
   ResponseJob& job_;
-  std::shared_ptr<server::HttpResponder> out_;
   std::shared_ptr<ResponseRelay> relay_;
   std::string registered_;  // the id under Endpoint::live; empty: not started
 };
@@ -296,13 +303,14 @@ void handle_create(const std::shared_ptr<Endpoint>& endpoint, const server::Http
       if (auto l = live.lock()) l->stop.request_stop();
     });
   }
-  endpoint->workers.submit([endpoint, job, out = std::move(out)] {
+  job->out = std::move(out);
+  endpoint->workers.submit([endpoint, job] {
     try {
-      ResponseRun(*endpoint, *job, out).run();
+      ResponseRun(*endpoint, *job).run();
     } catch (const std::exception& e) {  // nothing below should throw; a client still gets an answer
       OpenAiError error = bad("", "internal", detail::concat({"the run failed unexpectedly: ", e.what()}), 500);
       error.type = "server_error";
-      respond_openai_error(*out, error, job->headers);
+      if (job->out) respond_openai_error(*job->out, error, job->headers);
     }
     std::lock_guard<std::mutex> lock(endpoint->mu);  // a run that threw leaves no entry behind
     std::erase_if(endpoint->live, [&](const auto& entry) { return entry.second == job->live; });
@@ -419,16 +427,23 @@ Status mount(server::HttpServer& http, AgentFactory& factory, detail::ThreadPool
         "HttpServer::start()");
   }
   auto endpoint = std::shared_ptr<Endpoint>(
-      new Endpoint{factory, workers, ResponsesArchive(store), access, std::move(options), {}, {}});
+      new Endpoint{factory, workers, ResponsesArchive(store), access, std::move(options), {}, {}, false});
+  // When the server drops its routes (it is going away), runs that go on without a client (in
+  // the background) stop too, so the worker pool can wind down.
+  auto routes = std::shared_ptr<Endpoint>(endpoint.get(), [endpoint](Endpoint*) {
+    std::lock_guard<std::mutex> lock(endpoint->mu);
+    endpoint->closing = true;
+    for (auto& [id, live] : endpoint->live) live->stop.request_stop();
+  });
   http.route("POST", std::string(kCreatePath),
-             [endpoint](const server::HttpRequest& request, std::shared_ptr<server::HttpResponder> out) {
+             [routes, endpoint](const server::HttpRequest& request, std::shared_ptr<server::HttpResponder> out) {
                handle_create(endpoint, request, std::move(out));
              });
   std::string one(kPrefix);
   one.push_back('*');
   for (const char* method : {"GET", "POST", "DELETE"}) {
-    http.route(method, one, [endpoint](const server::HttpRequest& request, std::shared_ptr<server::HttpResponder> out) {
-      handle_one(*endpoint, request, *out);
+    http.route(method, one, [routes](const server::HttpRequest& request, std::shared_ptr<server::HttpResponder> out) {
+      handle_one(*routes, request, *out);
     });
   }
   mount_preflight(http, std::string(kCreatePath), access);
