@@ -10,6 +10,7 @@
 #include "api/event_log.hpp"
 #include "api/openai_endpoint.hpp"
 #include "api/pending_input.hpp"
+#include "api/responses_endpoint.hpp"
 #include "api/run_service.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
@@ -125,6 +126,10 @@ int http_serve_command(const HttpServeArgs& args) {
   api_options.version = KEEL_VERSION;
   std::shared_ptr<api::ApiContext> ctx = api::mount_api(http, **store, **factory, runs, events, pending, api_options);
   if (Status mounted = api::mount_openai_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
+    return fail(mounted.message());
+  }
+  if (Status mounted = api::mount_responses_endpoint(http, **factory, v1_workers, **store, api_options.access);
+      !mounted.ok()) {
     return fail(mounted.message());
   }
   Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);

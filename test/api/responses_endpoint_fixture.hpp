@@ -1,0 +1,99 @@
+// Test fixture for the Responses endpoint: the chat endpoint's fixture (mock model, profiles
+// "default" and "fast", in-memory store, workers) with /v1/responses mounted instead, and helpers
+// to post requests and read its event streams.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/openai_endpoint_fixture.hpp"
+#include "api/responses_endpoint.hpp"
+
+namespace keel::testing {
+
+// One event of a Responses stream: its `event:` name and its data.
+struct ResponseEvent {
+  std::string name;
+  nlohmann::json data;
+};
+
+// The events of a Responses stream body; comment lines (": keel tool …") are skipped.
+inline std::vector<ResponseEvent> parse_response_events(std::string_view body) {
+  std::vector<ResponseEvent> out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view block = body.substr(pos, end - pos);
+    pos = end + 2;
+    if (block.rfind(": ", 0) == 0) continue;
+    ResponseEvent e;
+    size_t newline = block.find('\n');
+    if (block.rfind("event: ", 0) == 0 && newline != std::string_view::npos) {
+      e.name = std::string(block.substr(7, newline - 7));
+      block.remove_prefix(newline + 1);
+    }
+    if (block.rfind("data: ", 0) == 0) e.data = nlohmann::json::parse(block.substr(6), nullptr, false);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+class ResponsesEndpointFixture : public OpenAiEndpointFixture {
+ protected:
+  // Starts /v1/responses (and /v1/chat/completions) with `access` and the profiles' `policy`.
+  void start_responses(api::ApiAccess access = {}, ApprovalPolicy policy = {}) {
+    TestAgentFactoryOptions options;
+    options.base_url = mock_.base_url();
+    options.workspace = dir_.path().string();
+    options.store = store_.get();
+    options.approvals = std::move(policy);
+    api::ProfileInfo first;
+    first.name = "default";
+    first.model = "mock-model";
+    first.description = "the mock model";
+    first.max_rounds = 4;
+    api::ProfileInfo second = first;
+    second.name = "fast";
+    options.profiles = {first, second};
+    factory_ = std::make_unique<TestAgentFactory>(std::move(options));
+    detail::ThreadPool::Options pool;
+    pool.threads = 2;
+    pool.max_threads = 4;
+    workers_ = std::make_unique<detail::ThreadPool>(pool);
+    http_ = std::make_unique<server::HttpServer>();
+    api::install_access_guard(*http_, access);
+    api::OpenAiEndpointOptions endpoint;
+    endpoint.now_s = [] { return kCreated; };
+    ASSERT_TRUE(api::mount_openai_endpoint(*http_, *factory_, *workers_, access, endpoint).ok());
+    ASSERT_TRUE(api::mount_responses_endpoint(*http_, *factory_, *workers_, *store_, access, endpoint).ok());
+    ASSERT_TRUE(http_->start().ok());
+  }
+
+  // POST /v1/responses with `body`.
+  std::optional<RawHttpResponse> create(const nlohmann::json& body) {
+    return raw_http(http_->port(), "POST", "/v1/responses", "Content-Type: application/json\r\n", body.dump(), 20000);
+  }
+  std::optional<RawHttpResponse> create_raw(std::string_view body) {
+    return raw_http(http_->port(), "POST", "/v1/responses", "Content-Type: application/json\r\n", body, 20000);
+  }
+  // `method` on /v1/responses/`rest`.
+  std::optional<RawHttpResponse> on_response(std::string_view method, const std::string& rest) {
+    return raw_http(http_->port(), method, "/v1/responses/" + rest, "", "", 20000);
+  }
+
+  // A request for profile "default" with `input`.
+  static nlohmann::json task(nlohmann::json input, bool stream = false) {
+    nlohmann::json body = {{"model", "default"}, {"input", std::move(input)}};
+    if (stream) body["stream"] = true;
+    return body;
+  }
+};
+
+}  // namespace keel::testing

@@ -1,0 +1,608 @@
+// The Responses API (/v1/responses) over real sockets: whole and streamed responses (the events,
+// their order and sequence numbers), retrieve, input_items, delete, cancel, previous_response_id
+// continuing keel's session (and branching), store:false, the client's function tools both with
+// previous_response_id and with the whole history, keel's own tools running inside, tool_choice,
+// item_reference, error shapes, and text that streams while the model writes it.
+#include <chrono>
+#include <thread>
+
+#include "api/responses_endpoint_fixture.hpp"
+
+namespace keel::testing {
+namespace {
+
+using nlohmann::json;
+
+const json kWeatherTool = json::parse(R"({"type":"function","name":"get_weather",
+    "description":"The weather in a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},
+    "required":["city"]},"strict":true})");
+
+json with_weather(json request) {
+  request["tools"] = json::array({kWeatherTool});
+  return request;
+}
+
+// The user, assistant and tool messages the mock model got in its `index`-th request.
+std::vector<json> conversation_seen(const std::vector<std::string>& bodies, size_t index) {
+  std::vector<json> out;
+  if (index >= bodies.size()) return out;
+  const json request = json::parse(bodies[index]);
+  for (const json& m : request.at("messages")) {
+    if (m["role"] != "system") out.push_back(m);
+  }
+  return out;
+}
+
+class ResponsesTest : public ResponsesEndpointFixture {};
+
+TEST_F(ResponsesTest, CreatesAWholeResponse) {
+  start_responses();
+  mock_.push(mock_text("Hello there."));
+  json request = task("Say hello");
+  request["metadata"] = {{"ticket", "7"}};
+  request["instructions"] = "Be brief.";
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->header("content-type"), "application/json");
+  json body = json::parse(r->body);
+  const std::string id = body["id"];
+  ASSERT_EQ(id.rfind("resp_", 0), 0u) << id;
+  EXPECT_EQ(id.size(), 5u + 32u);
+  EXPECT_EQ(body["object"], "response");
+  EXPECT_EQ(body["created_at"], kCreated);
+  EXPECT_EQ(body["status"], "completed");
+  EXPECT_EQ(body["model"], "default");
+  EXPECT_EQ(body["error"], nullptr);
+  EXPECT_EQ(body["incomplete_details"], nullptr);
+  EXPECT_EQ(body["previous_response_id"], nullptr);
+  EXPECT_EQ(body["instructions"], "Be brief.");
+  EXPECT_EQ(body["metadata"], json::parse(R"({"ticket":"7"})"));
+  EXPECT_EQ(body["store"], true);
+  EXPECT_EQ(body["tool_choice"], "auto");
+  EXPECT_EQ(body["tools"], json::array());
+  EXPECT_EQ(body["text"], json::parse(R"({"format":{"type":"text"}})"));
+  EXPECT_EQ(body["parallel_tool_calls"], true);
+  EXPECT_FALSE(body.contains("output_text"));  // the SDKs compute it
+  ASSERT_EQ(body["output"].size(), 1u);
+  const json item = body["output"][0];
+  const std::string msg_id = item["id"];
+  EXPECT_EQ(msg_id.rfind("msg_", 0), 0u);
+  EXPECT_EQ(item, json::parse(R"({"id":")" + msg_id + R"(","type":"message","status":"completed","role":"assistant",
+      "content":[{"type":"output_text","text":"Hello there.","annotations":[],"logprobs":[]}]})"));
+  EXPECT_EQ(body["usage"], json::parse(R"({"input_tokens":10,"input_tokens_details":{"cached_tokens":0},
+      "output_tokens":5,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":15})"));
+  EXPECT_EQ(body["keel"]["rounds"], 1);
+  const std::string run = body["keel"]["run_id"];
+  EXPECT_EQ(run, "r_" + id.substr(5));
+  auto stored = store_->get_run(run);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->answer, "Hello there.");
+  // The task reached the model; the instructions did not (keel writes its own system prompt).
+  EXPECT_EQ(conversation_seen(mock_.request_bodies(), 0),
+            std::vector<json>{json::parse(R"({"role":"user","content":"Say hello"})")});
+  EXPECT_EQ(mock_.request_bodies()[0].find("Be brief."), std::string::npos);
+}
+
+TEST_F(ResponsesTest, StreamsTheStandardEventsInOrder) {
+  start_responses();
+  const std::string text = "Hello from the stream.";
+  mock_.push(mock_stream(reply(text, {}, {12, 6})));
+  auto r = create(task("Stream a greeting", true));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->header("content-type"), "text/event-stream");
+  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  ASSERT_GE(events.size(), 9u) << r->body;
+  std::vector<std::string> types;
+  std::string deltas;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const std::string type = events[i].data["type"];
+    EXPECT_EQ(events[i].name, type);
+    EXPECT_EQ(events[i].data["sequence_number"], static_cast<int>(i)) << type;
+    if (type == "response.output_text.delta") {
+      deltas += events[i].data["delta"].get<std::string>();
+      if (types.back() == type) continue;  // a run of deltas counts once
+    }
+    types.push_back(type);
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"response.created", "response.in_progress", "response.output_item.added",
+                                             "response.content_part.added", "response.output_text.delta",
+                                             "response.output_text.done", "response.content_part.done",
+                                             "response.output_item.done", "response.completed"}));
+  EXPECT_EQ(deltas, text);
+  const json created = events[0].data["response"];
+  EXPECT_EQ(created["status"], "in_progress");
+  EXPECT_EQ(created["output"], json::array());
+  EXPECT_EQ(created["usage"], nullptr);
+  const std::string id = created["id"];
+  const json added = events[2].data;
+  EXPECT_EQ(added["output_index"], 0);
+  EXPECT_EQ(added["item"]["status"], "in_progress");
+  EXPECT_EQ(added["item"]["content"], json::array());
+  const std::string item_id = added["item"]["id"];
+  EXPECT_EQ(events[3].data["item_id"], item_id);
+  EXPECT_EQ(events[3].data["part"]["text"], "");
+  EXPECT_GT(events.size(), 10u) << "the text came as the model's pieces, not in one delta";
+  const json& done_text = events[events.size() - 4].data;
+  EXPECT_EQ(done_text["text"], text);
+  EXPECT_EQ(done_text["item_id"], item_id);
+  const json completed = events.back().data["response"];
+  EXPECT_EQ(completed["id"], id);
+  EXPECT_EQ(completed["status"], "completed");
+  EXPECT_EQ(completed["output"][0]["content"][0]["text"], text);
+  EXPECT_EQ(completed["output"][0]["id"], item_id);
+  EXPECT_EQ(completed["usage"]["input_tokens"], 12);
+  EXPECT_EQ(completed["usage"]["output_tokens"], 6);
+  EXPECT_EQ(completed["usage"]["total_tokens"], 18);
+  // What was streamed is what is kept.
+  auto got = on_response("GET", id);
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->status, 200) << got->body;
+  EXPECT_EQ(json::parse(got->body), completed);
+}
+
+TEST_F(ResponsesTest, RetrievesListsInputItemsAndDeletes) {
+  start_responses();
+  mock_.push(mock_text("Four."));
+  json request = task(json::parse(R"([{"role":"developer","content":"Answer in words."},
+      {"role":"user","content":[{"type":"input_text","text":"Two plus two?"}]}])"));
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json answered = json::parse(r->body);
+  const std::string id = answered["id"];
+
+  auto got = on_response("GET", id);
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->status, 200) << got->body;
+  EXPECT_EQ(json::parse(got->body), answered);
+
+  auto items = on_response("GET", id + "/input_items");
+  ASSERT_TRUE(items);
+  ASSERT_EQ(items->status, 200) << items->body;
+  json list = json::parse(items->body);
+  EXPECT_EQ(list["object"], "list");
+  EXPECT_EQ(list["has_more"], false);
+  ASSERT_EQ(list["data"].size(), 2u);  // newest first
+  EXPECT_EQ(list["data"][0]["role"], "user");
+  EXPECT_EQ(list["data"][0]["content"], json::parse(R"([{"type":"input_text","text":"Two plus two?"}])"));
+  EXPECT_EQ(list["data"][1]["role"], "developer");
+  EXPECT_EQ(list["first_id"], list["data"][0]["id"]);
+  EXPECT_EQ(list["last_id"], list["data"][1]["id"]);
+  auto page = on_response("GET", id + "/input_items?order=asc&limit=1");
+  ASSERT_TRUE(page);
+  list = json::parse(page->body);
+  ASSERT_EQ(list["data"].size(), 1u);
+  EXPECT_EQ(list["data"][0]["role"], "developer");
+  EXPECT_EQ(list["has_more"], true);
+
+  auto cancel = on_response("POST", id + "/cancel");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 400) << cancel->body;
+  EXPECT_EQ(json::parse(cancel->body)["error"]["type"], "invalid_request_error");
+
+  auto deleted = on_response("DELETE", id);
+  ASSERT_TRUE(deleted);
+  ASSERT_EQ(deleted->status, 200) << deleted->body;
+  EXPECT_EQ(json::parse(deleted->body), json({{"id", id}, {"object", "response.deleted"}, {"deleted", true}}));
+  auto gone = on_response("GET", id);
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404);
+  EXPECT_EQ(json::parse(gone->body)["error"]["param"], "response_id");
+}
+
+TEST_F(ResponsesTest, PreviousResponseIdContinuesTheSession) {
+  start_responses();
+  mock_.push(mock_text("Paris."));
+  mock_.push(mock_text("About two million."));
+  auto first = create(task("Capital of France?"));
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  const json a = json::parse(first->body);
+  json request = task("How many people live there?");
+  request["previous_response_id"] = a["id"];
+  auto second = create(request);
+  ASSERT_TRUE(second);
+  ASSERT_EQ(second->status, 200) << second->body;
+  const json b = json::parse(second->body);
+  EXPECT_EQ(b["previous_response_id"], a["id"]);
+  EXPECT_EQ(b["keel"]["session_id"], a["keel"]["session_id"]);
+  EXPECT_EQ(conversation_seen(mock_.request_bodies(), 1),
+            (std::vector<json>{json::parse(R"({"role":"user","content":"Capital of France?"})"),
+                               json::parse(R"({"role":"assistant","content":"Paris."})"),
+                               json::parse(R"({"role":"user","content":"How many people live there?"})")}));
+}
+
+TEST_F(ResponsesTest, ASecondContinuationOfTheSameResponseBranchesOff) {
+  start_responses();
+  mock_.push(mock_text("Paris."));
+  mock_.push(mock_text("Two million."));
+  mock_.push(mock_text("The Seine."));
+  const json a = json::parse(create(task("Capital of France?"))->body);
+  json request = task("Population?");
+  request["previous_response_id"] = a["id"];
+  ASSERT_EQ(create(request)->status, 200);
+  request["input"] = "Its river?";
+  auto third = create(request);
+  ASSERT_TRUE(third);
+  ASSERT_EQ(third->status, 200) << third->body;
+  EXPECT_NE(json::parse(third->body)["keel"]["session_id"], a["keel"]["session_id"]);
+  EXPECT_EQ(conversation_seen(mock_.request_bodies(), 2),
+            (std::vector<json>{json::parse(R"({"role":"user","content":"Capital of France?"})"),
+                               json::parse(R"({"role":"assistant","content":"Paris."})"),
+                               json::parse(R"({"role":"user","content":"Its river?"})")}));
+}
+
+TEST_F(ResponsesTest, StoreFalseKeepsNothing) {
+  start_responses();
+  mock_.push(mock_text("Not kept."));
+  json request = task("Say something");
+  request["store"] = false;
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json body = json::parse(r->body);
+  EXPECT_EQ(body["store"], false);
+  const std::string id = body["id"];
+  auto got = on_response("GET", id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 404) << got->body;
+  request = task("Go on");
+  request["previous_response_id"] = id;
+  auto next = create(request);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 404) << next->body;
+  const json error = json::parse(next->body)["error"];
+  EXPECT_EQ(error["param"], "previous_response_id");
+  EXPECT_EQ(error["code"], "not_found");
+  EXPECT_NE(error["message"].get<std::string>().find("not found"), std::string::npos);
+  EXPECT_EQ(mock_.request_count(), 1u);
+}
+
+TEST_F(ResponsesTest, ClientToolLoopWithPreviousResponseId) {
+  start_responses();
+  mock_.push(mock_tool_calls({call("call_w", "get_weather", R"({"city":"Paris"})")}));
+  mock_.push(mock_text("It is 18C in Paris."));
+  auto r = create(with_weather(task("Weather in Paris?")));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json first = json::parse(r->body);
+  EXPECT_EQ(first["status"], "completed");
+  EXPECT_EQ(first["tools"], json::array({kWeatherTool}));
+  ASSERT_EQ(first["output"].size(), 1u) << first;
+  const json fc = first["output"][0];
+  EXPECT_EQ(fc["type"], "function_call");
+  EXPECT_EQ(fc["call_id"], "call_w");
+  EXPECT_EQ(fc["name"], "get_weather");
+  EXPECT_EQ(fc["arguments"], R"({"city":"Paris"})");
+  EXPECT_EQ(fc["status"], "completed");
+  EXPECT_EQ(fc["id"].get<std::string>().rfind("fc_", 0), 0u);
+  const std::string sent = mock_.request_bodies()[0];
+  EXPECT_NE(sent.find("The weather in a city"), std::string::npos);  // offered to the model
+  EXPECT_NE(sent.find("fs_list"), std::string::npos);                // next to keel's own
+
+  json next =
+      with_weather(task(json::parse(R"([{"type":"function_call_output","call_id":"call_w","output":"18C, sunny"}])")));
+  next["previous_response_id"] = first["id"];
+  r = create(next);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json second = json::parse(r->body);
+  EXPECT_EQ(second["output"][0]["content"][0]["text"], "It is 18C in Paris.");
+  EXPECT_EQ(second["keel"]["session_id"], first["keel"]["session_id"]);
+  const std::vector<json> seen = conversation_seen(mock_.request_bodies(), 1);
+  ASSERT_GE(seen.size(), 3u);
+  EXPECT_EQ(seen[0], json::parse(R"({"role":"user","content":"Weather in Paris?"})"));
+  EXPECT_EQ(seen[1]["tool_calls"][0]["id"], "call_w");
+  EXPECT_EQ(seen[2]["role"], "tool");
+  EXPECT_EQ(seen[2]["tool_call_id"], "call_w");
+  EXPECT_EQ(seen[2]["content"], "18C, sunny");
+}
+
+TEST_F(ResponsesTest, ClientToolLoopWithTheWholeHistory) {
+  start_responses();
+  mock_.push(mock_text("It is 18C in Paris."));
+  json request = with_weather(task(json::parse(R"([
+      {"role":"user","content":"Weather in Paris?"},
+      {"type":"function_call","id":"fc_1","call_id":"call_w","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},
+      {"type":"function_call_output","call_id":"call_w","output":"18C, sunny"}])")));
+  request["store"] = false;
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["output"][0]["content"][0]["text"], "It is 18C in Paris.");
+  const std::vector<json> seen = conversation_seen(mock_.request_bodies(), 0);
+  ASSERT_GE(seen.size(), 3u);
+  EXPECT_EQ(seen[1]["tool_calls"][0]["function"]["name"], "get_weather");
+  EXPECT_EQ(seen[2]["tool_call_id"], "call_w");
+  EXPECT_EQ(seen[2]["content"], "18C, sunny");
+
+  request["input"] = json::parse(R"([{"role":"user","content":"hi"},
+      {"type":"function_call_output","call_id":"call_x","output":"?"}])");
+  r = create(request);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_EQ(json::parse(r->body)["error"]["param"], "input[1].call_id");
+}
+
+TEST_F(ResponsesTest, KeelsOwnToolsRunInsideWhileAClientToolIsOffered) {
+  start_responses();
+  mock_.push(mock_tool_calls({call("call_l", "fs_list", R"({"path":"."})")}, "Let me look."));
+  mock_.push(mock_text("There is one file: notes.txt."));
+  auto r = create(with_weather(task("What is in the folder?")));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json body = json::parse(r->body);
+  ASSERT_EQ(body["output"].size(), 1u) << body;
+  EXPECT_EQ(body["output"][0]["content"][0]["text"], "There is one file: notes.txt.");
+  EXPECT_EQ(body["keel"]["tool_calls"], 1);
+  ASSERT_EQ(mock_.request_count(), 2u);
+  EXPECT_NE(model_tool_message(1).dump().find("notes.txt"), std::string::npos);
+}
+
+TEST_F(ResponsesTest, AStreamHandsTheClientsCallsOverAsFunctionCallItems) {
+  start_responses();
+  mock_.push(mock_stream(reply("Checking.", {call("call_w", "get_weather", R"({"city":"Paris"})")})));
+  auto r = create(with_weather(task("Weather in Paris?", true)));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  ASSERT_GE(events.size(), 8u) << r->body;
+  std::vector<std::string> tail;
+  for (size_t i = events.size() - 8; i < events.size(); ++i) tail.push_back(events[i].name);
+  EXPECT_EQ(tail, (std::vector<std::string>{
+                      "response.output_text.done", "response.content_part.done", "response.output_item.done",
+                      "response.output_item.added", "response.function_call_arguments.delta",
+                      "response.function_call_arguments.done", "response.output_item.done", "response.completed"}));
+  const size_t n = events.size();
+  EXPECT_EQ(events[n - 5].name, "response.output_item.added");
+  EXPECT_EQ(events[n - 5].data["output_index"], 1);
+  EXPECT_EQ(events[n - 5].data["item"]["type"], "function_call");
+  EXPECT_EQ(events[n - 5].data["item"]["arguments"], "");
+  EXPECT_EQ(events[n - 4].name, "response.function_call_arguments.delta");
+  EXPECT_EQ(events[n - 4].data["delta"], R"({"city":"Paris"})");
+  EXPECT_EQ(events[n - 3].name, "response.function_call_arguments.done");
+  EXPECT_EQ(events[n - 3].data["arguments"], R"({"city":"Paris"})");
+  EXPECT_EQ(events[n - 2].name, "response.output_item.done");
+  EXPECT_EQ(events[n - 2].data["item"]["call_id"], "call_w");
+  EXPECT_EQ(events[n - 6].name, "response.output_item.done");  // the message closed first
+  EXPECT_EQ(events[n - 6].data["item"]["content"][0]["text"], "Checking.");
+  const json completed = events.back().data["response"];
+  ASSERT_EQ(completed["output"].size(), 2u);
+  EXPECT_EQ(completed["output"][1]["name"], "get_weather");
+}
+
+TEST_F(ResponsesTest, ToolChoiceAppliesToTheRunsFirstModelCallOnly) {
+  start_responses();
+  mock_.push(mock_tool_calls({call("call_l", "fs_list", R"({"path":"."})")}));
+  mock_.push(mock_text("done"));
+  json request = with_weather(task("List it"));
+  request["tool_choice"] = "required";
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["tool_choice"], "required");
+  ASSERT_EQ(mock_.request_count(), 2u);
+  EXPECT_EQ(json::parse(mock_.request_bodies()[0])["tool_choice"], "required");
+  EXPECT_FALSE(json::parse(mock_.request_bodies()[1]).contains("tool_choice"));
+
+  mock_.push(mock_tool_calls({call("call_w", "get_weather", R"({"city":"Oslo"})")}));
+  request["tool_choice"] = {{"type", "function"}, {"name", "get_weather"}};
+  r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["tool_choice"], request["tool_choice"]);
+  EXPECT_NE(json::parse(mock_.request_bodies()[2])["tool_choice"].dump().find("get_weather"), std::string::npos);
+}
+
+TEST_F(ResponsesTest, AnItemReferenceBringsBackAStoredItem) {
+  start_responses();
+  mock_.push(mock_text("Paris."));
+  mock_.push(mock_text("Lyon."));
+  const json a = json::parse(create(task("Capital of France?"))->body);
+  const std::string msg = a["output"][0]["id"];
+  json request = task(json::parse(R"([{"role":"user","content":"Capital of France?"},
+      {"type":"item_reference","id":")" +
+                                  msg + R"("},{"role":"user","content":"Second city?"}])"));
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const std::vector<json> seen = conversation_seen(mock_.request_bodies(), 1);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[1], json::parse(R"({"role":"assistant","content":"Paris."})"));
+
+  request["input"][1]["id"] = "msg_unknown";
+  r = create(request);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << r->body;
+  EXPECT_EQ(json::parse(r->body)["error"]["param"], "input[1].id");
+}
+
+TEST_F(ResponsesTest, ErrorsAreOpenAiShaped) {
+  start_responses();
+  auto expect_error = [&](const json& request, int status, const std::string& param, const std::string& code) {
+    auto r = create(request);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, status) << request << r->body;
+    const json error = json::parse(r->body)["error"];
+    EXPECT_EQ(error["param"], param.empty() ? json(nullptr) : json(param)) << error;
+    EXPECT_EQ(error["code"], code) << error;
+    EXPECT_EQ(error["type"], "invalid_request_error") << error;
+    EXPECT_FALSE(error["message"].get<std::string>().empty());
+  };
+  json request = task("hi");
+  request["model"] = "gpt-4o";
+  expect_error(request, 404, "model", "model_not_found");
+  request = task("hi");
+  request["tools"] = json::parse(R"([{"type":"web_search"}])");
+  expect_error(request, 400, "tools[0].type", "unsupported_value");
+  expect_error(task(json::parse(R"([{"role":"user","content":[{"type":"input_image","image_url":"x"}]}])")), 400,
+               "input[0].content[0].type", "unsupported_value");
+  request = task("hi");
+  request["tool_choice"] = {{"type", "function"}, {"name", "nope"}};
+  expect_error(request, 400, "tool_choice.name", "invalid_value");
+  request = task("hi");
+  request["conversation"] = "conv_1";
+  expect_error(request, 400, "conversation", "unsupported_parameter");
+  expect_error(json{{"model", "default"}}, 400, "input", "missing_required_parameter");
+  expect_error(task(json::parse(R"([{"role":"assistant","content":"hi"}])")), 400, "input", "invalid_value");
+  request = task("hi");
+  request["previous_response_id"] = "resp_0123456789abcdef0123456789abcdef";
+  expect_error(request, 404, "previous_response_id", "not_found");
+  auto r = create_raw("{not json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  auto got = on_response("GET", "resp_nope");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 404);
+  EXPECT_EQ(json::parse(got->body)["error"]["param"], "response_id");
+  EXPECT_EQ(mock_.request_count(), 0u);
+}
+
+TEST_F(ResponsesTest, AFailedRunIsAnErrorClientsDoNotRetry) {
+  start_responses();
+  mock_.push(mock_error(500, "backend exploded"));
+  auto r = create(task("hi"));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 400) << r->body;
+  EXPECT_EQ(r->header("x-should-retry"), "false");
+  const json error = json::parse(r->body)["error"];
+  EXPECT_EQ(error["type"], "run_failed");
+  EXPECT_EQ(error["code"], "backend");
+  EXPECT_EQ(error["param"], nullptr);
+  EXPECT_NE(error["message"].get<std::string>().find("backend exploded"), std::string::npos) << error;
+}
+
+TEST_F(ResponsesTest, AFailedStreamEndsWithResponseFailed) {
+  start_responses();
+  mock_.push(mock_error(500, "backend exploded"));
+  auto r = create(task("hi", true));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  ASSERT_EQ(events.size(), 3u) << r->body;
+  EXPECT_EQ(events[0].name, "response.created");
+  EXPECT_EQ(events[1].name, "response.in_progress");
+  EXPECT_EQ(events[2].name, "response.failed");
+  EXPECT_EQ(events[2].data["sequence_number"], 2);
+  const json response = events[2].data["response"];
+  EXPECT_EQ(response["status"], "failed");
+  EXPECT_EQ(response["error"]["code"], "backend");
+  EXPECT_NE(response["error"]["message"].get<std::string>().find("backend exploded"), std::string::npos);
+  auto got = on_response("GET", response["id"]);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(json::parse(got->body)["status"], "failed");
+}
+
+TEST_F(ResponsesTest, TextReachesTheClientWhileTheModelIsStillWriting) {
+  start_responses();
+  mock_.push(mock_slow_stream(reply("one two three four five six seven eight"), 120));  // ~10 pieces, ~1.2 s
+  RawHttpClient client(http_->port());
+  ASSERT_TRUE(client.ok());
+  const std::string body = task("Count", true).dump();
+  std::string request = "POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+  request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
+  ASSERT_TRUE(client.send(request));
+  auto head = client.read_head(10000);
+  ASSERT_TRUE(head);
+  ASSERT_EQ(head->status, 200);
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> first_text;
+  Clock::time_point last = Clock::now();
+  std::string all;
+  for (;;) {
+    std::optional<std::string> chunk = client.read_chunk(10000);
+    ASSERT_TRUE(chunk) << all;
+    if (chunk->empty()) break;
+    all += *chunk;
+    last = Clock::now();
+    if (!first_text && chunk->find("response.output_text.delta") != std::string::npos) first_text = last;
+  }
+  ASSERT_TRUE(first_text) << all;
+  EXPECT_GT(std::chrono::duration_cast<std::chrono::milliseconds>(last - *first_text).count(), 600) << all;
+}
+
+TEST_F(ResponsesTest, ALaterRoundsTextContinuesTheSameMessage) {
+  start_responses();
+  mock_.push(mock_stream(reply("Let me look.", {call("call_l", "fs_list", R"({"path":"."})")})));
+  mock_.push(mock_stream(reply("One file.")));
+  auto r = create(task("What is here?", true));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_NE(r->body.find(": keel tool fs_list"), std::string::npos);
+  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  int added = 0;
+  for (const ResponseEvent& e : events) added += e.name == "response.output_item.added" ? 1 : 0;
+  EXPECT_EQ(added, 1);
+  EXPECT_EQ(events.back().data["response"]["output"][0]["content"][0]["text"], "Let me look.\n\nOne file.");
+}
+
+TEST_F(ResponsesTest, ABackgroundResponseCanBeCancelled) {
+  start_responses();
+  mock_.push(mock_slow_stream(reply(std::string(400, 'x')), 100));  // about 10 s
+  json request = task("Write a lot");
+  request["background"] = true;
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json started = json::parse(r->body);
+  EXPECT_EQ(started["status"], "in_progress");
+  EXPECT_EQ(started["background"], true);
+  const std::string id = started["id"];
+  auto got = on_response("GET", id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(json::parse(got->body)["status"], "in_progress");
+  for (int i = 0; i < 300 && mock_.request_count() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto cancelled = on_response("POST", id + "/cancel");
+  ASSERT_TRUE(cancelled);
+  ASSERT_EQ(cancelled->status, 200) << cancelled->body;
+  EXPECT_EQ(json::parse(cancelled->body)["status"], "cancelled");
+  std::string status;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+    got = on_response("GET", id);
+    if (got && got->status == 200) status = json::parse(got->body)["status"];
+    if (status != "in_progress") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(status, "cancelled");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(7));
+}
+
+TEST_F(ResponsesTest, ABackgroundRunStopsWhenTheServerGoesAway) {
+  start_responses();
+  mock_.push(mock_slow_stream(reply(std::string(400, 'x')), 100));  // about 10 s
+  json request = task("Write a lot");
+  request["background"] = true;
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  for (int i = 0; i < 300 && mock_.request_count() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto t0 = std::chrono::steady_clock::now();
+  http_.reset();
+  workers_.reset();  // waits for the run
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(7));
+}
+
+TEST_F(ResponsesTest, AStructuredAnswerIsValidatedJson) {
+  start_responses();
+  mock_.push(mock_text("Sure: Paris."));
+  mock_.push(mock_text(R"({"city":"Paris"})"));
+  json request = task("Where?");
+  request["text"] = json::parse(R"({"format":{"type":"json_schema","name":"place","strict":true,
+      "schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],
+      "additionalProperties":false}}})");
+  auto r = create(request);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json body = json::parse(r->body);
+  EXPECT_EQ(body["output"][0]["content"][0]["text"], R"({"city":"Paris"})");
+  EXPECT_EQ(body["text"]["format"]["type"], "json_schema");
+  EXPECT_EQ(mock_.request_count(), 2u);
+}
+
+}  // namespace
+}  // namespace keel::testing
