@@ -26,7 +26,9 @@ namespace keel::api {
 
 class IdempotentReplies {
  public:
-  explicit IdempotentReplies(std::chrono::seconds ttl = std::chrono::hours(1), size_t max_entries = 512);
+  // Answers kept for an hour, at most 512 of them.
+  IdempotentReplies() : IdempotentReplies(std::chrono::hours(1), 512) {}
+  IdempotentReplies(std::chrono::seconds ttl, size_t max_entries);
 
   // `out` itself when the request has no Idempotency-Key; a responder that keeps the answer for
   // a new key; nullptr when the request was answered here.

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "api/idempotent_replies.hpp"
 #include "api/openai_reply.hpp"
 #include "api/responses_archive.hpp"
 #include "api/responses_reply.hpp"
@@ -50,6 +51,7 @@ struct Endpoint {
   mutable std::mutex mu;
   std::map<std::string, std::shared_ptr<LiveResponse>> live;  // by response id
   bool closing = false;                                       // the routes are gone: no run goes on (under mu)
+  IdempotentReplies replies;                                  // Idempotency-Key: a retry gets the first answer
 
   int64_t now_s() const { return options.now_s ? options.now_s() : detail::wall_now_s(); }
   std::shared_ptr<LiveResponse> find_live(const std::string& id) const {
@@ -285,6 +287,8 @@ class ResponseRun {
 // Checks the request on the io thread (cheap) and hands the run to a worker.
 void handle_create(const std::shared_ptr<Endpoint>& endpoint, const server::HttpRequest& request,
                    std::shared_ptr<server::HttpResponder> out) {
+  out = endpoint->replies.claim(request, std::move(out));
+  if (!out) return;  // a retry answered with the first run's answer
   auto job = std::make_shared<ResponseJob>();
   job->headers = cors_headers(request, endpoint->access);
   std::variant<ResponsesRequest, OpenAiError> parsed = parse_responses_request(request.body);
@@ -427,7 +431,7 @@ Status mount(server::HttpServer& http, AgentFactory& factory, detail::ThreadPool
         "HttpServer::start()");
   }
   auto endpoint = std::shared_ptr<Endpoint>(
-      new Endpoint{factory, workers, ResponsesArchive(store), access, std::move(options), {}, {}, false});
+      new Endpoint{factory, workers, ResponsesArchive(store), access, std::move(options), {}, {}, false, {}});
   // When the server drops its routes (it is going away), runs that go on without a client (in
   // the background) stop too, so the worker pool can wind down.
   auto routes = std::shared_ptr<Endpoint>(endpoint.get(), [endpoint](Endpoint*) {

@@ -474,6 +474,21 @@ TEST_F(ResponsesTest, AFailedRunIsAnErrorClientsDoNotRetry) {
   EXPECT_NE(error["message"].get<std::string>().find("backend exploded"), std::string::npos) << error;
 }
 
+TEST_F(ResponsesTest, ARetryWithTheSameIdempotencyKeyGetsTheFirstResponse) {
+  start_responses();
+  mock_.push(mock_error(500, "backend exploded"));
+  const std::string body = task("hi").dump();
+  const std::string headers = "Content-Type: application/json\r\nIdempotency-Key: k-7\r\n";
+  auto first = raw_http(http_->port(), "POST", "/v1/responses", headers, body, 20000);
+  auto again = raw_http(http_->port(), "POST", "/v1/responses", headers, body, 20000);
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(first->status, 400);
+  EXPECT_EQ(again->status, 400);
+  EXPECT_EQ(again->body, first->body);
+  EXPECT_EQ(again->header("idempotent-replayed"), "true");
+  EXPECT_EQ(mock_.request_count(), 1u);  // the failed run was not run again
+}
+
 TEST_F(ResponsesTest, AFailedStreamEndsWithResponseFailed) {
   start_responses();
   mock_.push(mock_error(500, "backend exploded"));
