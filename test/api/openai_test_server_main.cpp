@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/anthropic_endpoint.hpp"
 #include "api/openai_endpoint.hpp"
 #include "keel/store/sqlite_store.hpp"
 #include "server/http_server.hpp"
@@ -128,6 +129,7 @@ int serve() {
     keel::server::respond_json(*out, 200, json{{"count", mock.request_count()}}.dump());
   });
   keel::Status mounted = keel::api::mount_openai_endpoint(http, factory, workers, access);
+  if (mounted.ok()) mounted = keel::api::mount_anthropic_endpoint(http, factory, workers, access);
   keel::Status started = mounted.ok() ? http.start() : mounted;
   if (!started.ok()) {
     std::cerr << "the endpoint could not start: " << started.to_string() << "\n";
