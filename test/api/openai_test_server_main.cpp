@@ -1,9 +1,11 @@
-// keel_openai_test_server: keel's OpenAI-compatible endpoint on a scripted mock model, for tests
-// that drive it with real OpenAI clients (test/api/openai_client_test.sh).
+// keel_openai_test_server: keel's OpenAI-compatible and Anthropic Messages endpoints on a scripted
+// mock model, for tests that drive them with real clients (test/api/openai_client_test.sh,
+// test/api/anthropic_client_test.sh).
 //
 //   keel_openai_test_server        prints "listening http://127.0.0.1:PORT", serves until stdin ends
 //
-// Profiles "default" and "fast"; every request needs "Authorization: Bearer keel-test-token".
+// Profiles "default" and "fast"; every request needs "Authorization: Bearer keel-test-token" (on
+// /v1 "x-api-key: keel-test-token" also does).
 // The mock model answers from the conversation it is sent, so any request order works:
 //   - a conversation that holds a tool result: "The folder holds notes.txt."
 //   - a task that mentions "folder": the text "Let me look at the folder." and an fs_list call
