@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "api/idempotent_replies.hpp"
 #include "api/openai_reply.hpp"
 #include "api/openai_request.hpp"
 #include "api/openai_stream.hpp"
@@ -35,6 +36,7 @@ struct Endpoint {
   ApiAccess access;
   OpenAiEndpointOptions options;
   int64_t models_created = 0;  // the `created` of every model: when the endpoint was mounted
+  std::shared_ptr<IdempotentReplies> replies = std::make_shared<IdempotentReplies>();
 
   int64_t now_s() const {
     if (options.now_s) return options.now_s();
@@ -199,6 +201,8 @@ void handle_model(const Endpoint& endpoint, const server::HttpRequest& request, 
 // Checks the request on the io thread (cheap) and hands the run to a worker.
 void handle_chat(const std::shared_ptr<const Endpoint>& endpoint, const server::HttpRequest& request,
                  std::shared_ptr<server::HttpResponder> out) {
+  out = endpoint->replies->claim(request, std::move(out));
+  if (!out) return;  // a retry answered with the first run's answer
   auto job = std::make_shared<ChatJob>();
   job->headers = cors_headers(request, endpoint->access);
   std::variant<ChatRequest, OpenAiError> parsed = parse_chat_request(request.body);

@@ -204,3 +204,49 @@ TEST_F(OpenAiClientToolsTest, TextReachesTheClientWhileTheModelIsStillWriting) {
 
 }  // namespace
 }  // namespace keel::testing
+
+namespace keel::testing {
+namespace {
+
+using nlohmann::json;
+
+class OpenAiIdempotencyTest : public OpenAiEndpointFixture {};
+
+TEST_F(OpenAiIdempotencyTest, ARetryWithTheSameKeyGetsTheFirstAnswerWithoutARun) {
+  start();
+  mock_.push(mock_tool_calls({call("call_l", "fs_list", R"({"path":"."})")}));
+  mock_.push(mock_text("The folder holds notes.txt."));
+  const std::string body = ask("List the folder").dump();
+  auto first = post(std::string_view(body), "Idempotency-Key: run-1\r\n");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  auto again = post(std::string_view(body), "Idempotency-Key: run-1\r\n");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+  EXPECT_EQ(again->body, first->body);
+  EXPECT_EQ(again->header("idempotent-replayed"), "true");
+  EXPECT_EQ(mock_.request_count(), 2u);  // one run: its two model calls, none for the retry
+
+  const std::string other_body = ask("Something else").dump();
+  auto other = post(std::string_view(other_body), "Idempotency-Key: run-1\r\n");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 400);
+  EXPECT_EQ(json::parse(other->body)["error"]["code"], "idempotency_key_reused");
+  EXPECT_EQ(mock_.request_count(), 2u);
+}
+
+TEST_F(OpenAiIdempotencyTest, AStreamIsReplayedWholeAndAFailedRunIsNotRunAgain) {
+  start();
+  mock_.push(mock_error(500, "backend exploded"));
+  const std::string body = ask("hi", true).dump();
+  auto first = post(std::string_view(body), "Idempotency-Key: s-1\r\n");
+  ASSERT_TRUE(first);
+  auto again = post(std::string_view(body), "Idempotency-Key: s-1\r\n");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->body, first->body);
+  EXPECT_NE(again->body.find("run_failed"), std::string::npos) << again->body;
+  EXPECT_EQ(mock_.request_count(), 1u);
+}
+
+}  // namespace
+}  // namespace keel::testing
