@@ -146,7 +146,7 @@ await check('a streamed failed run raises an APIError', async () => {
 
 await check('an unknown model is a NotFoundError', async () => {
   await assert.rejects(
-    client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'hi' }] }),
+    client.messages.create({ model: 'no-such-profile', max_tokens: 200, messages: [{ role: 'user', content: 'hi' }] }),
     (error) => {
       assert.ok(error instanceof Anthropic.NotFoundError, String(error));
       assert.equal(error.status, 404);

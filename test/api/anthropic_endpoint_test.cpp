@@ -191,15 +191,16 @@ TEST_F(AnthropicEndpointTest, AStreamedToolCallIsAToolUseBlock) {
   EXPECT_EQ(streamed_text(events), "Checking.");
   ASSERT_GE(events.size(), 7u);
   const size_t n = events.size();
-  EXPECT_EQ(events[n - 7].data, json::parse(R"({"type":"content_block_stop","index":0})"));
-  EXPECT_EQ(events[n - 6].data, json::parse(R"({"type":"content_block_start","index":1,
+  EXPECT_EQ(events[n - 6].data, json::parse(R"({"type":"content_block_stop","index":0})"));
+  EXPECT_EQ(events[n - 5].data, json::parse(R"({"type":"content_block_start","index":1,
       "content_block":{"type":"tool_use","id":"toolu_02","name":"get_weather","input":{}}})"));
-  EXPECT_EQ(events[n - 5].name, "content_block_delta");
-  EXPECT_EQ(events[n - 5].data["delta"]["type"], "input_json_delta");
-  EXPECT_EQ(json::parse(events[n - 5].data["delta"]["partial_json"].get<std::string>()), json::parse(R"({"city":"Oslo"})"));
-  EXPECT_EQ(events[n - 4].data, json::parse(R"({"type":"content_block_stop","index":1})"));
-  EXPECT_EQ(events[n - 3].data["delta"]["stop_reason"], "tool_use");
-  EXPECT_EQ(events[n - 3].data["usage"], json::parse(R"({"input_tokens":11,"output_tokens":3})"));
+  EXPECT_EQ(events[n - 4].name, "content_block_delta");
+  EXPECT_EQ(events[n - 4].data["index"], 1);
+  EXPECT_EQ(events[n - 4].data["delta"]["type"], "input_json_delta");
+  EXPECT_EQ(json::parse(events[n - 4].data["delta"].value("partial_json", "null")), json::parse(R"({"city":"Oslo"})"));
+  EXPECT_EQ(events[n - 3].data, json::parse(R"({"type":"content_block_stop","index":1})"));
+  EXPECT_EQ(events[n - 2].data["delta"]["stop_reason"], "tool_use");
+  EXPECT_EQ(events[n - 2].data["usage"], json::parse(R"({"input_tokens":11,"output_tokens":3})"));
   EXPECT_EQ(events[n - 1].name, "message_stop");
 }
 
