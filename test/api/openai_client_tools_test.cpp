@@ -198,8 +198,12 @@ TEST_F(OpenAiClientToolsTest, TextReachesTheClientWhileTheModelIsStillWriting) {
     if (!first_text && chunk->find("\"content\":\"one") != std::string::npos) first_text = last;
   }
   ASSERT_TRUE(first_text) << all;
-  // The first words arrive while the model still writes the rest (about a second more).
+  // The first words arrive while the model still writes the rest (about a second more)...
   EXPECT_GT(std::chrono::duration_cast<std::chrono::milliseconds>(last - *first_text).count(), 600) << all;
+  // ...and within 50 ms of the model sending them (its chunk 0 is the role, chunk 1 the first words).
+  const std::vector<Clock::time_point> produced = mock_.chunk_times();
+  ASSERT_GE(produced.size(), 2u);
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(*first_text - produced[1]).count(), 50);
 }
 
 }  // namespace

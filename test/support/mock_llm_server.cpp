@@ -108,17 +108,37 @@ void MockLlmServer::serve(TestHttpConnection& connection) {
     // Without scripted pauses everything goes out in one write (fast for benchmarks); with them,
     // the head and each chunk are written separately.
     std::string pending = std::move(head);
+    size_t unsent = 0;  // chunks in `pending`
+    auto send_pending = [&] {
+      const bool sent = connection.send(pending);
+      note_chunks_sent(unsent);
+      unsent = 0;
+      return sent;
+    };
     for (size_t i = 0; i < r.chunks.size(); ++i) {
       if (i > 0 && r.chunk_delay_ms > 0) {
-        if (!connection.send(pending) || !connection.wait_ms(r.chunk_delay_ms)) return;
+        if (!send_pending() || !connection.wait_ms(r.chunk_delay_ms)) return;
         pending.clear();
       }
       if (r.chunks[i].empty()) continue;  // an empty chunk would end the body
       pending.append(hex(r.chunks[i].size())).append("\r\n").append(r.chunks[i]).append("\r\n");
+      ++unsent;
     }
     if (!r.truncate) pending.append("0\r\n\r\n");
-    if (!connection.send(pending) || r.truncate || client_closes) return;
+    if (!send_pending() || r.truncate || client_closes) return;
   }
+}
+
+void MockLlmServer::note_chunks_sent(size_t count) {
+  if (count == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);
+  chunk_times_.insert(chunk_times_.end(), count, now);
+}
+
+std::vector<std::chrono::steady_clock::time_point> MockLlmServer::chunk_times() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return chunk_times_;
 }
 
 }  // namespace keel::testing

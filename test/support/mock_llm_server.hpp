@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -118,11 +119,15 @@ class MockLlmServer {
   size_t connections_accepted() const { return listener_.connections_accepted(); }
   // Scripted responses not consumed yet.
   size_t pending() const;
+  // When each chunk of the streamed responses so far was written to its socket, in order.
+  std::vector<std::chrono::steady_clock::time_point> chunk_times() const;
 
  private:
   void serve(TestHttpConnection& connection);
   MockResponse next_response(const std::string& body);
   void record(MockRequest request);
+  void note_chunks_sent(size_t count);
+  std::vector<std::chrono::steady_clock::time_point> chunk_times_;
 
   mutable std::mutex mutex_;
   std::deque<MockResponse> script_;
