@@ -7,6 +7,7 @@
 #include "server/http_status.hpp"
 
 namespace keel::api {
+
 server::HostOriginPolicy host_policy(const ApiAccess& access, std::string_view bind_host) {
   server::HostOriginPolicy policy = server::make_host_origin_policy(bind_host, access.allowed_hosts, access.cors_origins);
   if (!access.allowed_hosts.empty() && server::is_loopback_host(bind_host)) {
@@ -23,6 +24,7 @@ void install_access_guard(server::HttpServer& http, const ApiAccess& access) {
   o.public_paths = {"/", "/ui/*"};
   o.json_paths = {"/api/*", "/v1/*"};  // /mcp answers 415 itself, as a JSON-RPC error
   o.query_token_paths = {"/api/*/events"};
+  o.api_key_paths = {"/v1/*"};  // Anthropic clients send the key as x-api-key
   o.throttle = access.throttle;
   http.guard(server::AccessGuard::make(std::move(o)));
 }
@@ -33,15 +35,18 @@ server::HttpHeaders cors_headers(const server::HttpRequest& request, const ApiAc
   return {{"Access-Control-Allow-Origin", std::string(origin)}, {"Vary", "Origin"}};
 }
 
-void mount_preflight(server::HttpServer& server, const std::string& prefix, const ApiAccess& access) {
-  server.route("OPTIONS", prefix, [access](const server::HttpRequest& request, std::shared_ptr<server::HttpResponder> out) {
+void mount_preflight(server::HttpServer& server, const std::string& prefix, const ApiAccess& access,
+                     std::string_view extra_headers) {
+  std::string allowed = "Authorization, Content-Type, Last-Event-ID";
+  if (!extra_headers.empty()) allowed.append(", ").append(extra_headers);
+  server.route("OPTIONS", prefix, [access, allowed](const server::HttpRequest& request, std::shared_ptr<server::HttpResponder> out) {
     server::HttpHeaders headers = cors_headers(request, access);
     if (headers.empty()) {
       respond_api_error(*out, 403, "forbidden", "cross-origin requests from this origin are not allowed");
       return;
     }
     headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
-    headers.emplace_back("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID");
+    headers.emplace_back("Access-Control-Allow-Headers", allowed);
     headers.emplace_back("Access-Control-Max-Age", "600");
     out->respond(204, std::move(headers), "");
   });

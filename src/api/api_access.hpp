@@ -34,16 +34,19 @@ server::HostOriginPolicy host_policy(const ApiAccess& access, std::string_view b
 
 // Sets `http`'s request guard: Host on every path; Origin / Sec-Fetch-Site on every request; the
 // token on every path but the web UI's files ("/", "/ui/*") and preflights, also as a `token`
-// query parameter on event streams (EventSource cannot send headers); application/json bodies
-// on /api and /v1 (/mcp checks its own). Call once, before the server starts.
+// query parameter on event streams (EventSource cannot send headers) and as an `x-api-key`
+// header on /v1 (Anthropic clients); application/json bodies on /api and /v1 (/mcp checks its
+// own). Call once, before the server starts.
 void install_access_guard(server::HttpServer& http, const ApiAccess& access);
 
 // Access-Control-Allow-Origin (and Vary) for an allowed Origin; empty otherwise.
 server::HttpHeaders cors_headers(const server::HttpRequest& request, const ApiAccess& access);
 
 // Answers CORS preflights (OPTIONS) on `prefix` (a route pattern: "/api/*", "/api/sessions"): 204 with the allowed methods and
-// headers for an allowed origin, 403 otherwise.
-void mount_preflight(server::HttpServer& server, const std::string& prefix, const ApiAccess& access);
+// headers (Authorization, Content-Type, Last-Event-ID, then `extra_headers`, a comma-separated
+// list) for an allowed origin, 403 otherwise.
+void mount_preflight(server::HttpServer& server, const std::string& prefix, const ApiAccess& access,
+                     std::string_view extra_headers = {});
 
 // Sends {"error":{"code":code,"message":message}} with `status` and `headers`.
 void respond_api_error(server::HttpResponder& responder, int status, std::string_view code, std::string_view message,

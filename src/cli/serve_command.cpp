@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "api/anthropic_endpoint.hpp"
 #include "api/api_server.hpp"
 #include "api/event_log.hpp"
 #include "api/openai_endpoint.hpp"
@@ -132,6 +133,9 @@ int http_serve_command(const HttpServeArgs& args) {
       !mounted.ok()) {
     return fail(mounted.message());
   }
+  if (Status mounted = api::mount_anthropic_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
+    return fail(mounted.message());
+  }
   Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);
   if (!mcp_server.ok()) return fail(mcp_server.status().message());
   mcp::McpHttpEndpointOptions mcp_options;
@@ -175,7 +179,7 @@ int http_serve_command(const HttpServeArgs& args) {
 void add_serve_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<HttpServeArgs>();
   if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
-  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, MCP at /mcp, web UI");
+  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, MCP at /mcp, web UI");
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
   cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
   cmd->add_option("--token", args->token,

@@ -98,13 +98,16 @@ bool AccessGuard::admit(const HttpRequest& request, HttpResponder& responder) {
                     {{"Retry-After", std::to_string(seconds)}});
     }
     std::string_view given = bearer_credential(request.header("authorization"));
+    const bool api_key_path = matches_any(options_.api_key_paths, request.path);
+    if (given.empty() && api_key_path) given = trim(request.header("x-api-key"));
     if (given.empty() && matches_any(options_.query_token_paths, request.path)) {
       auto q = request.query.find("token");
       if (q != request.query.end()) given = q->second;
     }
     if (given.empty()) {
       return refuse(401, "unauthorized",
-                    "this server needs its token: send 'Authorization: Bearer <token>'" + options_.token_hint,
+                    std::string("this server needs its token: send 'Authorization: Bearer <token>'") +
+                        (api_key_path ? " or 'x-api-key: <token>'" : "") + options_.token_hint,
                     {{"WWW-Authenticate", "Bearer"}});
     }
     if (!same_secret(given, options_.token)) {

@@ -9,6 +9,7 @@
 //   o.public_paths = {"/", "/ui/*"};          // the web UI's files: no token (they hold none)
 //   o.json_paths = {"/api/*", "/v1/*", "/mcp"};
 //   o.query_token_paths = {"/api/*/events"};  // ?token= also counts here
+//   o.api_key_paths = {"/v1/*"};              // so does an x-api-key header (Anthropic clients)
 //   http.guard(AccessGuard::make(std::move(o)));
 //
 // In order, each refusal a JSON error {"error":{"code","message"}} (with CORS headers when the
@@ -43,6 +44,7 @@ struct AccessGuardOptions {
   std::vector<std::string> public_paths;       // GET/HEAD served without a token ('*' matches any run of characters)
   std::vector<std::string> json_paths;         // request bodies must be application/json here
   std::vector<std::string> query_token_paths;  // a `token` query parameter counts as the bearer token here
+  std::vector<std::string> api_key_paths;      // an "x-api-key: <token>" header counts as the bearer token here
   std::string token_hint;                      // added to the 401 message: where the token is found
   AuthThrottleOptions throttle;
 };

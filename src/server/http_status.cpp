@@ -61,7 +61,7 @@ std::string_view error_code_for_status(int status) {
 
 std::string_view error_type_for_code(std::string_view code) {
   if (code == "unauthorized") return "authentication_error";
-  if (code == "forbidden") return "permission_error";
+  if (code == "forbidden" || code == "host_not_allowed" || code == "origin_not_allowed") return "permission_error";
   if (code == "not_found") return "not_found_error";
   if (code == "payload_too_large") return "request_too_large";
   if (code == "too_many_requests") return "rate_limit_error";

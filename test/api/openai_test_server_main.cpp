@@ -1,9 +1,11 @@
-// keel_openai_test_server: keel's OpenAI-compatible endpoint on a scripted mock model, for tests
-// that drive it with real OpenAI clients (test/api/openai_client_test.sh).
+// keel_openai_test_server: keel's OpenAI-compatible and Anthropic Messages endpoints on a scripted
+// mock model, for tests that drive them with real clients (test/api/openai_client_test.sh,
+// test/api/anthropic_client_test.sh).
 //
 //   keel_openai_test_server        prints "listening http://127.0.0.1:PORT", serves until stdin ends
 //
-// Profiles "default" and "fast"; every request needs "Authorization: Bearer keel-test-token".
+// Profiles "default" and "fast"; every request needs "Authorization: Bearer keel-test-token" (on
+// /v1 "x-api-key: keel-test-token" also does).
 // The mock model answers from the conversation it is sent, so any request order works:
 //   - a conversation that holds a tool result: "The folder holds notes.txt."
 //   - a task that mentions "folder": the text "Let me look at the folder." and an fs_list call
@@ -20,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/anthropic_endpoint.hpp"
 #include "api/openai_endpoint.hpp"
 #include "api/responses_endpoint.hpp"
 #include "keel/store/sqlite_store.hpp"
@@ -130,6 +133,7 @@ int serve() {
   });
   keel::Status mounted = keel::api::mount_openai_endpoint(http, factory, workers, access);
   if (mounted.ok()) mounted = keel::api::mount_responses_endpoint(http, factory, workers, **store, access);
+  if (mounted.ok()) mounted = keel::api::mount_anthropic_endpoint(http, factory, workers, access);
   keel::Status started = mounted.ok() ? http.start() : mounted;
   if (!started.ok()) {
     std::cerr << "the endpoint could not start: " << started.to_string() << "\n";

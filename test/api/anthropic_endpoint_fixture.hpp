@@ -1,0 +1,175 @@
+// Test fixture for the /v1/messages endpoint: an HttpServer on 127.0.0.1 with the access guard
+// and mount_anthropic_endpoint, a TestAgentFactory (profiles "default" and "fast", keel's own
+// tools such as fs_list) on a MockLlmServer, an in-memory store, a worker pool, and helpers to
+// post requests and read the Messages API's Server-Sent Events.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/anthropic_endpoint.hpp"
+#include "api/openai_endpoint_fixture.hpp"  // call(), reply()
+
+namespace keel::testing {
+
+// One event of a Messages stream: its name and its data.
+struct MessagesEvent {
+  std::string name;
+  nlohmann::json data;
+};
+
+// Splits an event-stream body into "event:"/"data:" pairs; a block it cannot read becomes an
+// event named "UNREADABLE" holding the block as a string.
+inline std::vector<MessagesEvent> parse_messages_events(std::string_view body) {
+  std::vector<MessagesEvent> out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view block = body.substr(pos, end - pos);
+    pos = end + 2;
+    MessagesEvent e;
+    const size_t newline = block.find('\n');
+    if (block.rfind("event: ", 0) == 0 && newline != std::string_view::npos &&
+        block.substr(newline + 1).rfind("data: ", 0) == 0) {
+      e.name = std::string(block.substr(7, newline - 7));
+      e.data = nlohmann::json::parse(block.substr(newline + 7), nullptr, false);
+    } else {
+      e.name = "UNREADABLE";
+      e.data = std::string(block);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The names of `events`, in order.
+inline std::vector<std::string> event_names(const std::vector<MessagesEvent>& events) {
+  std::vector<std::string> names;
+  for (const MessagesEvent& e : events) names.push_back(e.name);
+  return names;
+}
+
+// The text of every text_delta in `events`, joined.
+inline std::string streamed_text(const std::vector<MessagesEvent>& events) {
+  std::string text;
+  for (const MessagesEvent& e : events) {
+    if (e.name == "content_block_delta" && e.data["delta"]["type"] == "text_delta") text += e.data["delta"]["text"];
+  }
+  return text;
+}
+
+class AnthropicEndpointFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.write("notes.txt", "remember the milk\n");
+    StoreOptions options;
+    options.path = ":memory:";
+    auto store = open_sqlite_store(options);
+    ASSERT_TRUE(store.ok()) << store.status().to_string();
+    store_ = std::move(store).value();
+    ASSERT_TRUE(mock_.running());
+  }
+
+  // Starts the endpoint with `access` and the profiles' approval `policy`.
+  void start(api::ApiAccess access = {}, ApprovalPolicy policy = {}) {
+    TestAgentFactoryOptions options;
+    options.base_url = mock_.base_url();
+    options.workspace = dir_.path().string();
+    options.store = store_.get();
+    options.approvals = std::move(policy);
+    api::ProfileInfo first;
+    first.name = "default";
+    first.model = "mock-model";
+    first.description = "the mock model";
+    first.max_rounds = 4;
+    api::ProfileInfo second = first;
+    second.name = "fast";
+    options.profiles = {first, second};
+    factory_ = std::make_unique<TestAgentFactory>(std::move(options));
+    detail::ThreadPool::Options pool;
+    pool.threads = 2;
+    pool.max_threads = 4;
+    workers_ = std::make_unique<detail::ThreadPool>(pool);
+    http_ = std::make_unique<server::HttpServer>();
+    api::install_access_guard(*http_, access);
+    ASSERT_TRUE(api::mount_anthropic_endpoint(*http_, *factory_, *workers_, access).ok());
+    ASSERT_TRUE(http_->start().ok());
+  }
+
+  void TearDown() override {
+    http_.reset();  // closes connections: open runs are stopped
+    workers_.reset();
+    factory_.reset();
+  }
+
+  // POST /v1/messages with `body` (sent as is) and `extra` header lines.
+  std::optional<RawHttpResponse> post(std::string_view body, std::string_view extra = "") {
+    std::string headers = "Content-Type: application/json\r\nanthropic-version: 2023-06-01\r\n";
+    headers.append(extra);
+    return raw_http(http_->port(), "POST", "/v1/messages", headers, body, 20000);
+  }
+  std::optional<RawHttpResponse> post(const char* body, std::string_view extra = "") {
+    return post(std::string_view(body), extra);
+  }
+  std::optional<RawHttpResponse> post(const nlohmann::json& body, std::string_view extra = "") {
+    return post(std::string_view(body.dump()), extra);
+  }
+
+  // A request for profile "default" with one user message.
+  static nlohmann::json ask(std::string text, bool stream = false) {
+    nlohmann::json body = {{"model", "default"},
+                           {"max_tokens", 1024},
+                           {"messages", nlohmann::json::array({{{"role", "user"}, {"content", std::move(text)}}})}};
+    if (stream) body["stream"] = true;
+    return body;
+  }
+
+  // The client's weather tool, as an Anthropic client sends it.
+  static nlohmann::json weather_tool() {
+    return nlohmann::json::parse(R"({"name":"get_weather","description":"The weather in a city now.",
+        "input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}})");
+  }
+
+  // The mock model's `index`-th request body (null when there is none).
+  nlohmann::json model_request(size_t index) {
+    std::vector<std::string> bodies = mock_.request_bodies();
+    if (index >= bodies.size()) return nlohmann::json();
+    return nlohmann::json::parse(bodies[index]);
+  }
+
+  // The tool names offered in the mock model's `index`-th request.
+  std::vector<std::string> model_tool_names(size_t index) {
+    std::vector<std::string> names;
+    nlohmann::json body = model_request(index);
+    if (!body.is_object() || !body.contains("tools")) return names;
+    for (const nlohmann::json& t : body["tools"]) names.push_back(t["function"]["name"]);
+    return names;
+  }
+
+  // The tool messages of the mock's `index`-th request.
+  std::vector<nlohmann::json> model_tool_messages(size_t index) {
+    std::vector<nlohmann::json> out;
+    nlohmann::json body = model_request(index);
+    if (!body.is_object()) return out;
+    for (const nlohmann::json& m : body["messages"]) {
+      if (m.value("role", "") == "tool") out.push_back(m);
+    }
+    return out;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  MockLlmServer mock_;
+  std::unique_ptr<TestAgentFactory> factory_;
+  std::unique_ptr<detail::ThreadPool> workers_;
+  std::unique_ptr<server::HttpServer> http_;
+};
+
+}  // namespace keel::testing
