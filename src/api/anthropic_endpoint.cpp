@@ -14,7 +14,7 @@
 #include "api/anthropic_request.hpp"
 #include "api/anthropic_stream.hpp"
 #include "api/idempotent_replies.hpp"
-#include "api/tool_choice_hook.hpp"
+#include "api/request_hooks.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/approver.hpp"
 
@@ -66,19 +66,13 @@ class MessagesCallSettings final : public Hooks {
  public:
   explicit MessagesCallSettings(SamplingParams sampling) : sampling_(std::move(sampling)) {}
 
-  void on_process_prompts(RunContext&, ModelRequest& request) override {
-    if (sampling_.max_tokens) request.sampling.max_tokens = sampling_.max_tokens;
-    if (sampling_.temperature) request.sampling.temperature = sampling_.temperature;
-    if (sampling_.top_p) request.sampling.top_p = sampling_.top_p;
-    if (sampling_.top_k) request.sampling.top_k = sampling_.top_k;
-    if (!sampling_.stop.empty()) request.sampling.stop = sampling_.stop;
-  }
+  void on_process_prompts(RunContext& ctx, ModelRequest& request) override { sampling_.on_process_prompts(ctx, request); }
   void on_model_reply(RunContext&, const ModelReply& reply) override { last_finish_ = reply.finish_reason; }
 
   const std::string& last_finish() const { return last_finish_; }
 
  private:
-  SamplingParams sampling_;
+  ClientSampling sampling_;
   std::string last_finish_;
 };
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "api/request_fields.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::api {
@@ -25,17 +26,10 @@ AnthropicError bad(std::string field, std::string_view message) {
 }
 
 // Anthropic names nested fields with dots and indexes: "messages.2.content.0.type".
-std::string dotted(std::string_view base, std::string_view field) { return detail::concat({base, ".", field}); }
-std::string dotted(std::string_view base, size_t index) { return dotted(base, std::to_string(index)); }
+using fields::dotted;
+std::string dotted(std::string_view base, size_t index) { return fields::dotted(base, std::to_string(index)); }
 
-std::string kind_of(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
+using fields::kind_of;
 
 AnthropicError wrong_type(const std::string& field, std::string_view wanted, const json& got) {
   return bad(field, detail::concat({"must be ", wanted, "; got ", kind_of(got)}));

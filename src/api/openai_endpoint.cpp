@@ -17,7 +17,7 @@
 #include "api/openai_request.hpp"
 #include "api/openai_stream.hpp"
 #include "api/structured_answer.hpp"
-#include "api/tool_choice_hook.hpp"
+#include "api/request_hooks.hpp"
 #include "base/clock.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/approver.hpp"
@@ -62,22 +62,6 @@ const ProfileInfo* find_profile(const std::vector<ProfileInfo>& profiles, const 
   auto it = std::find_if(profiles.begin(), profiles.end(), [&](const ProfileInfo& p) { return p.name == name; });
   return it == profiles.end() ? nullptr : &*it;
 }
-
-// The client's sampling settings, applied to every model call of the run (max_tokens included:
-// it caps each call, not the run).
-class SamplingOverride final : public Hooks {
- public:
-  explicit SamplingOverride(SamplingParams sampling) : sampling_(sampling) {}
-  void on_process_prompts(RunContext&, ModelRequest& request) override {
-    if (sampling_.temperature) request.sampling.temperature = sampling_.temperature;
-    if (sampling_.top_p) request.sampling.top_p = sampling_.top_p;
-    if (sampling_.seed) request.sampling.seed = sampling_.seed;
-    if (sampling_.max_tokens) request.sampling.max_tokens = sampling_.max_tokens;
-  }
-
- private:
-  SamplingParams sampling_;
-};
 
 OpenAiError server_error(const Status& status, std::string_view what) {
   OpenAiError e;
@@ -127,7 +111,7 @@ void run_chat(const Endpoint& endpoint, ChatJob& job, const std::shared_ptr<serv
   }
   Agent& agent = *(*lease)->agent;
   agent.set_approver(make_deny_all(endpoint.options.approval_denied_reason));
-  agent.add_hooks(std::make_shared<SamplingOverride>(job.request.sampling));
+  agent.add_hooks(std::make_shared<ClientSampling>(job.request.sampling));
   if (Status tools = agent.set_client_tools(std::move(job.request.client_tools)); !tools.ok()) {
     OpenAiError e;
     e.param = "tools";

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "api/request_fields.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::api {
@@ -13,42 +14,11 @@ namespace {
 
 using nlohmann::json;
 
-OpenAiError bad(std::string param, std::string code, std::string message) {
-  OpenAiError e;
-  e.status = 400;
-  e.param = std::move(param);
-  e.code = std::move(code);
-  e.message = std::move(message);
-  return e;
-}
-
-std::string at(std::string_view base, size_t index) {
-  std::string s(base);
-  s.append("[").append(std::to_string(index)).append("]");
-  return s;
-}
-
-std::string dotted(std::string_view base, std::string_view field) {
-  std::string s(base);
-  s.append(".").append(field);
-  return s;
-}
-
-// JSON's name for a value's type, for messages ("got a number").
-std::string kind_of(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
-OpenAiError wrong_type(const std::string& param, std::string_view wanted, const json& got) {
-  std::string m = "'";
-  m.append(param).append("' must be ").append(wanted).append("; got ").append(kind_of(got));
-  return bad(param, "invalid_type", std::move(m));
-}
+using fields::bad;
+using fields::dotted;
+using fields::kind_of;
+using fields::wrong_type;
+inline std::string at(std::string_view base, size_t index) { return fields::indexed(base, index); }
 
 // The text of a `content` field: a string, or an array of {"type":"text","text"} parts (joined
 // with newlines). Assistant messages may also carry {"type":"refusal","refusal"} parts; null is

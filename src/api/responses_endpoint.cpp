@@ -20,7 +20,7 @@
 #include "api/responses_request.hpp"
 #include "api/responses_stream.hpp"
 #include "api/structured_answer.hpp"
-#include "api/tool_choice_hook.hpp"
+#include "api/request_hooks.hpp"
 #include "base/clock.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/approver.hpp"
@@ -86,20 +86,6 @@ OpenAiError model_not_found(const std::string& name, const std::vector<ProfileIn
              404);
 }
 
-// The client's sampling settings, on every model call of the run.
-class SamplingOverride final : public Hooks {
- public:
-  explicit SamplingOverride(SamplingParams sampling) : sampling_(sampling) {}
-  void on_process_prompts(RunContext&, ModelRequest& request) override {
-    if (sampling_.temperature) request.sampling.temperature = sampling_.temperature;
-    if (sampling_.top_p) request.sampling.top_p = sampling_.top_p;
-    if (sampling_.max_tokens) request.sampling.max_tokens = sampling_.max_tokens;
-  }
-
- private:
-  SamplingParams sampling_;
-};
-
 // The input items with the ids keel gives those the client sent without one.
 json with_item_ids(json items, const std::string& response_id) {
   for (size_t i = 0; i < items.size(); ++i) {
@@ -135,7 +121,7 @@ class ResponseRun {
     if (!lease.ok()) return answer_error(server_error(lease.status(), "the agent for this model could not be set up"));
     Agent& agent = *(*lease)->agent;
     agent.set_approver(make_deny_all(endpoint_.options.approval_denied_reason));
-    agent.add_hooks(std::make_shared<SamplingOverride>(job_.request.sampling));
+    agent.add_hooks(std::make_shared<ClientSampling>(job_.request.sampling));
     if (Status tools = agent.set_client_tools(job_.request.client_tools); !tools.ok()) {
       return answer_error(bad("tools", "invalid_value", tools.message()));
     }

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "api/request_fields.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::api {
@@ -14,35 +15,11 @@ namespace responses_request_impl {
 using nlohmann::json;
 using Error = std::optional<OpenAiError>;
 
-OpenAiError bad(std::string param, std::string code, std::string message) {
-  OpenAiError e;
-  e.status = 400;
-  e.param = std::move(param);
-  e.code = std::move(code);
-  e.message = std::move(message);
-  return e;
-}
-
-std::string at(std::string_view base, size_t index) {
-  return detail::concat({base, "[", std::to_string(index), "]"});
-}
-
-std::string dotted(std::string_view base, std::string_view field) {
-  return detail::concat({base, ".", field});
-}
-
-std::string kind_of(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
-OpenAiError wrong_type(const std::string& param, std::string_view wanted, const json& got) {
-  return bad(param, "invalid_type", detail::concat({"'", param, "' must be ", wanted, "; got ", kind_of(got)}));
-}
+using fields::bad;
+using fields::dotted;
+using fields::kind_of;
+using fields::wrong_type;
+inline std::string at(std::string_view base, size_t index) { return fields::indexed(base, index); }
 
 OpenAiError missing(const std::string& param, std::string_view what) {
   return bad(param, "missing_required_parameter", detail::concat({"'", param, "' is missing; ", what}));
