@@ -144,7 +144,8 @@ TEST_F(AnthropicEndpointTest, TheClientsToolCallsComeBackAndItsResultsContinueTh
   std::vector<std::string> offered = model_tool_names(0);
   EXPECT_NE(std::find(offered.begin(), offered.end(), "get_weather"), offered.end());
   EXPECT_NE(std::find(offered.begin(), offered.end(), "fs_list"), offered.end());
-  for (const json& t : model_request(0)["tools"]) {
+  const json sent_request = model_request(0);  // kept: a range over a temporary's member would dangle
+  for (const json& t : sent_request["tools"]) {
     if (t["function"]["name"] == "get_weather") {
       EXPECT_EQ(t["function"]["parameters"], weather_tool()["input_schema"]);
     }
