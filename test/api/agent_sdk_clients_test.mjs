@@ -71,6 +71,15 @@ await check('AI SDK structured output gets a validated object', async () => {
   assert.deepEqual(output, { city: 'Paris', sunny: true });
 });
 
+await check('AI SDK streamed structured output gets a validated object', async () => {
+  const result = streamText({
+    model: keel('default'),
+    prompt: 'Answer in JSON',
+    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
+  });
+  assert.deepEqual(await result.output, { city: 'Paris', sunny: true });
+});
+
 await check('AI SDK does not re-run a failed run', async () => {
   const before = await modelCalls();
   await assert.rejects(generateText({ model: keel('default'), prompt: 'please fail' }));
@@ -91,6 +100,29 @@ await check('LangChain bindTools hands the call to the client and continues with
   const second = await bound.invoke([...messages, first,
     { role: 'tool', tool_call_id: first.tool_calls[0].id, content: 'sunny, 21C' }]);
   assert.equal(second.content, 'It is sunny in Paris.');
+});
+
+await check('LangChain streams the client tool call and its result continues the run', async () => {
+  const bound = chat.bindTools([{ type: 'function', function: {
+    name: 'get_weather', description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }]);
+  const messages = [{ role: 'user', content: 'Stream the weather in Paris' }];
+  let first;
+  for await (const chunk of await bound.stream(messages)) first = first ? first.concat(chunk) : chunk;
+  assert.equal(first.tool_calls.length, 1);
+  assert.equal(first.tool_calls[0].name, 'get_weather');
+  assert.deepEqual(first.tool_calls[0].args, { city: 'Paris' });
+  let text = '';
+  for await (const chunk of await bound.stream([...messages, first,
+    { role: 'tool', tool_call_id: first.tool_calls[0].id, content: 'sunny, 21C' }])) text += chunk.content;
+  assert.equal(text, 'It is sunny in Paris.');
+});
+
+await check('LangChain withStructuredOutput streamed ends with the object', async () => {
+  const structured = chat.withStructuredOutput(z.object({ city: z.string(), sunny: z.boolean() }), { name: 'place' });
+  let last;
+  for await (const part of await structured.stream('Answer in JSON')) last = part;
+  assert.deepEqual(last, { city: 'Paris', sunny: true });
 });
 
 await check('LangChain withStructuredOutput gets the object', async () => {

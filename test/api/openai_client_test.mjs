@@ -159,6 +159,19 @@ await check('response_format json_schema gives a parsed object', async () => {
   assert.deepEqual(completion.choices[0].message.parsed, { city: 'Paris', sunny: true });
 });
 
+await check('response_format json_schema in a stream ends with the JSON answer', async () => {
+  const stream = client.chat.completions.stream({
+    model: 'default',
+    messages: [{ role: 'user', content: 'Stream the answer in JSON' }],
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'place', schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    },
+  });
+  const done = await stream.finalChatCompletion();
+  assert.deepEqual(JSON.parse(done.choices[0].message.content), { city: 'Paris', sunny: true });
+});
+
 await check('a failed run is a BadRequestError the client does not retry', async () => {
   const count = async () => (await (await fetch(`${baseURL.replace(/\/v1$/, '')}/test/model-calls`, {
     headers: { Authorization: 'Bearer keel-test-token' } })).json()).count;

@@ -99,6 +99,15 @@ await check('previous_response_id continues the conversation', async () => {
   assert.equal(second.keel.session_id, first.keel.session_id);
 });
 
+await check('previous_response_id continues the conversation in a stream', async () => {
+  const first = await client.responses.create({ model: 'default', input: 'Say hello' });
+  const stream = client.responses.stream({ model: 'default', input: 'Again', previous_response_id: first.id });
+  const second = await stream.finalResponse();
+  assert.equal(second.previous_response_id, first.id);
+  assert.equal(second.output_text, 'Hello from keel.');
+  assert.equal(second.keel.session_id, first.keel.session_id);
+});
+
 await check('a client function tool comes back as a function_call and its output continues the run', async () => {
   const first = await client.responses.create({ model: 'default', input: 'What is the weather in Paris?', tools: [weatherTool] });
   const call = first.output.find((item) => item.type === 'function_call');
@@ -210,6 +219,15 @@ await check('AI SDK structured output through text.format', async () => {
     output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
   });
   assert.deepEqual(output, { city: 'Paris', sunny: true });
+});
+
+await check('AI SDK streamed structured output through text.format', async () => {
+  const result = streamText({
+    model: openai.responses('default'),
+    prompt: 'Answer in JSON',
+    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
+  });
+  assert.deepEqual(await result.output, { city: 'Paris', sunny: true });
 });
 
 await check('AI SDK does not re-run a failed run', async () => {
