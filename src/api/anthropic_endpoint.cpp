@@ -13,10 +13,9 @@
 #include "api/anthropic_reply.hpp"
 #include "api/anthropic_request.hpp"
 #include "api/anthropic_stream.hpp"
+#include "api/client_agent.hpp"
 #include "api/idempotent_replies.hpp"
-#include "api/request_hooks.hpp"
 #include "core/text/text_util.hpp"
-#include "keel/approver.hpp"
 
 namespace keel::api {
 namespace anthropic_endpoint_detail {
@@ -60,19 +59,13 @@ AnthropicError start_error(std::string_view what, const Status& status) {
   return e;
 }
 
-// The client's sampling settings, applied to every model call of the run (max_tokens caps each
-// call, not the run). Also notes the last reply's finish reason, for stop_reason "max_tokens".
-class MessagesCallSettings final : public Hooks {
+// Notes the last model reply's finish reason, for stop_reason "max_tokens".
+class LastFinishReason final : public Hooks {
  public:
-  explicit MessagesCallSettings(SamplingParams sampling) : sampling_(std::move(sampling)) {}
-
-  void on_process_prompts(RunContext& ctx, ModelRequest& request) override { sampling_.on_process_prompts(ctx, request); }
   void on_model_reply(RunContext&, const ModelReply& reply) override { last_finish_ = reply.finish_reason; }
-
   const std::string& last_finish() const { return last_finish_; }
 
  private:
-  ClientSampling sampling_;
   std::string last_finish_;
 };
 
@@ -95,27 +88,24 @@ void answer_error(server::HttpResponder& out, MessagesStreamRelay* relay, const 
 void run_messages(const MessagesEndpoint& endpoint, MessagesJob& job, const std::shared_ptr<server::HttpResponder>& out,
                   std::stop_token stop) {
   if (stop.stop_requested()) return;  // the client left while the run was queued
-  RunSettings settings;
-  settings.profile = job.request.model;
-  Result<std::unique_ptr<AgentLease>> lease = endpoint.factory.make(settings, nullptr);
-  if (!lease.ok()) {
-    answer_error(*out, nullptr, job, start_error("the agent for this model could not be set up", lease.status()));
+  ClientAgent leased = lease_client_agent(endpoint.factory,
+                                          {job.request.model, job.request.sampling, std::move(job.request.tools),
+                                           job.request.tool_choice},
+                                          endpoint.options.approval_denied_reason);
+  if (!leased.lease_error.ok()) {
+    answer_error(*out, nullptr, job, start_error("the agent for this model could not be set up", leased.lease_error));
     return;
   }
-  Agent& agent = *(*lease)->agent;
-  if (!job.request.tools.empty()) {
-    if (Status offered = agent.set_client_tools(std::move(job.request.tools)); !offered.ok()) {
-      AnthropicError e;
-      e.field = "tools";
-      e.message = detail::concat({"tools: ", offered.message()});
-      answer_error(*out, nullptr, job, e);
-      return;
-    }
+  if (!leased.tools_error.ok()) {
+    AnthropicError e;
+    e.field = "tools";
+    e.message = detail::concat({"tools: ", leased.tools_error.message()});
+    answer_error(*out, nullptr, job, e);
+    return;
   }
-  agent.set_approver(make_deny_all(endpoint.options.approval_denied_reason));
-  auto call_settings = std::make_shared<MessagesCallSettings>(job.request.sampling);
-  agent.add_hooks(call_settings);
-  if (!job.request.tool_choice.empty()) agent.add_hooks(std::make_shared<FirstCallToolChoice>(job.request.tool_choice));
+  Agent& agent = *leased.lease->agent;
+  auto finish_reasons = std::make_shared<LastFinishReason>();
+  agent.add_hooks(finish_reasons);
   std::shared_ptr<MessagesStreamRelay> relay;
   if (job.request.stream) {
     relay = std::make_shared<MessagesStreamRelay>(out, job.ids, endpoint.options.tool_pings);
@@ -128,9 +118,9 @@ void run_messages(const MessagesEndpoint& endpoint, MessagesJob& job, const std:
   } else if (!result->ok) {
     answer_error(*out, relay.get(), job, messages_run_failed_error(*result));
   } else if (relay) {
-    relay->finish(*result, stop_reason_of(*result, call_settings->last_finish()));
+    relay->finish(*result, stop_reason_of(*result, finish_reasons->last_finish()));
   } else {
-    server::respond_json(*out, 200, message_body(job.ids, *result, stop_reason_of(*result, call_settings->last_finish())),
+    server::respond_json(*out, 200, message_body(job.ids, *result, stop_reason_of(*result, finish_reasons->last_finish())),
                          job.headers);
   }
 }

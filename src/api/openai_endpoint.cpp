@@ -12,15 +12,14 @@
 #include <variant>
 #include <vector>
 
+#include "api/client_agent.hpp"
 #include "api/idempotent_replies.hpp"
 #include "api/openai_reply.hpp"
 #include "api/openai_request.hpp"
 #include "api/openai_stream.hpp"
 #include "api/structured_answer.hpp"
-#include "api/request_hooks.hpp"
 #include "base/clock.hpp"
 #include "core/text/text_util.hpp"
-#include "keel/approver.hpp"
 
 namespace keel::api {
 namespace {
@@ -102,25 +101,23 @@ void answer_error(server::HttpResponder& out, ChatStreamRelay* relay, const Chat
 void run_chat(const Endpoint& endpoint, ChatJob& job, const std::shared_ptr<server::HttpResponder>& out,
               std::stop_token stop) {
   if (stop.stop_requested()) return;  // the client left while the run was queued
-  RunSettings settings;
-  settings.profile = job.request.model;
-  Result<std::unique_ptr<AgentLease>> lease = endpoint.factory.make(settings, nullptr);
-  if (!lease.ok()) {
-    answer_error(*out, nullptr, job, server_error(lease.status(), "the agent for this model could not be set up"));
+  ClientAgent leased = lease_client_agent(endpoint.factory,
+                                          {job.request.model, job.request.sampling, std::move(job.request.client_tools),
+                                           job.request.tool_choice},
+                                          endpoint.options.approval_denied_reason);
+  if (!leased.lease_error.ok()) {
+    answer_error(*out, nullptr, job, server_error(leased.lease_error, "the agent for this model could not be set up"));
     return;
   }
-  Agent& agent = *(*lease)->agent;
-  agent.set_approver(make_deny_all(endpoint.options.approval_denied_reason));
-  agent.add_hooks(std::make_shared<ClientSampling>(job.request.sampling));
-  if (Status tools = agent.set_client_tools(std::move(job.request.client_tools)); !tools.ok()) {
+  if (!leased.tools_error.ok()) {
     OpenAiError e;
     e.param = "tools";
     e.code = "invalid_value";
-    e.message = tools.message();
+    e.message = leased.tools_error.message();
     answer_error(*out, nullptr, job, e);
     return;
   }
-  if (!job.request.tool_choice.empty()) agent.add_hooks(std::make_shared<FirstCallToolChoice>(job.request.tool_choice));
+  Agent& agent = *leased.lease->agent;
   Result<std::shared_ptr<StructuredAnswer>> structured = StructuredAnswer::make(job.request.format);
   if (!structured.ok()) {
     OpenAiError e;

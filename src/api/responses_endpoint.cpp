@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "api/client_agent.hpp"
 #include "api/idempotent_replies.hpp"
 #include "api/openai_reply.hpp"
 #include "api/responses_archive.hpp"
@@ -20,10 +21,8 @@
 #include "api/responses_request.hpp"
 #include "api/responses_stream.hpp"
 #include "api/structured_answer.hpp"
-#include "api/request_hooks.hpp"
 #include "base/clock.hpp"
 #include "core/text/text_util.hpp"
-#include "keel/approver.hpp"
 
 namespace keel::api {
 namespace responses_endpoint_impl {
@@ -115,18 +114,15 @@ class ResponseRun {
     Conversation conversation;
     std::string session_id;
     if (!prepare(conversation, session_id)) return;
-    RunSettings settings;
-    settings.profile = job_.request.model;
-    Result<std::unique_ptr<AgentLease>> lease = endpoint_.factory.make(settings, nullptr);
-    if (!lease.ok()) return answer_error(server_error(lease.status(), "the agent for this model could not be set up"));
-    Agent& agent = *(*lease)->agent;
-    agent.set_approver(make_deny_all(endpoint_.options.approval_denied_reason));
-    agent.add_hooks(std::make_shared<ClientSampling>(job_.request.sampling));
-    if (Status tools = agent.set_client_tools(job_.request.client_tools); !tools.ok()) {
-      return answer_error(bad("tools", "invalid_value", tools.message()));
+    ClientAgent leased = lease_client_agent(endpoint_.factory,
+                                            {job_.request.model, job_.request.sampling, job_.request.client_tools,
+                                             job_.request.tool_choice},
+                                            endpoint_.options.approval_denied_reason);
+    if (!leased.lease_error.ok()) {
+      return answer_error(server_error(leased.lease_error, "the agent for this model could not be set up"));
     }
-    if (!job_.request.tool_choice.empty())
-      agent.add_hooks(std::make_shared<FirstCallToolChoice>(job_.request.tool_choice));
+    if (!leased.tools_error.ok()) return answer_error(bad("tools", "invalid_value", leased.tools_error.message()));
+    Agent& agent = *leased.lease->agent;
     Result<std::shared_ptr<StructuredAnswer>> structured = StructuredAnswer::make(job_.request.text_format);
     if (!structured.ok())
       return answer_error(bad("text.format.schema", "invalid_value", structured.status().message()));
