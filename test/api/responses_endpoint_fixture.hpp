@@ -45,6 +45,27 @@ inline std::vector<ResponseEvent> parse_response_events(std::string_view body) {
   return out;
 }
 
+// The client's function tool the tests offer.
+inline const nlohmann::json kWeatherTool = nlohmann::json::parse(R"({"type":"function","name":"get_weather",
+    "description":"The weather in a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},
+    "required":["city"]},"strict":true})");
+
+inline nlohmann::json with_weather(nlohmann::json request) {
+  request["tools"] = nlohmann::json::array({kWeatherTool});
+  return request;
+}
+
+// The user, assistant and tool messages the mock model got in its `index`-th request.
+inline std::vector<nlohmann::json> conversation_seen(const std::vector<std::string>& bodies, size_t index) {
+  std::vector<nlohmann::json> out;
+  if (index >= bodies.size()) return out;
+  const nlohmann::json request = nlohmann::json::parse(bodies[index]);
+  for (const nlohmann::json& m : request.at("messages")) {
+    if (m["role"] != "system") out.push_back(m);
+  }
+  return out;
+}
+
 class ResponsesEndpointFixture : public OpenAiEndpointFixture {
  protected:
   // Starts /v1/responses (and /v1/chat/completions) with `access` and the profiles' `policy`.
