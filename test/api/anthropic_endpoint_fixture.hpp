@@ -65,48 +65,12 @@ inline std::string streamed_text(const std::vector<MessagesEvent>& events) {
   return text;
 }
 
-class AnthropicEndpointFixture : public ::testing::Test {
+// The server, store, mock model and agent factory of the OpenAI endpoint's fixture, with
+// /v1/messages mounted instead.
+class AnthropicEndpointFixture : public OpenAiEndpointFixture {
  protected:
-  void SetUp() override {
-    dir_.write("notes.txt", "remember the milk\n");
-    StoreOptions options;
-    options.path = ":memory:";
-    auto store = open_sqlite_store(options);
-    ASSERT_TRUE(store.ok()) << store.status().to_string();
-    store_ = std::move(store).value();
-    ASSERT_TRUE(mock_.running());
-  }
-
-  // Starts the endpoint with `access` and the profiles' approval `policy`.
-  void start(api::ApiAccess access = {}, ApprovalPolicy policy = {}) {
-    TestAgentFactoryOptions options;
-    options.base_url = mock_.base_url();
-    options.workspace = dir_.path().string();
-    options.store = store_.get();
-    options.approvals = std::move(policy);
-    api::ProfileInfo first;
-    first.name = "default";
-    first.model = "mock-model";
-    first.description = "the mock model";
-    first.max_rounds = 4;
-    api::ProfileInfo second = first;
-    second.name = "fast";
-    options.profiles = {first, second};
-    factory_ = std::make_unique<TestAgentFactory>(std::move(options));
-    detail::ThreadPool::Options pool;
-    pool.threads = 2;
-    pool.max_threads = 4;
-    workers_ = std::make_unique<detail::ThreadPool>(pool);
-    http_ = std::make_unique<server::HttpServer>();
-    api::install_access_guard(*http_, access);
+  void mount(const api::ApiAccess& access) override {
     ASSERT_TRUE(api::mount_anthropic_endpoint(*http_, *factory_, *workers_, access).ok());
-    ASSERT_TRUE(http_->start().ok());
-  }
-
-  void TearDown() override {
-    http_.reset();  // closes connections: open runs are stopped
-    workers_.reset();
-    factory_.reset();
   }
 
   // POST /v1/messages with `body` (sent as is) and `extra` header lines.
@@ -163,13 +127,6 @@ class AnthropicEndpointFixture : public ::testing::Test {
     }
     return out;
   }
-
-  TempDir dir_;
-  std::unique_ptr<Store> store_;
-  MockLlmServer mock_;
-  std::unique_ptr<TestAgentFactory> factory_;
-  std::unique_ptr<detail::ThreadPool> workers_;
-  std::unique_ptr<server::HttpServer> http_;
 };
 
 }  // namespace keel::testing

@@ -107,10 +107,20 @@ class OpenAiEndpointFixture : public ::testing::Test {
     workers_ = std::make_unique<detail::ThreadPool>(pool);
     http_ = std::make_unique<server::HttpServer>();
     api::install_access_guard(*http_, access);
+    mount(access);
+    ASSERT_TRUE(http_->start().ok());
+  }
+
+  // Mounts the endpoints under test on http_: /v1/chat/completions here; fixtures of the other
+  // /v1 endpoints mount theirs.
+  virtual void mount(const api::ApiAccess& access) {
+    ASSERT_TRUE(api::mount_openai_endpoint(*http_, *factory_, *workers_, access, endpoint_options()).ok());
+  }
+  // The endpoints' options: the clock pinned to kCreated.
+  static api::OpenAiEndpointOptions endpoint_options() {
     api::OpenAiEndpointOptions endpoint;
     endpoint.now_s = [] { return kCreated; };
-    ASSERT_TRUE(api::mount_openai_endpoint(*http_, *factory_, *workers_, access, endpoint).ok());
-    ASSERT_TRUE(http_->start().ok());
+    return endpoint;
   }
 
   void TearDown() override {

@@ -69,32 +69,10 @@ inline std::vector<nlohmann::json> conversation_seen(const std::vector<std::stri
 class ResponsesEndpointFixture : public OpenAiEndpointFixture {
  protected:
   // Starts /v1/responses (and /v1/chat/completions) with `access` and the profiles' `policy`.
-  void start_responses(api::ApiAccess access = {}, ApprovalPolicy policy = {}) {
-    TestAgentFactoryOptions options;
-    options.base_url = mock_.base_url();
-    options.workspace = dir_.path().string();
-    options.store = store_.get();
-    options.approvals = std::move(policy);
-    api::ProfileInfo first;
-    first.name = "default";
-    first.model = "mock-model";
-    first.description = "the mock model";
-    first.max_rounds = 4;
-    api::ProfileInfo second = first;
-    second.name = "fast";
-    options.profiles = {first, second};
-    factory_ = std::make_unique<TestAgentFactory>(std::move(options));
-    detail::ThreadPool::Options pool;
-    pool.threads = 2;
-    pool.max_threads = 4;
-    workers_ = std::make_unique<detail::ThreadPool>(pool);
-    http_ = std::make_unique<server::HttpServer>();
-    api::install_access_guard(*http_, access);
-    api::OpenAiEndpointOptions endpoint;
-    endpoint.now_s = [] { return kCreated; };
-    ASSERT_TRUE(api::mount_openai_endpoint(*http_, *factory_, *workers_, access, endpoint).ok());
-    ASSERT_TRUE(api::mount_responses_endpoint(*http_, *factory_, *workers_, *store_, access, endpoint).ok());
-    ASSERT_TRUE(http_->start().ok());
+  void start_responses(api::ApiAccess access = {}, ApprovalPolicy policy = {}) { start(std::move(access), std::move(policy)); }
+  void mount(const api::ApiAccess& access) override {
+    OpenAiEndpointFixture::mount(access);
+    ASSERT_TRUE(api::mount_responses_endpoint(*http_, *factory_, *workers_, *store_, access, endpoint_options()).ok());
   }
 
   // POST /v1/responses with `body`.
