@@ -3,6 +3,7 @@
 // with a client-side tool loop and structured output, whole and streamed, against the scripted
 // mock model of keel_openai_test_server. Run by agent_sdk_clients_test.sh.
 import assert from 'node:assert/strict';
+import { check, countModelCalls, finish } from './client_checks.mjs';
 
 const baseURL = process.env.KEEL_OPENAI_URL;
 const apiKey = process.env.KEEL_OPENAI_TOKEN;
@@ -12,22 +13,7 @@ const { createOpenAICompatible } = await import(`${modules}/@ai-sdk/openai-compa
 const { ChatOpenAI } = await import(`${modules}/@langchain/openai/dist/index.js`);
 const { z } = await import(`${modules}/zod/index.js`);
 
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (error) {
-    failed += 1;
-    console.log(`not ok - ${name}`);
-    console.error(error);
-  }
-}
-
-async function modelCalls() {
-  const r = await fetch(`${baseURL.replace(/\/v1$/, '')}/test/model-calls`, { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await r.json()).count;
-}
+const modelCalls = () => countModelCalls(baseURL, apiKey);
 
 const keel = createOpenAICompatible({ name: 'keel', baseURL, apiKey, supportsStructuredOutputs: true });
 const weather = tool({
@@ -136,8 +122,4 @@ await check('LangChain does not re-run a failed run', async () => {
   assert.equal(await modelCalls() - before, 1);
 });
 
-if (failed > 0) {
-  console.error(`agent SDK clients test: ${failed} check(s) failed`);
-  process.exit(1);
-}
-console.log('agent SDK clients test: all checks passed');
+finish('agent SDK clients test');

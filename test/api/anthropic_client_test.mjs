@@ -6,6 +6,7 @@
 //   KEEL_NPM_MODULES    build/npm/node_modules
 // Exits non-zero when a check fails.
 import assert from 'node:assert/strict';
+import { check, countModelCalls, finish } from './client_checks.mjs';
 
 const root = process.env.KEEL_OPENAI_URL.replace(/\/v1$/, '');
 const apiKey = process.env.KEEL_OPENAI_TOKEN;
@@ -13,22 +14,7 @@ const { default: Anthropic } = await import(`${process.env.KEEL_NPM_MODULES}/@an
 // authToken: null: an ANTHROPIC_AUTH_TOKEN in the environment must not add a bearer token.
 const client = new Anthropic({ baseURL: root, apiKey, authToken: null, timeout: 20000, maxRetries: 0 });
 
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (error) {
-    failed += 1;
-    console.log(`not ok - ${name}`);
-    console.error(error);
-  }
-}
-
-async function modelCalls() {
-  const r = await fetch(`${root}/test/model-calls`, { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await r.json()).count;
-}
+const modelCalls = () => countModelCalls(root, apiKey);
 
 const weatherTool = {
   name: 'get_weather',
@@ -182,8 +168,4 @@ await check('a wrong key is an AuthenticationError', async () => {
     });
 });
 
-if (failed > 0) {
-  console.error(`anthropic client test: ${failed} check(s) failed`);
-  process.exit(1);
-}
-console.log('anthropic client test: all checks passed');
+finish('anthropic client test');

@@ -4,6 +4,7 @@
 // provider (openai.responses(profile) with generateText and streamText and a client tool), against
 // the scripted mock model of keel_openai_test_server. Run by responses_client_test.sh.
 import assert from 'node:assert/strict';
+import { check, countModelCalls, finish } from './client_checks.mjs';
 
 const baseURL = process.env.KEEL_OPENAI_URL;
 const apiKey = process.env.KEEL_OPENAI_TOKEN;
@@ -14,22 +15,7 @@ const { generateText, streamText, Output, tool, stepCountIs } = await import(`${
 const { createOpenAI } = await import(`${modules}/@ai-sdk/openai/dist/index.js`);
 const { z } = await import(`${modules}/zod/index.js`);
 
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (error) {
-    failed += 1;
-    console.log(`not ok - ${name}`);
-    console.error(error);
-  }
-}
-
-async function modelCalls() {
-  const r = await fetch(`${baseURL.replace(/\/v1$/, '')}/test/model-calls`, { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await r.json()).count;
-}
+const modelCalls = () => countModelCalls(baseURL, apiKey);
 
 const client = new OpenAI({ baseURL, apiKey });
 const weatherTool = {
@@ -236,8 +222,4 @@ await check('AI SDK does not re-run a failed run', async () => {
   assert.equal(await modelCalls() - before, 1);
 });
 
-if (failed > 0) {
-  console.error(`responses client test: ${failed} check(s) failed`);
-  process.exit(1);
-}
-console.log('responses client test: all checks passed');
+finish('responses client test');
