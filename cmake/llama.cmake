@@ -64,3 +64,34 @@ endif()
 target_compile_definitions(keel_llama INTERFACE KEEL_HAS_LLAMA=1 KEEL_LLAMA_BACKEND_DIR="${KEEL_LLAMA_BACKEND_DIR}"
                                                 KEEL_LLAMA_LIBRARY="${KEEL_LLAMA_LIB}")
 message(STATUS "keel: llama.cpp from ${KEEL_LLAMA_BACKEND_DIR}")
+
+# llama.cpp's Jinja engine (common/jinja, with the common/json and common/unicode it uses), built
+# from the sources of the same release: keel executes a model's own chat template with it
+# (src/llm/model_chat_template.cpp). The fetched release carries them; a KEEL_LLAMA_DIR that is a
+# llama.cpp source tree does too; otherwise point KEEL_JINJA_SOURCE_DIR at a llama.cpp common/ folder.
+# Without it, local models fall back to keel's four built-in prompt formats.
+set(KEEL_JINJA_SOURCE_DIR "" CACHE PATH "llama.cpp's common/ folder (holding jinja/); empty: the fetched release's")
+set(_jinja_dir "${KEEL_JINJA_SOURCE_DIR}")
+if(NOT _jinja_dir)
+  if(KEEL_LLAMA_DIR)
+    set(_jinja_dir "${KEEL_LLAMA_DIR}/common")
+  elseif(NOT KEEL_LLAMA_SYSTEM)
+    set(_jinja_dir "${KEEL_LLAMA_FETCH_DIR}/common")
+  endif()
+endif()
+if(_jinja_dir AND EXISTS "${_jinja_dir}/jinja/runtime.h" AND EXISTS "${_jinja_dir}/json.cpp")
+  file(GLOB _jinja_sources "${_jinja_dir}/jinja/*.cpp")
+  add_library(keel_jinja STATIC ${_jinja_sources} "${_jinja_dir}/json.cpp" "${_jinja_dir}/unicode.cpp")
+  target_include_directories(keel_jinja SYSTEM PUBLIC "${_jinja_dir}")
+  target_include_directories(keel_jinja PRIVATE "${CMAKE_SOURCE_DIR}/cmake/jinja_shim")
+  target_compile_options(keel_jinja PRIVATE -w)  # another project's code: its warnings are not ours to fix
+  target_link_libraries(keel_jinja PRIVATE nlohmann_json::nlohmann_json)
+  target_compile_definitions(keel_jinja INTERFACE KEEL_HAS_JINJA=1)
+  set_target_properties(keel_jinja PROPERTIES UNITY_BUILD OFF)
+  message(STATUS "keel: Jinja engine from ${_jinja_dir}")
+else()
+  message(STATUS "keel: no llama.cpp Jinja sources (KEEL_JINJA_SOURCE_DIR); models' own chat templates are not executed")
+endif()
+if(NOT KEEL_LLAMA_DIR AND NOT KEEL_LLAMA_SYSTEM)
+  set(KEEL_LLAMA_TEMPLATES_DIR "${KEEL_LLAMA_FETCH_DIR}/templates")
+endif()

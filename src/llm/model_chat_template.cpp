@@ -1,0 +1,225 @@
+// keel::ModelChatTemplate: a model's Jinja chat template, run by llama.cpp's engine (common/jinja).
+#include "keel/model_chat_template.hpp"
+
+#include <nlohmann/json.hpp>
+
+#if KEEL_HAS_JINJA
+#include <ctime>
+#include <exception>
+
+#include "jinja/lexer.h"
+#include "jinja/parser.h"
+#include "jinja/runtime.h"
+#include "json.h"
+#endif
+
+namespace keel {
+
+using OrderedJson = nlohmann::ordered_json;
+
+namespace {
+
+// Tool-call arguments as transformers passes them: the object when the text is one, else the text.
+OrderedJson arguments_value(const std::string& text) {
+  if (text.empty()) return OrderedJson::object();
+  OrderedJson parsed = OrderedJson::parse(text, nullptr, false);
+  if (!parsed.is_discarded() && parsed.is_object()) return parsed;
+  return text;
+}
+
+OrderedJson messages_value(std::span<const Message> messages) {
+  OrderedJson out = OrderedJson::array();
+  for (const Message& m : messages) {
+    OrderedJson j = {{"role", std::string(role_name(m.role))}, {"content", m.content}};
+    if (m.role == Role::kAssistant && !m.reasoning.empty()) j["reasoning_content"] = m.reasoning;
+    if (!m.tool_calls.empty()) {
+      OrderedJson calls = OrderedJson::array();
+      for (const ToolCall& c : m.tool_calls) {
+        calls.push_back({{"id", c.id},
+                         {"type", "function"},
+                         {"function", {{"name", c.name}, {"arguments", arguments_value(c.arguments)}}}});
+      }
+      j["tool_calls"] = std::move(calls);
+    }
+    if (m.role == Role::kTool) {
+      j["tool_call_id"] = m.tool_call_id;
+      j["name"] = m.name;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+OrderedJson tools_value(std::span<const ToolSpec> tools) {
+  OrderedJson out = OrderedJson::array();
+  for (const ToolSpec& t : tools) {
+    OrderedJson params = OrderedJson::parse(t.parameters_schema, nullptr, false);
+    if (params.is_discarded()) params = OrderedJson::object();
+    out.push_back({{"type", "function"},
+                   {"function", {{"name", t.name}, {"description", t.description}, {"parameters", std::move(params)}}}});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string chat_template_messages_json(std::span<const Message> messages) { return messages_value(messages).dump(); }
+std::string chat_template_tools_json(std::span<const ToolSpec> tools) { return tools_value(tools).dump(); }
+
+#if KEEL_HAS_JINJA
+
+struct ModelChatTemplate::Impl {
+  std::string name;
+  std::string source;
+  jinja::program program;
+};
+
+namespace {
+
+size_t line_of(const std::string& source, size_t pos) {
+  size_t line = 1;
+  for (size_t i = 0; i < pos && i < source.size(); ++i) line += source[i] == '\n' ? 1 : 0;
+  return line;
+}
+
+// The line of a syntax error. A lexer error shows the source around its position ("...text...",
+// newlines as ↵) with a caret under it; a parser error names only the token, so the tokens are
+// parsed in ever shorter prefixes: the shortest prefix that fails the same way ends at the culprit.
+size_t syntax_error_line(const std::string& source, const jinja::lexer_result* tokens, const std::string& what) {
+  if (tokens != nullptr) {
+    auto fails_alike = [&](size_t n) {
+      jinja::lexer_result prefix{{tokens->tokens.begin(), tokens->tokens.begin() + static_cast<std::ptrdiff_t>(n)},
+                                 tokens->source};
+      try {
+        (void)jinja::parse_from_tokens(prefix);
+      } catch (const std::exception& e) {
+        return what == e.what();
+      }
+      return false;
+    };
+    size_t lo = 1, hi = tokens->tokens.size();
+    if (hi == 0 || !fails_alike(hi)) return 0;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (fails_alike(mid)) hi = mid; else lo = mid + 1;
+    }
+    return line_of(source, tokens->tokens[lo - 1].pos);
+  }
+  size_t open = what.find("\n...");
+  size_t caret = what.rfind('^');
+  if (open == std::string::npos || caret == std::string::npos || caret < open) return 0;
+  size_t body = open + 4;
+  size_t end = what.find("...\n", body);
+  size_t caret_line = what.rfind('\n', caret);
+  if (end == std::string::npos || caret_line == std::string::npos) return 0;
+  std::string shown = what.substr(body, end - body);
+  for (size_t at; (at = shown.find("\xE2\x86\xB5")) != std::string::npos;) shown.replace(at, 3, "\n");
+  size_t start = source.find(shown);
+  size_t offset = caret - caret_line - 1;  // the caret line starts with three spaces for "..."
+  if (start == std::string::npos || offset < 3) return 0;
+  return line_of(source, start + offset - 3);
+}
+
+std::string syntax_error(const std::string& name, const std::string& source, const jinja::lexer_result* tokens,
+                         const std::string& what) {
+  size_t line = syntax_error_line(source, tokens, what);
+  return "chat template " + name + ": " + (line > 0 ? "line " + std::to_string(line) + ": " : std::string()) +
+         "syntax error: " + what.substr(0, what.find('\n'));
+}
+
+// A run-time error: the engine says "While executing X at line N, column M in source: ... Error: Y".
+std::string render_error(const std::string& name, const std::string& what) {
+  std::string line;
+  if (size_t at = what.rfind(" at line "); at != std::string::npos) {
+    size_t end = what.find(',', at);
+    if (end != std::string::npos) line = what.substr(at + 4, end - at - 4) + ": ";
+  }
+  std::string message = what;
+  if (size_t at = message.rfind("Error: "); at != std::string::npos) message = message.substr(at + 7);
+  while (!message.empty() && (message.front() == '\n' || message.front() == ' ')) message.erase(0, 1);
+  return "chat template " + name + ": " + line + message;
+}
+
+}  // namespace
+
+bool chat_template_engine_available() { return true; }
+
+Result<ModelChatTemplate> ModelChatTemplate::parse(std::string source, std::string name) {
+  auto impl = std::make_shared<Impl>();
+  impl->name = std::move(name);
+  impl->source = std::move(source);
+  jinja::lexer_result tokens;
+  try {
+    jinja::lexer lexer;
+    tokens = lexer.tokenize(impl->source);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(syntax_error(impl->name, impl->source, nullptr, e.what()));
+  }
+  try {
+    impl->program = jinja::parse_from_tokens(tokens);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(syntax_error(impl->name, impl->source, &tokens, e.what()));
+  }
+  return ModelChatTemplate(std::move(impl));
+}
+
+Result<std::string> ModelChatTemplate::render_json(std::string_view variables_json, int64_t now_seconds) const {
+  try {
+    common_json variables = common_json::parse(std::string(variables_json));
+    if (!variables.is_object()) {
+      return Status::InvalidArgument("chat template " + impl_->name + ": the variables must be one JSON object");
+    }
+    jinja::context ctx(impl_->source);
+    if (now_seconds > 0) ctx.current_time = static_cast<std::time_t>(now_seconds);
+    jinja::global_from_json(ctx, variables, false);
+    jinja::runtime runtime(ctx);
+    jinja::value results = runtime.execute(impl_->program);
+    return jinja::runtime::gather_string_parts(results)->as_string().str();
+  } catch (const common_json_error& e) {
+    return Status::InvalidArgument("chat template " + impl_->name + ": the variables are not JSON: " + e.what());
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(render_error(impl_->name, e.what()));
+  }
+}
+
+#else  // no engine in this build
+
+struct ModelChatTemplate::Impl {
+  std::string name;
+  std::string source;
+};
+
+bool chat_template_engine_available() { return false; }
+
+Result<ModelChatTemplate> ModelChatTemplate::parse(std::string, std::string name) {
+  return Status::Unavailable("chat template " + name +
+                             ": this keel was built without llama.cpp's Jinja engine (KEEL_JINJA_SOURCE_DIR)");
+}
+
+Result<std::string> ModelChatTemplate::render_json(std::string_view, int64_t) const {
+  return Status::Unavailable("this keel was built without llama.cpp's Jinja engine");
+}
+
+#endif
+
+Result<std::string> ModelChatTemplate::render(const ChatTemplateInputs& in) const {
+  OrderedJson vars = {{"messages", messages_value(in.messages)},
+                      {"bos_token", in.bos_token},
+                      {"eos_token", in.eos_token},
+                      {"add_generation_prompt", in.add_generation_prompt}};
+  if (!in.tools.empty()) vars["tools"] = tools_value(in.tools);
+  if (in.enable_thinking) vars["enable_thinking"] = *in.enable_thinking;
+  if (!in.extra_json.empty()) {
+    OrderedJson extra = OrderedJson::parse(in.extra_json, nullptr, false);
+    if (extra.is_discarded() || !extra.is_object()) {
+      return Status::InvalidArgument("chat template " + name() + ": the extra variables must be one JSON object");
+    }
+    for (auto& [k, v] : extra.items()) vars[k] = v;
+  }
+  return render_json(vars.dump(-1, ' ', false, OrderedJson::error_handler_t::replace), in.now_seconds);
+}
+
+const std::string& ModelChatTemplate::name() const { return impl_->name; }
+const std::string& ModelChatTemplate::source() const { return impl_->source; }
+
+}  // namespace keel
