@@ -35,6 +35,7 @@ struct GgufInfo {
   // type holding the most tensor elements ("Q8_0", "F32", ...); "" when there are no tensors.
   std::string quantization;
   bool has_chat_template = false;  // tokenizer.chat_template is present
+  std::string chat_template;       // its text (the Jinja template)
   uint64_t vocab_size = 0;         // length of tokenizer.ggml.tokens; 0 when absent
   uint64_t file_size = 0;          // bytes
 };

@@ -9,11 +9,15 @@
 // it (agents and sub-agents share one copy); each LocalClient owns its context, so clients of one
 // model run concurrently.
 //
-// Prompts are rendered with the model's chat family (keel/core/chat_template.hpp): from the GGUF's
-// tokenizer.chat_template, else the options' override, else ChatML. Tool calls are written in the
-// family's call syntax; with `grammar` on, sampling is constrained by a GBNF grammar built from the
-// tools' JSON schemas, so a call is always well-formed and matches its schema (lazy: text before
-// the call marker is free). Replies come back normalized (tool_calls filled, as from an API).
+// Prompts are rendered by the GGUF's own chat template (tokenizer.chat_template), executed as
+// transformers executes it (keel/model_chat_template.hpp); the call format is derived from the
+// template. A file without a template (or a build without the engine, or an explicit chat_family)
+// uses one of keel's four built-in formats (keel/core/chat_template.hpp), and info().prompt_note
+// says so. With `grammar` on, sampling is constrained by a GBNF grammar built from the tools' JSON
+// schemas in that call format, so a call is always well-formed and matches its schema (lazy: text
+// before the call marker is free); a template whose calls keel cannot describe (arguments as XML
+// parameters, say) runs without the grammar and its replies are read by the universal parser.
+// Replies come back normalized (tool_calls filled, as from an API).
 //
 // Prefix reuse: the context keeps the tokens it has evaluated; the next request evaluates only the
 // tokens after the longest common prefix. Usage::cached_prompt_tokens says how many were reused.
@@ -41,6 +45,11 @@ struct LocalModelInfo {
   std::string description;     // llama.cpp's, e.g. "llama 8B Q4_K - Medium"
   std::string chat_family;     // the family prompts are rendered in ("chatml", "llama3", ...)
   bool template_from_file = false;  // the family was recognised in the file's chat template
+  // How prompts are written: "template" (the file's own Jinja chat template, executed) or
+  // "built-in" (chat_family's format). prompt_note says why a built-in format is used.
+  std::string prompt_format;
+  std::string prompt_note;
+  std::string call_format;          // how calls are written and read ("derived from the template: ...")
   int64_t parameters = 0;
   int64_t size_bytes = 0;
   int context_train = 0;       // context length the model was trained with
@@ -50,8 +59,9 @@ struct LocalModelInfo {
 struct LocalLoadOptions {
   int gpu_layers = -1;          // layers offloaded to a GPU backend; -1: llama.cpp's default (all that fit)
   bool vocab_only = false;      // tokenizer only (exact token counts for a remote model)
-  std::string chat_family;      // "chatml", "llama3", "mistral", "gemma": used when the file has no
-                                // recognisable template; empty: ChatML
+  std::string chat_family;      // "chatml", "llama3", "mistral", "gemma": a built-in format used instead
+                                // of the file's template; empty: the file's template, else the family
+                                // its text is recognised as, else ChatML
 };
 
 // Shared weights (or a tokenizer only).

@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 
+#include "keel/core/chat_template.hpp"
 #include "keel/message.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_spec.hpp"
@@ -70,6 +71,24 @@ class ModelChatTemplate {
   explicit ModelChatTemplate(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
+
+// How a template writes tool calls and ends a turn, read from probe conversations it renders (a
+// call, two calls, a plain answer): the markers around the calls are whatever the template
+// writes, so a model keel has never seen still gets grammar-constrained calls it can read back.
+struct TemplateCallFormat {
+  bool writes_calls = false;  // the template renders an assistant's tool calls
+  bool describes_tools = false;  // the prompt changes when tools are given (they are described)
+  bool grammar = false;       // `syntax` describes them: the tool-call grammar and read_tool_calls apply
+  CallSyntax syntax;
+  std::string end_of_turn;    // what follows an assistant's answer (trimmed): a stop string
+  std::string sample;         // one probe call as the template writes it
+  std::string note;           // why there is no grammar, when there is none
+};
+
+// The call format of `t`, rendered with the given special tokens. Never fails: a template that
+// cannot render the probes gets writes_calls false and the reason in `note`.
+TemplateCallFormat derive_call_format(const ModelChatTemplate& t, const std::string& bos_token = "",
+                                      const std::string& eos_token = "");
 
 // `messages` as the JSON array a chat template is given (OpenAI's shape with transformers'
 // conventions: see above).

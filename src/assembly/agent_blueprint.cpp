@@ -30,6 +30,7 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
   std::string warning;
   o.config.token_counter = make_token_counter(config, &warning);
   if (!warning.empty() && host.notice) host.notice("warning: " + warning);
+  if (std::string note = local_prompt_note(config); !note.empty() && host.notice) host.notice("note: " + note);
   o.config.context.threshold = config.context_threshold_percent / 100.0;
   o.config.context.recency_rounds = config.context_recency_rounds;
   o.config.context.summary_cooldown_rounds = config.context_summary_cooldown_rounds;

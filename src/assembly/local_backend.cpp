@@ -53,6 +53,14 @@ Result<std::unique_ptr<LlmClient>> make_local_backend(const ModelSettings& model
   return std::unique_ptr<LlmClient>(std::make_unique<LocalClient>(std::move(weights), o));
 }
 
+std::string local_prompt_note(const KeelConfig& config) {
+  if (config.model.kind != ModelSettings::Kind::kLocal || !local_inference_available()) return {};
+  Result<std::string> path = local_model_path(config.model);
+  if (!path.ok()) return {};
+  Result<std::shared_ptr<LocalModel>> m = LocalModel::load(*path, load_options(config));  // shared with the backend
+  return m.ok() ? (*m)->info().prompt_note : std::string();
+}
+
 std::shared_ptr<const TokenCounter> make_token_counter(const KeelConfig& config, std::string* warning) {
   if (!local_inference_available()) return nullptr;
   std::string path;

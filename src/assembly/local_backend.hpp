@@ -25,6 +25,10 @@ Result<std::unique_ptr<LlmClient>> make_local_backend(const ModelSettings& model
 // tokenizer; nullptr (the estimate) otherwise or when it cannot be loaded (`warning` says why).
 std::shared_ptr<const TokenCounter> make_token_counter(const KeelConfig& config, std::string* warning);
 
+// Why a local model's prompts use one of keel's built-in formats instead of the file's own chat
+// template (no template in the file, no engine, local.chat_template set); empty otherwise.
+std::string local_prompt_note(const KeelConfig& config);
+
 // When local.kv_cache is on and `llm` is a local model: hooks that restore a session's saved KV
 // cache ($KEEL_HOME/kv/SESSION.kv) when a run of it starts and save it when the run ends.
 // nullptr otherwise.

@@ -91,6 +91,8 @@ void add_serve_command(CLI::App& app, CommandAction& action);
 void add_skill_proposal_commands(CLI::App& skills, CommandAction& action);
 // `keel models list` and `keel model pull` (models_command.cpp).
 void add_model_commands(CLI::App& app, CommandAction& action);
+// `keel template render|inspect` (template_command.cpp).
+void add_template_commands(CLI::App& app, CommandAction& action);
 
 struct ToolsListArgs {
   std::optional<std::string> workspace;

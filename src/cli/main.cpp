@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   add_skills_commands(app, action);
   add_serve_command(app, action);
   add_model_commands(app, action);
+  add_template_commands(app, action);
 
   try {
     app.parse(argc, argv);

@@ -138,6 +138,7 @@ struct Metadata {
   std::map<std::string, uint64_t> context_lengths;  // "<arch>.context_length" → value
   std::optional<uint32_t> file_type;
   bool chat_template = false;
+  std::string chat_template_text;
   uint64_t vocab_size = 0;
 };
 
@@ -200,6 +201,10 @@ Status read_key_value(HeaderReader& r, Metadata& meta) {
     return Status::Ok();
   }
   if (key == "tokenizer.chat_template") meta.chat_template = true;
+  if (key == "tokenizer.chat_template" && type == kString) {
+    KEEL_ASSIGN_OR_RETURN(meta.chat_template_text, r.string(what));
+    return Status::Ok();
+  }
   if (type == kArray) {
     KEEL_ASSIGN_OR_RETURN(uint64_t n, skip_array(r, key, 1));
     if (key == "tokenizer.ggml.tokens") meta.vocab_size = n;
@@ -307,6 +312,7 @@ Result<GgufInfo> read_gguf_info(const std::filesystem::path& path) {
     info.context_length = it->second;
   }
   info.has_chat_template = meta.chat_template;
+  info.chat_template = std::move(meta.chat_template_text);
   info.vocab_size = meta.vocab_size;
   if (meta.file_type) info.quantization = gguf_file_type_name(*meta.file_type);
   if (info.quantization.empty() && !by_type.empty()) {

@@ -80,6 +80,25 @@ Status LocalClient::Impl::ensure_context() {
 }
 
 Result<std::vector<llama_token>> LocalClient::Impl::render(const ModelRequest& request) const {
+  if (m().chat_template) {
+    std::vector<Message> all;
+    request.for_each_message([&](const Message& msg) { all.push_back(msg); });
+    if (m().inject_tools && !request.tools.empty()) {  // the template ignores tools: keel describes them
+      std::string section = tool_instructions(m().syntax, request.tools);
+      if (!all.empty() && all.front().role == Role::kSystem) all.front().content.append("\n\n").append(section);
+      else all.insert(all.begin(), Message::system(std::move(section)));
+    }
+    ChatTemplateInputs in;
+    in.messages = all;
+    in.tools = request.tools;  // always described (also on the final call) so the prefix stays the same
+    in.add_generation_prompt = true;
+    in.bos_token = m().bos_text;
+    in.eos_token = m().eos_text;
+    KEEL_ASSIGN_OR_RETURN(std::string text, m().chat_template->render(in));
+    // The template writes the BOS text itself when the model wants one.
+    const bool bos = m().add_bos && (m().bos_text.empty() || !text.starts_with(m().bos_text));
+    return model->tokenize(text, bos, true);
+  }
   ChatRenderOptions ro;
   ro.tools = request.tools;  // always described (also on the final call) so the prefix stays the same
   ro.add_generation_prompt = true;
@@ -132,7 +151,8 @@ LocalClient::~LocalClient() = default;
 
 std::string LocalClient::describe() const {
   const LocalModelInfo& i = impl_->m().info;
-  return "local llama.cpp " + i.path + " (" + i.description + ", " + i.chat_family + " template)";
+  return "local llama.cpp " + i.path + " (" + i.description + ", " +
+         (i.prompt_format == "template" ? std::string("the file's chat template") : i.chat_family + " format") + ")";
 }
 int64_t LocalClient::last_prompt_evaluated() const { return impl_->last_evaluated; }
 int64_t LocalClient::last_prompt_reused() const { return impl_->last_reused; }
@@ -156,9 +176,13 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
   }
   const bool tools_on =
       request.tools_enabled && !request.final_round && !request.tools.empty() && request.tool_choice != "none";
-  const CallSyntax syntax = call_syntax(s.m().family);
+  // The call format: derived from the model's template, or the built-in family's.
+  const bool templated = s.m().chat_template.has_value();
+  const bool derived = s.m().read_with_syntax;
+  const CallSyntax& syntax = s.m().syntax;
+  const bool grammar_fits = s.m().grammar_fits;  // a template whose calls keel cannot describe runs free
   SamplerGrammar grammar;
-  if (tools_on && s.options.grammar) {
+  if (tools_on && s.options.grammar && grammar_fits) {
     const std::string& wanted = request.tool_choice.empty() || request.tool_choice == "auto" ? s.options.tool_choice
                                                                                            : request.tool_choice;
     ToolChoice choice = wanted == "auto" || wanted.empty() ? ToolChoice::kAuto : ToolChoice::kRequired;
@@ -175,10 +199,16 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
   KEEL_ASSIGN_OR_RETURN(LocalSampler sampler, LocalSampler::make(s.m().vocab, s.options, request.sampling, grammar));
   KEEL_TRY(s.evaluate_prompt(prompt, call.stop));
 
-  std::vector<std::string> stops = stop_strings(s.m().family);
+  std::vector<std::string> stops;
+  if (templated) {
+    if (!s.m().call_format.end_of_turn.empty()) stops.push_back(s.m().call_format.end_of_turn);
+    if (!s.m().eos_text.empty()) stops.push_back(s.m().eos_text);
+  } else {
+    stops = stop_strings(s.m().family);
+  }
   stops.insert(stops.end(), request.sampling.stop.begin(), request.sampling.stop.end());
   std::vector<std::string> hold;
-  if (tools_on && !syntax.open.empty()) hold.push_back(syntax.open);
+  if (tools_on && !syntax.trigger().empty() && grammar_fits) hold.push_back(syntax.trigger());
   TextStopScanner scanner(std::move(stops), std::move(hold));
   const int64_t deadline_ms = call.timeout_ms;
   ModelReply reply;
@@ -217,8 +247,15 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
     if (!rest.empty()) call.on_text(rest);
   }
   reply.text = scanner.text();
-  ParsedReply parsed = s.parser->parse(reply.text, request.tools);
-  if (!parsed.calls.empty() && parsed.errors.empty() && parsed.repairs.empty()) {
+  std::string before;
+  std::optional<std::vector<ToolCall>> calls =
+      derived && tools_on ? read_tool_calls(syntax, reply.text, &before) : std::nullopt;
+  if (calls) {  // written in the template's own format, as the grammar made it
+    reply.tool_calls = std::move(*calls);
+    reply.text = std::move(before);
+    reply.finish_reason = "tool_calls";
+  } else if (ParsedReply parsed = s.parser->parse(reply.text, request.tools);
+             !parsed.calls.empty() && parsed.errors.empty() && parsed.repairs.empty()) {
     reply.tool_calls = std::move(parsed.calls);
     reply.text = std::move(parsed.text);
     reply.reasoning = std::move(parsed.reasoning);

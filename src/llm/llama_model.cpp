@@ -128,9 +128,44 @@ Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, co
   std::optional<ChatFamily> family;
   if (tmpl != nullptr) family = detect_chat_family(tmpl);
   info.template_from_file = family.has_value();
-  if (!family && !options.chat_family.empty()) family = chat_family_from_name(options.chat_family);
+  if (!options.chat_family.empty()) family = chat_family_from_name(options.chat_family);
   impl->family = family.value_or(ChatFamily::kChatML);
   info.chat_family = std::string(chat_family_name(impl->family));
+  info.prompt_format = "built-in";
+  if (!options.chat_family.empty()) {
+    info.prompt_note = "prompts use keel's built-in " + info.chat_family + " format (local.chat_template), not the file's template";
+  } else if (tmpl == nullptr || *tmpl == '\0') {
+    info.prompt_note = path + " has no chat template; prompts use keel's built-in " + info.chat_family + " format";
+  } else if (!chat_template_engine_available()) {
+    info.prompt_note = "this keel cannot execute chat templates; prompts use keel's built-in " + info.chat_family + " format";
+  } else if (!options.vocab_only) {
+    auto token_text = [&](llama_token t) { return t < 0 ? std::string() : llama_detail::token_piece(impl->vocab, t); };
+    impl->bos_text = token_text(llama_detail::llama().llama_vocab_bos(impl->vocab));
+    impl->eos_text = token_text(llama_detail::llama().llama_vocab_eos(impl->vocab));
+    Result<ModelChatTemplate> parsed = ModelChatTemplate::parse(tmpl, std::filesystem::path(path).filename().string());
+    if (!parsed.ok()) {
+      return Status::InvalidArgument(parsed.status().message() +
+                                     " (set local.chat_template to chatml, llama3, mistral or gemma to use a built-in format)");
+    }
+    impl->call_format = derive_call_format(*parsed, impl->bos_text, impl->eos_text);
+    impl->chat_template = std::move(parsed).value();
+    info.prompt_format = "template";
+    const TemplateCallFormat& f = impl->call_format;
+    if (f.grammar) {
+      impl->syntax = f.syntax;
+      impl->read_with_syntax = true;
+      info.call_format = "derived from the template (grammar from " + f.syntax.trigger() + ")";
+    } else if (f.writes_calls) {
+      impl->grammar_fits = false;
+      info.call_format = "the template's, read by the universal parser (no grammar: " + f.note + ")";
+    } else {  // a template without calls: the family's convention (Hermes' <tool_call> for ChatML)
+      impl->syntax = call_syntax(impl->family);
+      impl->read_with_syntax = true;
+      info.call_format = "the " + info.chat_family + " convention (" + f.note + ")";
+    }
+    impl->inject_tools = !f.describes_tools && !impl->syntax.name_first;
+  }
+  if (!impl->chat_template) impl->syntax = call_syntax(impl->family);
   std::shared_ptr<LocalModel> shared(new LocalModel(std::move(impl)));
   g_registry[key] = shared;
   return shared;

@@ -7,6 +7,7 @@
 
 #include "keel/core/chat_template.hpp"
 #include "keel/local_model.hpp"
+#include "keel/model_chat_template.hpp"
 
 namespace keel {
 
@@ -16,6 +17,17 @@ struct LocalModel::Impl {
   LocalModelInfo info;
   ChatFamily family = ChatFamily::kChatML;
   bool add_bos = false;  // the tokenizer wants a BOS token at the start of a prompt
+  std::optional<ModelChatTemplate> chat_template;  // the file's own, when prompts are rendered by it
+  TemplateCallFormat call_format;                  // derived from chat_template
+  std::string bos_text, eos_text;                  // the special tokens' text, for the template
+  // How calls are constrained and read: the syntax the grammar writes; whether it fits the
+  // prompt's calls (false: a template whose calls keel cannot describe, so no grammar); whether
+  // replies are read with that syntax first (else the universal parser alone); whether keel adds
+  // its tool section to the system text (a template that ignores `tools`).
+  CallSyntax syntax;
+  bool grammar_fits = true;
+  bool read_with_syntax = false;
+  bool inject_tools = false;
   ~Impl();
 };
 

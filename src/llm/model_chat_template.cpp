@@ -7,10 +7,10 @@
 #include <ctime>
 #include <exception>
 
-#include "jinja/lexer.h"
-#include "jinja/parser.h"
-#include "jinja/runtime.h"
-#include "json.h"
+#include <jinja/lexer.h>
+#include <jinja/parser.h>
+#include <jinja/runtime.h>
+#include <json.h>  // llama.cpp common/json.h (common_json)
 #endif
 
 namespace keel {

@@ -56,6 +56,16 @@ struct CallSyntax {
   std::string arguments_key;  // "arguments", or "parameters" (Llama 3)
   bool list = false;          // the calls are one JSON array after `open` (Mistral); otherwise each call
                               // is its own open ... close block, blocks separated by a newline
+  // Name-first calls (DeepSeek, Kimi K2, functionary v3.2, gpt-oss, ...): each call is
+  // open NAME name_close ARGUMENTS close, ARGUMENTS one JSON object; arguments_key and list unused.
+  bool name_first = false;
+  std::string name_close;
+  // Text around all the calls of one reply (DeepSeek's calls-begin and calls-end); may be empty.
+  std::string calls_open;
+  std::string calls_close;
+
+  // The text a reply's calls start with: calls_open, else open.
+  const std::string& trigger() const { return calls_open.empty() ? open : calls_open; }
 };
 
 // ChatML and Gemma: <tool_call>\n{...}\n</tool_call> (Hermes / Qwen; keel's parser reads it for
@@ -66,6 +76,17 @@ CallSyntax call_syntax(ChatFamily f);
 // The calls written in `syntax`, exactly as render_chat writes them in an assistant turn. An
 // argument text that is empty becomes {}; other text is written as given (trimmed).
 std::string render_tool_calls(const CallSyntax& syntax, std::span<const ToolCall> calls);
+
+// The calls in `text` written in `syntax` (the inverse of render_tool_calls, for any syntax,
+// including one derived from a model's template). `before` receives the text ahead of the first
+// call. nullopt when the text holds no call, or a call that is not complete and well-formed (its
+// name missing, its arguments not one JSON object, a closing text missing).
+std::optional<std::vector<ToolCall>> read_tool_calls(const CallSyntax& syntax, std::string_view text,
+                                                     std::string* before = nullptr);
+
+// The tool section keel writes into a system text: the tools' signatures and how to call them in
+// `syntax` (a JSON-object syntax). Used for families, and for a model's template that ignores tools.
+std::string tool_instructions(const CallSyntax& syntax, std::span<const ToolSpec> tools);
 
 // End-of-turn strings generation stops at ("<|im_end|>", "<|eot_id|>", "</s>", "<end_of_turn>", ...).
 std::vector<std::string> stop_strings(ChatFamily f);

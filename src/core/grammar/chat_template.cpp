@@ -89,6 +89,17 @@ CallSyntax call_syntax(ChatFamily f) {
 std::string render_tool_calls(const CallSyntax& syntax, std::span<const ToolCall> calls) {
   std::string out;
   if (calls.empty()) return out;
+  if (syntax.name_first) {
+    out.append(syntax.calls_open);
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (i > 0 && syntax.calls_open.empty()) out.push_back('\n');
+      std::string_view args = trim_call_text(calls[i].arguments);
+      out.append(syntax.open).append(calls[i].name).append(syntax.name_close);
+      out.append(args.empty() ? std::string_view("{}") : args).append(syntax.close);
+    }
+    out.append(syntax.calls_close);
+    return out;
+  }
   if (syntax.list) {
     out.append(syntax.open);
     out.push_back('[');
@@ -102,14 +113,16 @@ std::string render_tool_calls(const CallSyntax& syntax, std::span<const ToolCall
   }
   // Tagged blocks put the JSON on its own line, as Hermes and Qwen write it.
   const bool lines = !syntax.close.empty();
+  out.append(syntax.calls_open);
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (i > 0) out.push_back('\n');
+    if (i > 0 || !syntax.calls_open.empty()) out.push_back('\n');
     out.append(syntax.open);
     if (lines) out.push_back('\n');
     append_call_json(out, syntax, calls[i]);
     if (lines) out.push_back('\n');
     out.append(syntax.close);
   }
+  out.append(syntax.calls_close);
   return out;
 }
 

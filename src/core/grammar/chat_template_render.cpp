@@ -307,4 +307,8 @@ std::string render_chat(ChatFamily f, std::span<const Message> messages, const C
   return ChatWriter(f, messages, options).run();
 }
 
+std::string tool_instructions(const CallSyntax& syntax, std::span<const ToolSpec> tools) {
+  return chat_tools_section(syntax, tools);
+}
+
 }  // namespace keel

@@ -29,7 +29,7 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
   if (tools.empty()) {
     return Status::InvalidArgument("a tool-call grammar needs at least one tool; pass the tools the model may call");
   }
-  if (syntax.open.empty()) {
+  if (syntax.trigger().empty()) {
     return Status::InvalidArgument("the call syntax has no opening text; use keel::call_syntax(family)");
   }
   detail::GbnfBuilder b("json");
@@ -51,9 +51,16 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
       name_json.push_back(c);
     }
     name_json.push_back('"');
-    std::string name_member = gbnf_cat({"\"\\\"name\\\"\" ", w, " \":\" ", w, " ", detail::gbnf_literal(name_json)});
-    std::string args_member = gbnf_cat({key, " ", w, " \":\" ", w, " ", *args});
-    std::string body = gbnf_cat({"\"{\" ", w, " ", name_member, comma, args_member, " ", w, " \"}\""});
+    std::string body;
+    if (syntax.name_first) {
+      // The template's own text around the name and after the arguments, exactly.
+      body = gbnf_cat({detail::gbnf_literal(syntax.open + t.name + syntax.name_close), " ", *args});
+      if (!syntax.close.empty()) body = gbnf_cat({body, " ", detail::gbnf_literal(syntax.close)});
+    } else {
+      std::string name_member = gbnf_cat({"\"\\\"name\\\"\" ", w, " \":\" ", w, " ", detail::gbnf_literal(name_json)});
+      std::string args_member = gbnf_cat({key, " ", w, " \":\" ", w, " ", *args});
+      body = gbnf_cat({"\"{\" ", w, " ", name_member, comma, args_member, " ", w, " \"}\""});
+    }
     std::string call = b.add_rule(gbnf_cat({"call-", std::to_string(i)}), std::move(body));
     if (!calls.empty()) calls.append(" | ");
     calls.append(call);
@@ -65,16 +72,22 @@ Result<ToolGrammar> tool_call_grammar(std::span<const ToolSpec> tools, const Cal
   const std::string close =
       syntax.close.empty() ? std::string() : gbnf_cat({" ", w, " ", detail::gbnf_literal(syntax.close)});
   std::string root;
-  if (syntax.list) {
+  const std::string around_open = syntax.calls_open.empty() ? "" : detail::gbnf_literal(syntax.calls_open) + " ";
+  // calls_close is not required: once the calls are complete the model ends its turn, and the
+  // text that closes the list may be an end-of-turn token the sampler handles as such.
+  const std::string around_close;
+  if (syntax.name_first) {
+    root = gbnf_cat({around_open, call, " ( ", w, " ", call, " )", more, around_close});
+  } else if (syntax.list) {
     root = gbnf_cat({open, " ", w, " \"[\" ", w, " ", call, " ( ", w, " \",\" ", w, " ", call, " )", more, " ", w,
                      " \"]\"", close});
   } else {
     std::string block = b.add_rule("block", gbnf_cat({open, " ", w, " ", call, close}));
-    root = gbnf_cat({block, " ( ", w, " ", block, " )", more});
+    root = gbnf_cat({around_open, block, " ( ", w, " ", block, " )", more, around_close});
   }
   ToolGrammar out;
   out.gbnf = gbnf_cat({"root ::= ", root, "\n", b.text()});
-  if (choice == ToolChoice::kAuto) out.triggers.push_back(syntax.open);
+  if (choice == ToolChoice::kAuto) out.triggers.push_back(syntax.trigger());
   return out;
 }
 
