@@ -136,6 +136,9 @@ class LocalClient final : public LlmClient {
   Result<ModelReply> complete(const ModelRequest& request, const CallOptions& options) override;
   std::string describe() const override;
 
+  // The prompt tokens `request` would be evaluated as (what the model receives).
+  Result<std::vector<int32_t>> prompt_tokens(const ModelRequest& request) const;
+
   // Tokens the last request evaluated (after the reused prefix), and how many it reused.
   int64_t last_prompt_evaluated() const;
   int64_t last_prompt_reused() const;

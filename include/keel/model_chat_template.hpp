@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "keel/core/chat_template.hpp"
 #include "keel/message.hpp"
@@ -62,6 +63,15 @@ class ModelChatTemplate {
   // "add_generation_prompt": true, ...}), as `keel template render` passes them.
   Result<std::string> render_json(std::string_view variables_json, int64_t now_seconds = 0) const;
 
+  // The prompt in pieces, each saying whether its text came from the messages (content, names,
+  // arguments) or from the template itself, so a backend can keep special tokens written inside a
+  // message ("<|im_end|>" in a web page a tool fetched) from being read as the model's own.
+  struct Part {
+    std::string text;
+    bool from_messages = false;
+  };
+  Result<std::vector<Part>> render_parts(const ChatTemplateInputs& inputs) const;
+
   const std::string& name() const;
   const std::string& source() const;
 
@@ -69,6 +79,8 @@ class ModelChatTemplate {
 
  private:
   explicit ModelChatTemplate(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  // The variables of `inputs` as JSON: all but the messages, or the messages alone.
+  Result<std::string> variables_json(const ChatTemplateInputs& inputs, bool messages_only) const;
   std::shared_ptr<const Impl> impl_;
 };
 

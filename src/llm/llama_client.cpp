@@ -35,6 +35,7 @@ struct LocalClient::Impl {
   Status ensure_context();
   Status evaluate_prompt(const std::vector<llama_token>& prompt, std::stop_token stop);
   Result<std::vector<llama_token>> render(const ModelRequest& request) const;
+  Result<std::vector<llama_token>> tokenize_parts(const std::vector<ModelChatTemplate::Part>& parts) const;
 };
 
 namespace {
@@ -94,10 +95,8 @@ Result<std::vector<llama_token>> LocalClient::Impl::render(const ModelRequest& r
     in.add_generation_prompt = true;
     in.bos_token = m().bos_text;
     in.eos_token = m().eos_text;
-    KEEL_ASSIGN_OR_RETURN(std::string text, m().chat_template->render(in));
-    // The template writes the BOS text itself when the model wants one.
-    const bool bos = m().add_bos && (m().bos_text.empty() || !text.starts_with(m().bos_text));
-    return model->tokenize(text, bos, true);
+    KEEL_ASSIGN_OR_RETURN(std::vector<ModelChatTemplate::Part> parts, m().chat_template->render_parts(in));
+    return tokenize_parts(parts);
   }
   ChatRenderOptions ro;
   ro.tools = request.tools;  // always described (also on the final call) so the prefix stays the same
@@ -112,6 +111,42 @@ Result<std::vector<llama_token>> LocalClient::Impl::render(const ModelRequest& r
     text = render_chat(m().family, all, ro);
   }
   return model->tokenize(text, m().add_bos, true);
+}
+
+// A rendered prompt's tokens. Special tokens are parsed in the template's text; a piece of a
+// message that holds a control token's text (a "<|im_end|>" in a fetched web page) is tokenized
+// as plain text, so a message cannot end its own turn or open a system one. Everything else is
+// tokenized in one piece, as a whole prompt would be.
+Result<std::vector<llama_token>> LocalClient::Impl::tokenize_parts(const std::vector<ModelChatTemplate::Part>& parts) const {
+  auto forged = [&](const std::string& text) {
+    for (const std::string& c : m().control_texts) {
+      if (text.find(c) != std::string::npos) return true;
+    }
+    return false;
+  };
+  std::vector<llama_token> out;
+  std::string pending;  // text tokenized with special tokens parsed
+  bool first = true;
+  auto flush = [&](const std::string& text, bool special) -> Status {
+    if (text.empty()) return Status::Ok();
+    // The template writes the BOS text itself when the model wants one.
+    const bool bos = first && m().add_bos && (m().bos_text.empty() || !text.starts_with(m().bos_text));
+    first = false;
+    KEEL_ASSIGN_OR_RETURN(std::vector<int32_t> ids, model->tokenize(text, bos, special));
+    out.insert(out.end(), ids.begin(), ids.end());
+    return Status::Ok();
+  };
+  for (const ModelChatTemplate::Part& p : parts) {
+    if (p.from_messages && forged(p.text)) {
+      KEEL_TRY(flush(pending, true));
+      pending.clear();
+      KEEL_TRY(flush(p.text, false));
+    } else {
+      pending.append(p.text);
+    }
+  }
+  KEEL_TRY(flush(pending, true));
+  return out;
 }
 
 // Evaluates `prompt`, reusing the cached tokens it starts with. Leaves the last token's logits ready.
@@ -154,6 +189,7 @@ std::string LocalClient::describe() const {
   return "local llama.cpp " + i.path + " (" + i.description + ", " +
          (i.prompt_format == "template" ? std::string("the file's chat template") : i.chat_family + " format") + ")";
 }
+Result<std::vector<int32_t>> LocalClient::prompt_tokens(const ModelRequest& request) const { return impl_->render(request); }
 int64_t LocalClient::last_prompt_evaluated() const { return impl_->last_evaluated; }
 int64_t LocalClient::last_prompt_reused() const { return impl_->last_reused; }
 

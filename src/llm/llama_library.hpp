@@ -23,7 +23,7 @@
   X(llama_sampler_init_grammar_lazy_patterns) X(llama_sampler_init_greedy) X(llama_sampler_init_min_p)           \
   X(llama_sampler_init_penalties) X(llama_sampler_init_temp) X(llama_sampler_init_top_k)                         \
   X(llama_sampler_init_top_p) X(llama_state_seq_load_file) X(llama_state_seq_save_file) X(llama_token_to_piece)  \
-  X(llama_tokenize) X(llama_vocab_bos) X(llama_vocab_eos) X(llama_vocab_get_add_bos) X(llama_vocab_is_eog)         \
+  X(llama_tokenize) X(llama_vocab_bos) X(llama_vocab_eos) X(llama_vocab_get_add_bos) X(llama_vocab_is_control) X(llama_vocab_is_eog)         \
   X(llama_vocab_n_tokens)
 
 namespace keel::llama_detail {

@@ -31,6 +31,7 @@ LocalClient::LocalClient(std::shared_ptr<LocalModel>, LocalClientOptions) : impl
 LocalClient::~LocalClient() = default;
 Result<ModelReply> LocalClient::complete(const ModelRequest&, const CallOptions&) { return unavailable(); }
 std::string LocalClient::describe() const { return "local llama.cpp (not built)"; }
+Result<std::vector<int32_t>> LocalClient::prompt_tokens(const ModelRequest&) const { return unavailable(); }
 int64_t LocalClient::last_prompt_evaluated() const { return 0; }
 int64_t LocalClient::last_prompt_reused() const { return 0; }
 Status LocalClient::save_state(const std::string&) { return unavailable(); }

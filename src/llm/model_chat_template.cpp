@@ -163,23 +163,48 @@ Result<ModelChatTemplate> ModelChatTemplate::parse(std::string source, std::stri
   return ModelChatTemplate(std::move(impl));
 }
 
-Result<std::string> ModelChatTemplate::render_json(std::string_view variables_json, int64_t now_seconds) const {
+namespace {
+
+// Runs the template on `variables`, and on `marked` (variables whose text counts as the messages').
+Result<jinja::string> run_template(const ModelChatTemplate::Impl& t, std::string_view variables, std::string_view marked,
+                                   int64_t now_seconds) {
   try {
-    common_json variables = common_json::parse(std::string(variables_json));
-    if (!variables.is_object()) {
-      return Status::InvalidArgument("chat template " + impl_->name + ": the variables must be one JSON object");
+    common_json plain = common_json::parse(std::string(variables));
+    if (!plain.is_object()) {
+      return Status::InvalidArgument("chat template " + t.name + ": the variables must be one JSON object");
     }
-    jinja::context ctx(impl_->source);
+    jinja::context ctx(t.source);
     if (now_seconds > 0) ctx.current_time = static_cast<std::time_t>(now_seconds);
-    jinja::global_from_json(ctx, variables, false);
+    jinja::global_from_json(ctx, plain, false);
+    if (!marked.empty()) jinja::global_from_json(ctx, common_json::parse(std::string(marked)), true);
     jinja::runtime runtime(ctx);
-    jinja::value results = runtime.execute(impl_->program);
-    return jinja::runtime::gather_string_parts(results)->as_string().str();
+    jinja::value results = runtime.execute(t.program);
+    return jinja::runtime::gather_string_parts(results)->as_string();
   } catch (const common_json_error& e) {
-    return Status::InvalidArgument("chat template " + impl_->name + ": the variables are not JSON: " + e.what());
+    return Status::InvalidArgument("chat template " + t.name + ": the variables are not JSON: " + e.what());
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(render_error(impl_->name, e.what()));
+    return Status::InvalidArgument(render_error(t.name, e.what()));
   }
+}
+
+}  // namespace
+
+Result<std::string> ModelChatTemplate::render_json(std::string_view variables_json, int64_t now_seconds) const {
+  KEEL_ASSIGN_OR_RETURN(jinja::string out, run_template(*impl_, variables_json, {}, now_seconds));
+  return out.str();
+}
+
+Result<std::vector<ModelChatTemplate::Part>> ModelChatTemplate::render_parts(const ChatTemplateInputs& in) const {
+  KEEL_ASSIGN_OR_RETURN(std::string variables, variables_json(in, false));
+  KEEL_ASSIGN_OR_RETURN(std::string messages, variables_json(in, true));
+  KEEL_ASSIGN_OR_RETURN(jinja::string out, run_template(*impl_, variables, messages, in.now_seconds));
+  std::vector<Part> parts;
+  for (const jinja::string_part& p : out.parts) {
+    if (p.val.empty()) continue;
+    if (!parts.empty() && parts.back().from_messages == p.is_input) parts.back().text.append(p.val);
+    else parts.push_back({p.val, p.is_input});
+  }
+  return parts;
 }
 
 #else  // no engine in this build
@@ -200,13 +225,16 @@ Result<std::string> ModelChatTemplate::render_json(std::string_view, int64_t) co
   return Status::Unavailable("this keel was built without llama.cpp's Jinja engine");
 }
 
+Result<std::vector<ModelChatTemplate::Part>> ModelChatTemplate::render_parts(const ChatTemplateInputs&) const {
+  return Status::Unavailable("this keel was built without llama.cpp's Jinja engine");
+}
+
 #endif
 
-Result<std::string> ModelChatTemplate::render(const ChatTemplateInputs& in) const {
-  OrderedJson vars = {{"messages", messages_value(in.messages)},
-                      {"bos_token", in.bos_token},
-                      {"eos_token", in.eos_token},
-                      {"add_generation_prompt", in.add_generation_prompt}};
+Result<std::string> ModelChatTemplate::variables_json(const ChatTemplateInputs& in, bool messages_only) const {
+  constexpr auto kReplace = OrderedJson::error_handler_t::replace;  // invalid UTF-8 never throws
+  if (messages_only) return OrderedJson{{"messages", messages_value(in.messages)}}.dump(-1, ' ', false, kReplace);
+  OrderedJson vars = {{"bos_token", in.bos_token}, {"eos_token", in.eos_token}, {"add_generation_prompt", in.add_generation_prompt}};
   if (!in.tools.empty()) vars["tools"] = tools_value(in.tools);
   if (in.enable_thinking) vars["enable_thinking"] = *in.enable_thinking;
   if (!in.extra_json.empty()) {
@@ -216,7 +244,14 @@ Result<std::string> ModelChatTemplate::render(const ChatTemplateInputs& in) cons
     }
     for (auto& [k, v] : extra.items()) vars[k] = v;
   }
-  return render_json(vars.dump(-1, ' ', false, OrderedJson::error_handler_t::replace), in.now_seconds);
+  return vars.dump(-1, ' ', false, kReplace);
+}
+
+Result<std::string> ModelChatTemplate::render(const ChatTemplateInputs& in) const {
+  KEEL_ASSIGN_OR_RETURN(std::vector<Part> parts, render_parts(in));
+  std::string out;
+  for (const Part& p : parts) out.append(p.text);
+  return out;
 }
 
 const std::string& ModelChatTemplate::name() const { return impl_->name; }

@@ -77,6 +77,31 @@ TEST(LocalCliTest, ARandomModelUnderTheGrammarDrivesAWholeRun) {
   EXPECT_FALSE(last["answer"].get<std::string>().empty());
 }
 
+// A GGUF without a chat template runs in a built-in format, and the run says so in a notice event.
+TEST(LocalCliTest, AModelWithoutATemplateSaysItsPromptsUseABuiltInFormat) {
+  testing::TempDir ws;
+  testing::GgufFixtureOptions o;  // no chat_template, and the llama-bpe vocabulary file carries none
+  std::string model = (ws.path() / "bare.gguf").string();
+  ASSERT_EQ(testing::write_random_gguf(std::string(KEEL_LLAMA_MODELS_DIR) + "/ggml-vocab-llama-bpe.gguf", model, o), "");
+  ws.write("keel.yaml", "max_rounds: 1\ntools: {shell: {enabled: false}, web: {enabled: false}}\n"
+                        "local: {temperature: 0, threads: 1, context_size: 8192, max_tokens: 4}\n");
+  testing::CliOptions opts;
+  opts.cwd = ws.path().string();
+  opts.timeout_ms = 120000;
+  testing::CliRun run = testing::run_cli(
+      KEEL_BINARY, {"run", "--ephemeral", "--json", "--model", "gguf:" + model, "--workspace", ws.path().string(), "hi"},
+      opts);
+  // The random model may or may not answer within the round: the run ends either way.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 3) << run.exit_code << run.err << run.out.substr(0, 3000);
+  bool noted = false;
+  for (const json& e : events_of(run.out)) {
+    if (e["type"] == "notice" && e["message"].get<std::string>().find("has no chat template; prompts use keel's built-in chatml format") != std::string::npos) {
+      noted = true;
+    }
+  }
+  EXPECT_TRUE(noted) << run.out.substr(0, 3000);
+}
+
 // The first model reply's usage in `--json` output.
 json first_usage(const std::string& out) {
   for (const json& e : events_of(out)) {
