@@ -1,6 +1,8 @@
 // derive_call_format: how a chat template writes tool calls, read from probe renders.
 #include <nlohmann/json.hpp>
 
+#include "core/parsing/formats/format_util.hpp"
+
 #include "keel/model_chat_template.hpp"
 
 namespace keel {
@@ -41,23 +43,6 @@ size_t common_suffix(std::string_view a, std::string_view b) {
   return n;
 }
 
-// One past the bracket closing the JSON object at `at`; npos when unbalanced.
-size_t object_end(std::string_view s, size_t at) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = at; i < s.size(); ++i) {
-    char c = s[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
-  }
-  return std::string::npos;
-}
 
 bool opens_marker(char c) { return c == '<' || c == '['; }
 bool closes_marker(char c) { return c == '>' || c == ']'; }
@@ -110,7 +95,7 @@ Span arguments_of(std::string_view r, size_t name) {
   if (key == std::string::npos) return {};
   size_t open = r.rfind('{', key);
   if (open == std::string::npos || open < name) return {};
-  size_t end = object_end(r, open);
+  size_t end = detail::json_extent(r, open);
   if (end == std::string::npos) return {};
   nlohmann::json args = nlohmann::json::parse(r.substr(open, end - open), nullptr, false);
   if (args.is_discarded() || !args.is_object()) return {};  // braces, but not JSON (Gemma 4's quoting)
@@ -120,7 +105,7 @@ Span arguments_of(std::string_view r, size_t name) {
 // The JSON object holding both the name at `name` and its arguments.
 Span object_around(std::string_view r, size_t name, const Span& args) {
   for (size_t at = r.rfind('{', name); at != std::string::npos; at = at == 0 ? std::string::npos : r.rfind('{', at - 1)) {
-    size_t end = object_end(r, at);
+    size_t end = detail::json_extent(r, at);
     if (end != std::string::npos && end >= args.end && at < name) return {at, end};
   }
   return {};

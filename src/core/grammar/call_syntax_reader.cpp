@@ -1,6 +1,8 @@
 // read_tool_calls: the calls of a reply written in a CallSyntax (keel/core/chat_template.hpp).
 #include <nlohmann/json.hpp>
 
+#include "core/parsing/formats/format_util.hpp"
+
 #include "keel/core/chat_template.hpp"
 
 namespace keel {
@@ -18,30 +20,12 @@ bool take(std::string_view text, size_t& at, std::string_view word) {
   return true;
 }
 
-// The end (one past the closing bracket) of the JSON object or array starting at `at`; npos when
-// the brackets do not balance.
-size_t json_end(std::string_view text, size_t at) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = at; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
-  }
-  return std::string::npos;
-}
 
 // One JSON object at `at` (after optional space), advanced past it.
 std::optional<nlohmann::json> take_object(std::string_view text, size_t& at) {
   skip_space(text, at);
   if (at >= text.size() || text[at] != '{') return std::nullopt;
-  size_t end = json_end(text, at);
+  size_t end = detail::json_extent(text, at);
   if (end == std::string::npos) return std::nullopt;
   nlohmann::json j = nlohmann::json::parse(text.substr(at, end - at), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
@@ -102,7 +86,7 @@ std::optional<std::vector<ToolCall>> read_tool_calls(const CallSyntax& syntax, s
   if (syntax.list && !syntax.name_first) {
     if (!take(text, at, syntax.open)) return std::nullopt;
     skip_space(text, at);
-    size_t end = at < text.size() && text[at] == '[' ? json_end(text, at) : std::string::npos;
+    size_t end = at < text.size() && text[at] == '[' ? detail::json_extent(text, at) : std::string::npos;
     if (end == std::string::npos) return std::nullopt;
     nlohmann::json list = nlohmann::json::parse(text.substr(at, end - at), nullptr, false);
     if (list.is_discarded() || !list.is_array() || list.empty()) return std::nullopt;
