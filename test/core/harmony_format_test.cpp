@@ -26,10 +26,10 @@ std::string repeat(std::string_view piece, size_t bytes) {
 TEST(HarmonyFormatTest, SpecialTokenFormatsComeFirstInOrder) {
   std::vector<std::string> names;
   for (const auto& [name, description] : UniversalToolCallParser::formats()) names.push_back(name);
-  ASSERT_GE(names.size(), 7u);
-  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 7),
-            (std::vector<std::string>{"harmony", "deepseek", "kimi_k2", "command_r7b", "granite", "mistral",
-                                      "firefunction"}));
+  ASSERT_GE(names.size(), 8u);
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 8),
+            (std::vector<std::string>{"muse_glimmer", "harmony", "deepseek", "kimi_k2", "command_r7b", "granite",
+                                      "mistral", "firefunction"}));
 }
 
 TEST(HarmonyFormatTest, LargePathologicalInputIsLinearAndSafe) {

@@ -112,6 +112,22 @@ constexpr std::array<NameIntro, 17> kIntros = {{
     {"<|tool_call_start|>[", false, '(', 0},
 }};
 
+// Whether the held region text[region, ...) opens with a message header addressed to the user or
+// to the model itself (Muse Glimmer's `to=user`, `to=self`): call syntax in that message is an
+// example or a thought, so names wait until the reply is read.
+bool opens_with_answer_header(std::string_view text, size_t region) {
+  size_t i = region;
+  while (i < text.size() && detail::is_blank(text[i])) ++i;
+  std::string_view rest = text.substr(i);
+  if (rest.starts_with("<|start|>")) rest.remove_prefix(9);
+  if (rest.starts_with("assistant")) rest.remove_prefix(9);
+  while (!rest.empty() && detail::is_blank(rest.front())) rest.remove_prefix(1);
+  for (std::string_view to : {std::string_view("to=user"), std::string_view("to=self")}) {
+    if (rest.starts_with(to) && (rest.size() == to.size() || !is_ident_char(rest[to.size()]))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 CallStreamFilter::CallStreamFilter(const UniversalToolCallParser& parser, std::span<const ToolSpec> tools,
@@ -448,7 +464,7 @@ void CallStreamFilter::sniff_names(Output& out) {
     if (name.empty() || !is_ident_start(name.front()) || nested) continue;
     if (intro->terminator != 0 && text_[j] != intro->terminator) continue;
     if (!announce_) continue;
-    if (opens_with_reasoning()) {  // a call written while thinking is not taken: names wait
+    if (opens_with_reasoning() || opens_with_answer_header(text_, region_)) {  // names wait for the whole reply
       announce_ = false;
       continue;
     }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/parsing/formats/minimax_m3_values.hpp"
 #include "core/parsing/json/json_view.hpp"
 
 namespace keel::detail {
@@ -332,6 +333,7 @@ size_t unquoted_placeholder(std::string_view text) {
     size_t j = i;
     while (j > 0 && (blank(text[j - 1]) || text[j - 1] == '\n')) --j;
     if (j == 0 || (text[j - 1] != ':' && text[j - 1] != '[' && text[j - 1] != ',')) continue;
+    if (text.substr(0, j).ends_with(kMinimaxM3Delimiter)) continue;  // MiniMax-M3's tag delimiter ends in '['
     const size_t close = text.find('>', i + 1);
     if (close != kNone && close - i < 64 && is_placeholder(text.substr(i, close - i + 1))) return i;
   }

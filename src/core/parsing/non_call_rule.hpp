@@ -98,7 +98,8 @@ struct PlaceholderArgument {
 std::optional<PlaceholderArgument> placeholder_argument(std::string_view arguments);
 
 // The offset of the first <name> placeholder in `text` that stands where a JSON value goes
-// (right after ':', '[' or ',', blanks aside); npos when none.
+// (right after ':', '[' or ',', blanks aside; not a MiniMax-M3 tag after its delimiter); npos
+// when none.
 size_t unquoted_placeholder(std::string_view text);
 
 // Rule 3: whether `format` may read calls without a marker of intent (json, pythonic, llama3).

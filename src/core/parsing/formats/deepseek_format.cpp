@@ -8,6 +8,7 @@
 //                  <｜DSML｜parameter name="KEY" string="true|false">VALUE</｜DSML｜parameter>
 //                  </｜DSML｜invoke>
 //                  </｜DSML｜function_calls>
+//   V4 (DSML):     the same, wrapped in <｜DSML｜tool_calls>...</｜DSML｜tool_calls>
 // R1 distills may open the first call with <｜tool▁calls｜> alone. Text outside the section is
 // content; <｜end▁of▁sentence｜> is dropped. A call without
 // <｜tool▁call▁end｜> counts when its JSON is complete (the reply stopped after it) and is an
@@ -67,8 +68,31 @@ std::string_view unfence(std::string_view s) {
   return s;
 }
 
-constexpr std::string_view kDsmlCalls = "<｜DSML｜function_calls>";
-constexpr std::string_view kDsmlCallsEnd = "</｜DSML｜function_calls>";
+constexpr std::string_view kDsml = "<｜DSML｜";
+
+// A DSML block's wrapper: V3.2 writes function_calls, V4 tool_calls.
+struct DsmlWrapper {
+  std::string_view open;
+  std::string_view close;
+};
+constexpr DsmlWrapper kDsmlWrappers[] = {{"<｜DSML｜function_calls>", "</｜DSML｜function_calls>"},
+                                         {"<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"}};
+
+// The first DSML block opening at or after `from` (npos when none), and its wrapper. A wrapper
+// right after a backtick is a mention in prose.
+size_t find_dsml_block(std::string_view text, size_t from, const DsmlWrapper*& wrapper) {
+  for (size_t at = find_literal(text, kDsml, from); at != npos; at = find_literal(text, kDsml, at + kDsml.size())) {
+    if (at > 0 && text[at - 1] == '`') continue;
+    for (const DsmlWrapper& w : kDsmlWrappers) {
+      if (starts_at(text, at, w.open)) {
+        wrapper = &w;
+        return at;
+      }
+    }
+  }
+  return npos;
+}
+
 constexpr std::string_view kDsmlInvoke = "<｜DSML｜invoke name=\"";
 constexpr std::string_view kDsmlInvokeEnd = "</｜DSML｜invoke>";
 constexpr std::string_view kDsmlParam = "<｜DSML｜parameter name=\"";
@@ -156,28 +180,29 @@ size_t dsml_invoke(std::string_view text, size_t pos, std::span<const ToolSpec> 
   return p;
 }
 
-// The V3.2 sections of the reply.
+// The DSML (V3.2, V4) blocks of the reply.
 FormatResult parse_dsml(std::string_view text, std::span<const ToolSpec> tools) {
   FormatResult out;
   Cuts cuts;
   size_t pos = 0;
   size_t open;
-  while (!out.error && (open = find_literal(text, kDsmlCalls, pos)) != npos) {
-    size_t p = open + kDsmlCalls.size();
+  const DsmlWrapper* w = nullptr;
+  while (!out.error && (open = find_dsml_block(text, pos, w)) != npos) {
+    size_t p = open + w->open.size();
     size_t end = text.size();
     while (true) {
       const size_t q = skip_space(text, p);
       if (q == text.size()) {
         if (out.calls.empty() && !out.error)
-          fail(out, "<｜DSML｜function_calls> at offset " + std::to_string(open) + ": cut off before a call");
+          fail(out, std::string(w->open) + " at offset " + std::to_string(open) + ": cut off before a call");
         break;
       }
-      if (starts_at(text, q, kDsmlCallsEnd)) {
-        end = q + kDsmlCallsEnd.size();
+      if (starts_at(text, q, w->close)) {
+        end = q + w->close.size();
         break;
       }
       if (!starts_at(text, q, kDsmlInvoke)) {
-        fail(out, "<｜DSML｜function_calls> at offset " + std::to_string(open) +
+        fail(out, std::string(w->open) + " at offset " + std::to_string(open) +
                       ": expected <｜DSML｜invoke name=...> at offset " + std::to_string(q));
         break;
       }
@@ -197,15 +222,17 @@ class DeepSeekFormat final : public ToolCallFormat {
   std::string_view description() const override {
     return "DeepSeek R1/V3/V3.1: "
            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>[function<｜tool▁sep｜>]NAME...<｜tool▁call▁end｜>; "
-           "V3.2: <｜DSML｜function_calls><｜DSML｜invoke name=...>";
+           "V3.2: <｜DSML｜function_calls><｜DSML｜invoke name=...>; V4: <｜DSML｜tool_calls><｜DSML｜invoke name=...>";
   }
+  // "<｜DSML｜" covers both DSML wrappers (one comparison in the shared scan, not two).
   std::span<const std::string_view> markers() const override {
-    static constexpr std::string_view kMarkers[] = {"<｜tool▁call", kDsmlCalls};
+    static constexpr std::string_view kMarkers[] = {"<｜tool▁call", kDsml};
     return kMarkers;
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
-    if (find_literal(text, kDsmlCalls) != npos) return parse_dsml(text, tools);
+    const DsmlWrapper* w = nullptr;
+    if (find_dsml_block(text, 0, w) != npos) return parse_dsml(text, tools);
     FormatResult out;
     TokenPieces<Tok> pieces = tokenize(text);
     size_t i = 0;

@@ -50,17 +50,28 @@ bool ParameterTypes::declared(std::string_view param) {
   return properties_ && properties_->find(param).has_value();
 }
 
+std::optional<JsonView> ParameterTypes::schema_of(std::string_view param) {
+  read();
+  if (!properties_) return std::nullopt;
+  auto p = properties_->find(param);
+  if (!p || !p->is_object()) return std::nullopt;
+  return p;
+}
+
 std::string_view ParameterTypes::of(std::string_view param) {
   nullable_ = false;
-  read();
-  if (!properties_) return {};
-  auto p = properties_->find(param);
-  if (!p || !p->is_object()) return {};
+  auto p = schema_of(param);
+  return p ? schema_type(*p, nullable_, decoded_) : std::string_view();
+}
+
+std::string_view schema_type(JsonView schema, bool& nullable, std::string& decoded) {
+  nullable = false;
+  if (!schema.is_object()) return {};
   auto name = [&](JsonView t) -> std::string_view {
     const std::string_view raw = t.raw().substr(1, t.raw().size() - 2);
     if (raw.find('\\') == std::string_view::npos) return raw;
-    decoded_ = t.str();
-    return decoded_;
+    decoded = t.str();
+    return decoded;
   };
   // The first non-null type of a list of type names, or of a list of {"type": ...} alternatives.
   auto first_of = [&](JsonView list, bool alternatives) -> std::string_view {
@@ -76,20 +87,20 @@ std::string_view ParameterTypes::of(std::string_view param) {
       }
       if (!t.is_string()) continue;
       if (t.str_equals("null")) {
-        nullable_ = true;
+        nullable = true;
       } else if (found.empty()) {
         found = name(t);
       }
     }
     return found;
   };
-  if (auto type = p->find("type")) {
+  if (auto type = schema.find("type")) {
     if (type->is_string()) return name(*type);
     if (type->is_array()) return first_of(*type, false);
     return {};
   }
   for (std::string_view key : {"anyOf", "oneOf"}) {
-    if (auto alts = p->find(key); alts && alts->is_array()) return first_of(*alts, true);
+    if (auto alts = schema.find(key); alts && alts->is_array()) return first_of(*alts, true);
   }
   return {};
 }
@@ -106,36 +117,31 @@ bool fits(JsonView v, std::string_view type) {
   return false;
 }
 
-// Schemas written by hand use Python's names for the JSON types ("float", "int", "bool", "dict").
-std::string_view json_type_name(std::string_view type) {
-  if (type == "float" || type == "double") return "number";
-  if (type == "int") return "integer";
-  if (type == "bool") return "boolean";
-  if (type == "dict") return "object";
-  if (type == "list") return "array";
-  if (type == "str") return "string";
-  return type;
-}
-
 }  // namespace
 
-void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
-                           std::string_view param) {
-  const std::string_view type = json_type_name(types.of(param));
-  if (type == "string" && !types.nullable()) return args.string_value(raw);  // the usual case
+bool append_typed_value(std::string& out, std::string_view raw, std::string_view declared, bool nullable) {
+  const std::string_view type = canonical_type_name(declared);
+  if (type == "string" && !nullable) return append_quoted_json(out, raw);  // the usual case
   const std::string_view trimmed = trim(raw);
-  if (types.nullable() && (trimmed == "null" || trimmed == "None")) return args.raw_value("null");
-  if (type == "string") return args.string_value(raw);
+  if (nullable && (trimmed == "null" || trimmed == "None")) {
+    out.append("null");
+    return true;
+  }
+  if (type == "string") return append_quoted_json(out, raw);
   const StrictJson valid = scan_strict_json(trimmed);
   const JsonView parsed = valid.ok ? JsonView(trimmed.substr(valid.begin, valid.end - valid.begin)) : JsonView();
   // JSON null stands for "no value" whatever the declared type (nullable parameters declare it
   // beside their type, which `types` reports without it); a string parameter keeps the text.
   if (valid.ok && (type.empty() ? !parsed.is_string() : fits(parsed, type) || parsed.is_null())) {
-    return append_compact_json(args.text(), parsed.raw());
+    append_compact_json(out, parsed.raw());
+    return true;
   }
   if (type == "boolean") {
     const std::string lower = lowercase(trimmed);
-    if (lower == "true" || lower == "false") return args.raw_value(lower);
+    if (lower == "true" || lower == "false") {
+      out.append(lower);
+      return true;
+    }
   }
   if (type == "object" || type == "array") {  // a Python literal, or a JSON string holding the value
     std::string inner;
@@ -146,12 +152,17 @@ void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, Paramet
     }
     const LenientText lenient = parse_json_lenient_text(candidate);
     if (lenient.ok() && fits(lenient.view(), type)) {
-      std::string compact;
-      lenient.view().append_compact(compact);
-      return args.raw_value(compact);
+      lenient.view().append_compact(out);
+      return true;
     }
   }
-  args.string_value(raw);  // the schema check reports a mismatch to the model
+  return append_quoted_json(out, raw);  // the schema check reports a mismatch to the model
+}
+
+void write_typed_parameter(JsonObjectWriter& args, std::string_view raw, ParameterTypes& types,
+                           std::string_view param) {
+  const std::string_view type = types.of(param);
+  if (!append_typed_value(args.text(), raw, type, types.nullable())) args.mark_invalid();
 }
 
 void add_call(FormatResult& out, std::string&& name, std::string&& arguments, std::string&& id) {

@@ -35,6 +35,9 @@ class ParameterTypes {
   // Whether the tool's schema lists parameters, and whether `param` is one of them.
   bool known();
   bool declared(std::string_view param);
+  // The JSON Schema of `param` (an object), for formats that write nested values element by
+  // element and type each one by the schema below it; valid as long as this object.
+  std::optional<JsonView> schema_of(std::string_view param);
 
  private:
   void read();
@@ -46,6 +49,33 @@ class ParameterTypes {
   std::optional<JsonView> properties_;
   std::string decoded_;  // a type name that held an escape
 };
+
+// The declared JSON type of a value whose schema is `schema` (as ParameterTypes::of() reads a
+// parameter's): the first type that is not "null", from "type" or from "anyOf"/"oneOf"
+// alternatives; "" when none is declared. `nullable` says whether "null" was among them;
+// `decoded` holds a type name written with an escape.
+std::string_view schema_type(JsonView schema, bool& nullable, std::string& decoded);
+
+// The JSON Schema name of a declared type: schemas written by hand use Python's names for the
+// JSON types ("float", "int", "bool", "dict", "list", "str"). (Inline: it runs for every value.)
+inline std::string_view canonical_type_name(std::string_view type) {
+  switch (type.size()) {
+    case 3:
+      return type == "int" ? "integer" : type == "str" ? "string" : type;
+    case 4:
+      return type == "bool" ? "boolean" : type == "dict" ? "object" : type == "list" ? "array" : type;
+    case 5:
+      return type == "float" ? "number" : type;
+    case 6:
+      return type == "double" ? "number" : type;
+    default:
+      return type;
+  }
+}
+
+// Appends `raw` to `out` as a JSON value of the declared `type` (see write_typed_parameter);
+// false when it became a string holding ill-formed UTF-8.
+bool append_typed_value(std::string& out, std::string_view raw, std::string_view type, bool nullable);
 
 // Appends the raw (untyped) value of parameter `param` to `args` (after its key), typed by the
 // tool's JSON Schema: integer, number, boolean, null, object and array values are written as the

@@ -1,4 +1,4 @@
-// Factories of the built-in tool-call formats (one file per family in src/core/formats/).
+// Factories of the built-in tool-call formats (one file per family in src/core/parsing/formats/).
 #pragma once
 
 #include <memory>
@@ -19,7 +19,7 @@ std::unique_ptr<ToolCallFormat> make_gemma_format();            // ```tool_code\
 std::unique_ptr<ToolCallFormat> make_mistral_format();          // [TOOL_CALLS][...] and [TOOL_CALLS]N[ARGS]{...}
 std::unique_ptr<ToolCallFormat> make_firefunction_format();     // functools[...]
 std::unique_ptr<ToolCallFormat> make_command_r7b_format();      // <|START_ACTION|>[...]<|END_ACTION|>
-std::unique_ptr<ToolCallFormat> make_deepseek_format();         // DeepSeek R1 / V3 tool-call token sections
+std::unique_ptr<ToolCallFormat> make_deepseek_format();         // DeepSeek R1 / V3 token sections, V3.2 / V4 DSML
 std::unique_ptr<ToolCallFormat> make_harmony_format();          // GPT-OSS harmony channels
 std::unique_ptr<ToolCallFormat> make_granite_format();          // <|tool_call|>[...]
 std::unique_ptr<ToolCallFormat> make_kimi_k2_format();          // Kimi-K2 tool-call sections
@@ -35,5 +35,10 @@ std::unique_ptr<ToolCallFormat> make_nemotron_format();         // <TOOLCALL>[..
 std::unique_ptr<ToolCallFormat> make_gemma4_format();           // <|tool_call>call:N{k:v}<tool_call|>
 std::unique_ptr<ToolCallFormat> make_lfm2_format();             // <|tool_call_start|>[f(a=1)]<|tool_call_end|>
 std::unique_ptr<ToolCallFormat> make_seed_oss_format();         // <seed:tool_call><function=N><parameter=K>v</parameter>
+std::unique_ptr<ToolCallFormat> make_minimax_m3_format();       // ]<]minimax[>[<tool_call>..<invoke name=..>..<KEY>v..</KEY>
+std::unique_ptr<ToolCallFormat> make_kimi_k3_format();          // <|open|>call tool=".."<|sep|><|open|>argument key=..
+std::unique_ptr<ToolCallFormat> make_solar_open_format();       // <|tool_call:begin|>ID<|tool_call:name|>N<|tool_call:args|>{}
+std::unique_ptr<ToolCallFormat> make_muse_glimmer_format();     // to=N<|message|><atem:function_calls><atem:invoke ..>
+std::unique_ptr<ToolCallFormat> make_minicpm5_format();         // <function name="N"><param name="K">v</param></function>
 
 }  // namespace keel::detail

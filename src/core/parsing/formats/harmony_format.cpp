@@ -140,7 +140,9 @@ class HarmonyFormat final : public ToolCallFormat {
       }
     }
     std::string_view name = recipient.substr(0, 10) == "functions." ? recipient.substr(10) : recipient;
-    bool is_call = !recipient.empty() && recipient != "assistant" && recipient != "user" && recipient != "all";
+    // (`to=self` is Muse Glimmer's reasoning, read by its own format first; it is no call here either.)
+    bool is_call = !recipient.empty() && recipient != "assistant" && recipient != "user" && recipient != "all" &&
+                   recipient != "self";
     if (i >= n || pieces[i].tok != Tok::kMessage) {
       if (is_call) out.error = "the call to '" + std::string(name) + "' was cut off in its header (no <|message|>)";
       return i;

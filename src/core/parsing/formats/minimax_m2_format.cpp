@@ -18,7 +18,7 @@ namespace minimax_m2 {
 
 constexpr std::string_view kOpen = "<minimax:tool_call>";
 constexpr std::string_view kClose = "</minimax:tool_call>";
-constexpr XmlInvokeTags kTags{"<invoke", "</invoke>", "<parameter", "</parameter>"};
+constexpr XmlInvokeTags kTags{"<invoke", "</invoke>", "<parameter", "</parameter>", false};
 
 class MinimaxM2Format final : public ToolCallFormat {
  public:

@@ -127,7 +127,8 @@ class PythonicFormat final : public ToolCallFormat {
       if (last == 0) return false;
     }
     const char end = text[last - 1];
-    return end == ')' || end == ']' || text[skip_space(text, 0)] == '[';
+    const size_t first = skip_space(text, 0);  // (a vertical tab is space here but not blank above)
+    return end == ')' || end == ']' || (first < text.size() && text[first] == '[');
   }
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {

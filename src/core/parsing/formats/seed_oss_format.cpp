@@ -12,6 +12,7 @@
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/special_tokens.hpp"
+#include "core/parsing/formats/tagged_reasoning.hpp"
 #include "core/parsing/formats/text_scan.hpp"
 #include "core/text/text_util.hpp"
 
@@ -35,33 +36,6 @@ std::string_view strip_one_newline(std::string_view v) {
   return v;
 }
 
-void append_reasoning(FormatResult& out, std::string_view r) {
-  append_line(out.reasoning, r);
-}
-
-// Splits <seed:think> reasoning from `text`: the visible rest goes to `visible`.
-void split_thinking(std::string_view text, std::string& visible, FormatResult& out) {
-  size_t pos = 0;
-  size_t first_close = find_literal(text, kThinkClose);
-  size_t first_open = find_literal(text, kThink);
-  if (first_close != kNpos && first_close < first_open) {  // the template opened it in the prompt
-    append_reasoning(out, text.substr(0, first_close));
-    pos = first_close + kThinkClose.size();
-  }
-  while (pos < text.size()) {
-    size_t open = find_literal(text, kThink, pos);
-    if (open == kNpos) {
-      visible.append(text.substr(pos));
-      return;
-    }
-    visible.append(text.substr(pos, open - pos));
-    size_t close = find_literal(text, kThinkClose, open + kThink.size());
-    append_reasoning(out, text.substr(open + kThink.size(), (close == kNpos ? text.size() : close) - open - kThink.size()));
-    if (close == kNpos) return;
-    pos = close + kThinkClose.size();
-  }
-}
-
 class SeedOssFormat final : public ToolCallFormat {
  public:
   std::string_view name() const override { return "seed_oss"; }
@@ -78,7 +52,7 @@ class SeedOssFormat final : public ToolCallFormat {
     std::string visible;
     std::string_view text = input;
     if (find_literal(input, "</seed:think>") != kNpos || find_literal(input, kThink) != kNpos) {
-      split_thinking(input, visible, out);
+      split_tagged_reasoning(input, {kThink, kThinkClose}, visible, out);
       text = visible;
       out.framed = !out.reasoning.empty();
     }

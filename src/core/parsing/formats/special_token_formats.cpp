@@ -5,6 +5,9 @@
 namespace keel::detail {
 
 void append_special_token_formats(FormatList& out) {
+  // Before harmony, whose <|start|> and <|message|> it writes too: its answers and reasoning are
+  // messages to `user` and `self`, which harmony would keep with Muse's end tokens in them.
+  out.push_back(make_muse_glimmer_format());
   out.push_back(make_harmony_format());
   out.push_back(make_deepseek_format());
   out.push_back(make_kimi_k2_format());
@@ -15,6 +18,9 @@ void append_special_token_formats(FormatList& out) {
   // Families marked by their own tokens or tags (none of them shares a marker with another).
   out.push_back(make_step3_format());
   out.push_back(make_minimax_m2_format());
+  out.push_back(make_minimax_m3_format());
+  out.push_back(make_kimi_k3_format());
+  out.push_back(make_solar_open_format());
   out.push_back(make_seed_oss_format());
   out.push_back(make_gemma4_format());
   out.push_back(make_lfm2_format());

@@ -19,7 +19,8 @@ constexpr std::string_view kSectionEnd = "<｜tool_calls_end｜>";
 constexpr std::string_view kCallBegin = "<｜tool_call_begin｜>";
 constexpr std::string_view kCallEnd = "<｜tool_call_end｜>";
 constexpr std::string_view kSep = "<｜tool_sep｜>";
-constexpr XmlInvokeTags kTags{"<steptml:invoke", "</steptml:invoke>", "<steptml:parameter", "</steptml:parameter>"};
+constexpr XmlInvokeTags kTags{"<steptml:invoke", "</steptml:invoke>", "<steptml:parameter", "</steptml:parameter>",
+                              false};
 
 // The first section or call token at or after `from`.
 size_t next_start(std::string_view text, size_t from) {

@@ -50,6 +50,18 @@ size_t value_end(std::string_view text, size_t from, const XmlInvokeTags& tags) 
   return first;
 }
 
+constexpr std::string_view kCdata = "<![CDATA[";
+constexpr std::string_view kCdataEnd = "]]>";
+
+// The end ("]]>") of the CDATA section opening at `from` that the closing parameter tag follows;
+// kNpos when none does (the text ended inside the value).
+size_t cdata_end(std::string_view text, size_t from, const XmlInvokeTags& tags) {
+  for (size_t e = text.find(kCdataEnd, from + kCdata.size()); e != kNpos; e = text.find(kCdataEnd, e + 1)) {
+    if (starts_at(text, skip_space(text, e + kCdataEnd.size()), tags.param_close)) return e;
+  }
+  return kNpos;
+}
+
 }  // namespace xml_invoke
 }  // namespace
 
@@ -95,6 +107,18 @@ XmlInvokeRead read_xml_invoke(std::string_view text, size_t pos, const XmlInvoke
     if (value_b == kNpos) return cut("inside a parameter name of '" + draft.name + "'");
     if (value_b == q + tags.param.size() || key.empty()) {
       return broken("malformed parameter tag at offset " + std::to_string(q));
+    }
+    if (tags.cdata && starts_at(text, value_b, xml_invoke::kCdata)) {
+      const size_t data_e = xml_invoke::cdata_end(text, value_b, tags);
+      if (data_e == kNpos) {
+        return cut("inside the CDATA value of parameter '" + std::string(key) + "' of '" + draft.name +
+                   "' (expected ]]>" + std::string(tags.param_close) + ")");
+      }
+      const size_t data_b = value_b + xml_invoke::kCdata.size();
+      args.key(key);
+      write_typed_parameter(args, text.substr(data_b, data_e - data_b), types, key);
+      p = skip_space(text, data_e + xml_invoke::kCdataEnd.size()) + tags.param_close.size();
+      continue;
     }
     size_t value_e = xml_invoke::value_end(text, value_b, tags);
     if (value_e == kNpos) {

@@ -1,6 +1,8 @@
-// A call written as an XML element with named parameters, shared by MiniMax-M2 and Step-3:
+// A call written as an XML element with named parameters, shared by MiniMax-M2, Step-3, Muse
+// Glimmer and MiniCPM5:
 //   <invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>
 //   <steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter></steptml:invoke>
+//   <function name="get_weather"><param name="city"><![CDATA[Paris]]></param></function>
 // Parameter values are untyped text, typed by the tool's JSON Schema (write_typed_parameter);
 // string values keep their whitespace. A closing parameter tag inside a value (code, markup) is
 // part of it unless the next parameter or the end of the call follows. Whitespace between the
@@ -21,6 +23,7 @@ struct XmlInvokeTags {
   std::string_view invoke_close;  // "</invoke>"
   std::string_view param;         // "<parameter"
   std::string_view param_close;   // "</parameter>"
+  bool cdata;                     // a value may come as <![CDATA[...]]> (text that holds the closing tag)
 };
 
 struct XmlInvokeRead {
