@@ -13,6 +13,7 @@
 #include "core/parsing/formats/minimax_m3_values.hpp"
 #include "core/parsing/formats/tagged_reasoning.hpp"
 #include "core/parsing/formats/text_scan.hpp"
+#include "core/parsing/formats/xml_invoke.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::detail {
@@ -26,39 +27,12 @@ constexpr std::string_view kInvoke = "<invoke";
 constexpr std::string_view kInvokeClose = "</invoke>";
 constexpr ReasoningTags kThink{"<mm:think>", "</mm:think>"};
 
-// The tool name of `D<invoke name="N">` whose name attribute starts at `pos`; `end` is just past
-// the '>' (kNpos when the text ends first, `pos` when malformed).
-std::string_view invoke_name(std::string_view text, size_t pos, size_t& end) {
-  end = pos;
-  size_t p = skip_space(text, pos);
-  if (!starts_at(text, p, "name=")) {
-    if (text.size() - p < 5) end = kNpos;
-    return {};
-  }
-  p += 5;
-  if (p == text.size()) {
-    end = kNpos;
-    return {};
-  }
-  const char q = text[p];
-  if (q != '"' && q != '\'') return {};
-  const size_t close = text.find(q, p + 1);
-  const size_t gt = close == kNpos ? kNpos : skip_space(text, close + 1);
-  if (gt == kNpos || gt == text.size()) {
-    end = kNpos;
-    return {};
-  }
-  if (text[gt] != '>') return {};
-  end = gt + 1;
-  return text.substr(p + 1, close - p - 1);
-}
-
 // Reads the invoke whose delimiter is at `pos`; returns where reading goes on (text.size() when cut
 // off, with the error set).
 size_t read_invoke(std::string_view text, size_t pos, std::span<const ToolSpec> tools, FormatResult& out) {
   const Label where({"<invoke>"}, pos);
   size_t p;
-  const std::string_view name = invoke_name(text, pos + kDelim.size() + kInvoke.size(), p);
+  const std::string_view name = xml_name_attribute(text, pos + kDelim.size() + kInvoke.size(), p);
   if (p == kNpos) {
     fail(out, where + ": cut off inside the tool name");
     return text.size();

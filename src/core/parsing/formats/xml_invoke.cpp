@@ -7,36 +7,6 @@ namespace keel::detail {
 namespace {
 namespace xml_invoke {
 
-// The value of ` name="..."` (or '...') followed by '>' at `pos`; `end` is just past the '>'.
-// Empty with end == kNpos when the text ends first; end == pos when it is malformed.
-std::string_view name_attribute(std::string_view text, size_t pos, size_t& end) {
-  end = pos;
-  size_t p = skip_space(text, pos);
-  if (!starts_at(text, p, "name=")) {
-    if (p == text.size()) end = kNpos;
-    return {};
-  }
-  p += 5;
-  if (p == text.size()) {
-    end = kNpos;
-    return {};
-  }
-  const char q = text[p];
-  if (q != '"' && q != '\'') return {};
-  size_t close = text.find(q, p + 1);
-  if (close == kNpos) {
-    end = kNpos;
-    return {};
-  }
-  size_t gt = skip_space(text, close + 1);
-  if (gt == text.size()) {
-    end = kNpos;
-    return {};
-  }
-  if (text[gt] != '>') return {};
-  end = gt + 1;
-  return text.substr(p + 1, close - p - 1);
-}
 
 // Where the value starting at `from` ends: at the first closing parameter tag that is followed by
 // the next parameter, the end of the call or the end of the text (a value may hold the closing
@@ -82,7 +52,7 @@ XmlInvokeRead read_xml_invoke(std::string_view text, size_t pos, const XmlInvoke
     return r;
   };
   size_t p;
-  std::string_view name = xml_invoke::name_attribute(text, pos + tags.invoke.size(), p);
+  std::string_view name = xml_name_attribute(text, pos + tags.invoke.size(), p);
   if (p == kNpos) return cut("inside the tool name");
   if (p == pos + tags.invoke.size() || name.empty()) {
     return broken("expected name=\"TOOL\"> at offset " + std::to_string(pos + tags.invoke.size()));
@@ -103,7 +73,7 @@ XmlInvokeRead read_xml_invoke(std::string_view text, size_t pos, const XmlInvoke
                     std::to_string(q) + " in the call to '" + draft.name + "'");
     }
     size_t value_b;
-    std::string_view key = xml_invoke::name_attribute(text, q + tags.param.size(), value_b);
+    std::string_view key = xml_name_attribute(text, q + tags.param.size(), value_b);
     if (value_b == kNpos) return cut("inside a parameter name of '" + draft.name + "'");
     if (value_b == q + tags.param.size() || key.empty()) {
       return broken("malformed parameter tag at offset " + std::to_string(q));
@@ -134,6 +104,37 @@ XmlInvokeRead read_xml_invoke(std::string_view text, size_t pos, const XmlInvoke
   commit(out, std::move(draft), where);
   r.ok = true;
   return r;
+}
+
+// The value of ` name="..."` (or '...') followed by '>' at `pos`; `end` is just past the '>'.
+// Empty with end == kNpos when the text ends first; end == pos when it is malformed.
+std::string_view xml_name_attribute(std::string_view text, size_t pos, size_t& end) {
+  end = pos;
+  size_t p = skip_space(text, pos);
+  if (!starts_at(text, p, "name=")) {
+    if (std::string_view("name=").starts_with(text.substr(p))) end = kNpos;  // cut off inside "name="
+    return {};
+  }
+  p += 5;
+  if (p == text.size()) {
+    end = kNpos;
+    return {};
+  }
+  const char q = text[p];
+  if (q != '"' && q != '\'') return {};
+  size_t close = text.find(q, p + 1);
+  if (close == kNpos) {
+    end = kNpos;
+    return {};
+  }
+  size_t gt = skip_space(text, close + 1);
+  if (gt == text.size()) {
+    end = kNpos;
+    return {};
+  }
+  if (text[gt] != '>') return {};
+  end = gt + 1;
+  return text.substr(p + 1, close - p - 1);
 }
 
 }  // namespace keel::detail

@@ -32,6 +32,11 @@ struct XmlInvokeRead {
   bool ok = false;       // a call was added to the result
 };
 
+// The value of ` name="..."` (or '...') followed by '>' at `pos`; `end` is just past the '>'.
+// Empty with end == kNpos when the text ends first (also inside "name="); end == pos when it is
+// malformed.
+std::string_view xml_name_attribute(std::string_view text, size_t pos, size_t& end);
+
 // Reads the invoke element at text[pos] (which holds tags.invoke) into `out`: its call, or the
 // error that explains why it is unusable (with the offset).
 XmlInvokeRead read_xml_invoke(std::string_view text, size_t pos, const XmlInvokeTags& tags,
