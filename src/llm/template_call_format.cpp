@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/parsing/formats/format_util.hpp"
-
+#include "core/text/text_util.hpp"
 #include "keel/model_chat_template.hpp"
 
 namespace keel {
@@ -13,24 +13,15 @@ constexpr std::string_view kSecond = "keelprobeother";
 constexpr std::string_view kArg = "keelarg";
 constexpr std::string_view kAnswer = "keelprobeanswer";
 
-bool blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+using detail::is_blank;
 
-std::string trim_front(std::string s) {
-  size_t n = 0;
-  while (n < s.size() && blank(s[n])) ++n;
-  return s.substr(n);
+// `s` without leading (trim_front) or trailing (trim_back) whitespace, or both (trim).
+std::string trim_front(std::string_view s) { return std::string(s.substr(detail::skip_blanks(s, 0))); }
+std::string trim_back(std::string_view s) {
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return std::string(s);
 }
-std::string trim_back(std::string s) {
-  while (!s.empty() && blank(s.back())) s.pop_back();
-  return s;
-}
-std::string trim(std::string s) { return trim_back(trim_front(std::move(s))); }
-bool all_blank(std::string_view s) {
-  for (char c : s) {
-    if (!blank(c)) return false;
-  }
-  return true;
-}
+std::string trim(std::string_view s) { return std::string(detail::trim(s)); }
 
 size_t common_prefix(std::string_view a, std::string_view b) {
   size_t n = 0;
@@ -43,7 +34,6 @@ size_t common_suffix(std::string_view a, std::string_view b) {
   return n;
 }
 
-
 bool opens_marker(char c) { return c == '<' || c == '['; }
 bool closes_marker(char c) { return c == '>' || c == ']'; }
 
@@ -53,17 +43,17 @@ size_t snap_back(std::string_view s, size_t at) {
   for (size_t k = 1; k <= 32 && k <= at; ++k) {
     char c = s[at - k];
     if (opens_marker(c)) return at - k;
-    if (blank(c) || closes_marker(c)) break;
+    if (is_blank(c) || closes_marker(c)) break;
   }
   return at;
 }
 // The same, forward: to just past the '>' or ']' that ends the marker.
 size_t snap_forward(std::string_view s, size_t at) {
-  if (at > 0 && (closes_marker(s[at - 1]) || blank(s[at - 1]))) return at;
+  if (at > 0 && (closes_marker(s[at - 1]) || is_blank(s[at - 1]))) return at;
   for (size_t k = 0; k < 32 && at + k < s.size(); ++k) {
     char c = s[at + k];
     if (closes_marker(c)) return at + k + 1;
-    if (blank(c) || opens_marker(c)) break;
+    if (is_blank(c) || opens_marker(c)) break;
   }
   return at;
 }
@@ -71,7 +61,7 @@ size_t snap_forward(std::string_view s, size_t at) {
 bool at_boundary(std::string_view s, size_t at) {
   if (at == 0 || at >= s.size()) return true;
   char before = s[at - 1], here = s[at];
-  return blank(before) || closes_marker(before) || blank(here) || opens_marker(here);
+  return is_blank(before) || closes_marker(before) || is_blank(here) || opens_marker(here);
 }
 // A common part shrunk to whole markers: a suffix starting at `at` moves forward to a marker's
 // start, a prefix ending at `at` moves back to just past a marker's end.
@@ -259,7 +249,7 @@ TemplateCallFormat derive_call_format(const ModelChatTemplate& t, const std::str
   size_t close_len = common_prefix(rest, after);
   if (close_len < rest.size()) close_len = shrink_prefix_end(rest, close_len);
   std::string close = rest.substr(0, close_len);
-  if (!all_blank(rest.substr(close_len))) {
+  if (!detail::trim(std::string_view(rest).substr(close_len)).empty()) {
     f.note = "the calls are separated by text other than whitespace";
     return f;
   }

@@ -2,17 +2,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/parsing/formats/format_util.hpp"
-
+#include "core/text/text_util.hpp"
 #include "keel/core/chat_template.hpp"
 
 namespace keel {
 namespace {
-
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-void skip_space(std::string_view text, size_t& at) {
-  while (at < text.size() && is_space(text[at])) ++at;
-}
 
 bool take(std::string_view text, size_t& at, std::string_view word) {
   if (text.substr(at, word.size()) != word) return false;
@@ -20,10 +14,9 @@ bool take(std::string_view text, size_t& at, std::string_view word) {
   return true;
 }
 
-
 // One JSON object at `at` (after optional space), advanced past it.
 std::optional<nlohmann::json> take_object(std::string_view text, size_t& at) {
-  skip_space(text, at);
+  at = detail::skip_blanks(text, at);
   if (at >= text.size() || text[at] != '{') return std::nullopt;
   size_t end = detail::json_extent(text, at);
   if (end == std::string::npos) return std::nullopt;
@@ -65,7 +58,7 @@ std::optional<ToolCall> take_call(const CallSyntax& syntax, std::string_view tex
   std::optional<ToolCall> call = call_from_object(syntax, *j);
   if (!call) return std::nullopt;
   size_t after = at;
-  skip_space(text, after);
+  after = detail::skip_blanks(text, after);
   if (!syntax.close.empty()) {
     if (!take(text, after, syntax.close)) return std::nullopt;
     at = after;
@@ -85,7 +78,7 @@ std::optional<std::vector<ToolCall>> read_tool_calls(const CallSyntax& syntax, s
   std::vector<ToolCall> calls;
   if (syntax.list && !syntax.name_first) {
     if (!take(text, at, syntax.open)) return std::nullopt;
-    skip_space(text, at);
+    at = detail::skip_blanks(text, at);
     size_t end = at < text.size() && text[at] == '[' ? detail::json_extent(text, at) : std::string::npos;
     if (end == std::string::npos) return std::nullopt;
     nlohmann::json list = nlohmann::json::parse(text.substr(at, end - at), nullptr, false);
@@ -97,7 +90,7 @@ std::optional<std::vector<ToolCall>> read_tool_calls(const CallSyntax& syntax, s
     }
     at = end;
     if (!syntax.close.empty()) {
-      skip_space(text, at);
+      at = detail::skip_blanks(text, at);
       if (!take(text, at, syntax.close)) return std::nullopt;
     }
   } else {
@@ -106,14 +99,14 @@ std::optional<std::vector<ToolCall>> read_tool_calls(const CallSyntax& syntax, s
       if (!call) return std::nullopt;
       calls.push_back(std::move(*call));
       size_t next = at;
-      skip_space(text, next);
+      next = detail::skip_blanks(text, next);
       if (next >= text.size() || text.substr(next, syntax.open.size()) != syntax.open || syntax.open.empty()) break;
       at = next;
     }
   }
   if (!syntax.calls_close.empty()) {  // optional: the grammar ends a reply without it
     size_t after = at;
-    skip_space(text, after);
+    after = detail::skip_blanks(text, after);
     if (take(text, after, syntax.calls_close)) at = after;
   }
   if (before != nullptr) *before = std::string(text.substr(0, start));
