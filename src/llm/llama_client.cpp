@@ -118,12 +118,6 @@ Result<std::vector<llama_token>> LocalClient::Impl::render(const ModelRequest& r
 // as plain text, so a message cannot end its own turn or open a system one. Everything else is
 // tokenized in one piece, as a whole prompt would be.
 Result<std::vector<llama_token>> LocalClient::Impl::tokenize_parts(const std::vector<ModelChatTemplate::Part>& parts) const {
-  auto forged = [&](const std::string& text) {
-    for (const std::string& c : m().control_texts) {
-      if (text.find(c) != std::string::npos) return true;
-    }
-    return false;
-  };
   std::vector<llama_token> out;
   std::string pending;  // text tokenized with special tokens parsed
   bool first = true;
@@ -137,7 +131,7 @@ Result<std::vector<llama_token>> LocalClient::Impl::tokenize_parts(const std::ve
     return Status::Ok();
   };
   for (const ModelChatTemplate::Part& p : parts) {
-    if (p.from_messages && forged(p.text)) {
+    if (p.from_messages && m().control_tokens.found_in(p.text)) {
       KEEL_TRY(flush(pending, true));
       pending.clear();
       KEEL_TRY(flush(p.text, false));

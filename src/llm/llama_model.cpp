@@ -149,7 +149,7 @@ Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, co
     }
     for (llama_token t = 0; t < info.vocab_size; ++t) {
       if (!llama_detail::llama().llama_vocab_is_control(impl->vocab, t)) continue;
-      if (std::string text = llama_detail::token_piece(impl->vocab, t); !text.empty()) impl->control_texts.push_back(std::move(text));
+      impl->control_tokens.add(llama_detail::token_piece(impl->vocab, t));
     }
     impl->call_format = derive_call_format(*parsed, impl->bos_text, impl->eos_text);
     impl->chat_template = std::move(parsed).value();

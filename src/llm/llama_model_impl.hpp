@@ -2,6 +2,7 @@
 #pragma once
 
 #include "llm/llama_library.hpp"
+#include "llm/control_token_index.hpp"
 
 #include <string>
 
@@ -20,7 +21,7 @@ struct LocalModel::Impl {
   std::optional<ModelChatTemplate> chat_template;  // the file's own, when prompts are rendered by it
   TemplateCallFormat call_format;                  // derived from chat_template
   std::string bos_text, eos_text;                  // the special tokens' text, for the template
-  std::vector<std::string> control_texts;          // every control token's text (<|im_end|>, ...)
+  llama_detail::ControlTokenIndex control_tokens;  // every control token's text (<|im_end|>, ...)
   // How calls are constrained and read: the syntax the grammar writes; whether it fits the
   // prompt's calls (false: a template whose calls keel cannot describe, so no grammar); whether
   // replies are read with that syntax first (else the universal parser alone); whether keel adds
