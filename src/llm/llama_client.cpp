@@ -207,7 +207,6 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
   const bool tools_on =
       request.tools_enabled && !request.final_round && !request.tools.empty() && request.tool_choice != "none";
   // The call format: derived from the model's template, or the built-in family's.
-  const bool templated = s.m().chat_template.has_value();
   const bool derived = s.m().read_with_syntax;
   const CallSyntax& syntax = s.m().syntax;
   const bool grammar_fits = s.m().grammar_fits;  // a template whose calls keel cannot describe runs free
@@ -229,13 +228,7 @@ Result<ModelReply> LocalClient::complete(const ModelRequest& request, const Call
   KEEL_ASSIGN_OR_RETURN(LocalSampler sampler, LocalSampler::make(s.m().vocab, s.options, request.sampling, grammar));
   KEEL_TRY(s.evaluate_prompt(prompt, call.stop));
 
-  std::vector<std::string> stops;
-  if (templated) {
-    if (!s.m().call_format.end_of_turn.empty()) stops.push_back(s.m().call_format.end_of_turn);
-    if (!s.m().eos_text.empty()) stops.push_back(s.m().eos_text);
-  } else {
-    stops = stop_strings(s.m().family);
-  }
+  std::vector<std::string> stops = s.m().stops;
   stops.insert(stops.end(), request.sampling.stop.begin(), request.sampling.stop.end());
   std::vector<std::string> hold;
   if (tools_on && !syntax.trigger().empty() && grammar_fits) hold.push_back(syntax.trigger());

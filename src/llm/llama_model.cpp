@@ -86,6 +86,47 @@ LocalModel::LocalModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LocalModel::~LocalModel() = default;
 const LocalModelInfo& LocalModel::info() const { return impl_->info; }
 
+namespace {
+
+// Renders prompts with the file's own template `tmpl` (named `name` in errors): parses it, derives
+// its call format and end of turn, and indexes the control tokens messages must not forge.
+Status adopt_template(LocalModel::Impl& impl, const char* tmpl, const std::string& name) {
+  auto token_text = [&](llama_token t) { return t < 0 ? std::string() : llama_detail::token_piece(impl.vocab, t); };
+  impl.bos_text = token_text(llama_detail::llama().llama_vocab_bos(impl.vocab));
+  impl.eos_text = token_text(llama_detail::llama().llama_vocab_eos(impl.vocab));
+  Result<ModelChatTemplate> parsed = ModelChatTemplate::parse(tmpl, name);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument(parsed.status().message() +
+                                   " (set local.chat_template to chatml, llama3, mistral or gemma to use a built-in format)");
+  }
+  for (llama_token t = 0; t < impl.info.vocab_size; ++t) {
+    if (llama_detail::llama().llama_vocab_is_control(impl.vocab, t)) impl.control_tokens.add(llama_detail::token_piece(impl.vocab, t));
+  }
+  const TemplateCallFormat f = derive_call_format(*parsed, impl.bos_text, impl.eos_text);
+  impl.chat_template = std::move(parsed).value();
+  for (const std::string& stop : {f.end_of_turn, impl.eos_text}) {
+    if (!stop.empty()) impl.stops.push_back(stop);
+  }
+  LocalModelInfo& info = impl.info;
+  info.prompt_format = "template";
+  if (f.grammar) {
+    impl.syntax = f.syntax;
+    impl.read_with_syntax = true;
+    info.call_format = "derived from the template (grammar from " + f.syntax.trigger() + ")";
+  } else if (f.writes_calls) {
+    impl.grammar_fits = false;
+    info.call_format = "the template's, read by the universal parser (no grammar: " + f.note + ")";
+  } else {  // a template without calls: the family's convention (Hermes' <tool_call> for ChatML)
+    impl.syntax = call_syntax(impl.family);
+    impl.read_with_syntax = true;
+    info.call_format = "the " + info.chat_family + " convention (" + f.note + ")";
+  }
+  impl.inject_tools = !f.describes_tools && !impl.syntax.name_first;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, const LocalLoadOptions& options) {
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
@@ -139,37 +180,12 @@ Result<std::shared_ptr<LocalModel>> LocalModel::load(const std::string& path, co
   } else if (!chat_template_engine_available()) {
     info.prompt_note = "this keel cannot execute chat templates; prompts use keel's built-in " + info.chat_family + " format";
   } else if (!options.vocab_only) {
-    auto token_text = [&](llama_token t) { return t < 0 ? std::string() : llama_detail::token_piece(impl->vocab, t); };
-    impl->bos_text = token_text(llama_detail::llama().llama_vocab_bos(impl->vocab));
-    impl->eos_text = token_text(llama_detail::llama().llama_vocab_eos(impl->vocab));
-    Result<ModelChatTemplate> parsed = ModelChatTemplate::parse(tmpl, std::filesystem::path(path).filename().string());
-    if (!parsed.ok()) {
-      return Status::InvalidArgument(parsed.status().message() +
-                                     " (set local.chat_template to chatml, llama3, mistral or gemma to use a built-in format)");
-    }
-    for (llama_token t = 0; t < info.vocab_size; ++t) {
-      if (!llama_detail::llama().llama_vocab_is_control(impl->vocab, t)) continue;
-      impl->control_tokens.add(llama_detail::token_piece(impl->vocab, t));
-    }
-    impl->call_format = derive_call_format(*parsed, impl->bos_text, impl->eos_text);
-    impl->chat_template = std::move(parsed).value();
-    info.prompt_format = "template";
-    const TemplateCallFormat& f = impl->call_format;
-    if (f.grammar) {
-      impl->syntax = f.syntax;
-      impl->read_with_syntax = true;
-      info.call_format = "derived from the template (grammar from " + f.syntax.trigger() + ")";
-    } else if (f.writes_calls) {
-      impl->grammar_fits = false;
-      info.call_format = "the template's, read by the universal parser (no grammar: " + f.note + ")";
-    } else {  // a template without calls: the family's convention (Hermes' <tool_call> for ChatML)
-      impl->syntax = call_syntax(impl->family);
-      impl->read_with_syntax = true;
-      info.call_format = "the " + info.chat_family + " convention (" + f.note + ")";
-    }
-    impl->inject_tools = !f.describes_tools && !impl->syntax.name_first;
+    KEEL_TRY(adopt_template(*impl, tmpl, std::filesystem::path(path).filename().string()));
   }
-  if (!impl->chat_template) impl->syntax = call_syntax(impl->family);
+  if (!impl->chat_template) {
+    impl->syntax = call_syntax(impl->family);
+    impl->stops = stop_strings(impl->family);
+  }
   std::shared_ptr<LocalModel> shared(new LocalModel(std::move(impl)));
   g_registry[key] = shared;
   return shared;

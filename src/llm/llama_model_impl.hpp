@@ -19,7 +19,8 @@ struct LocalModel::Impl {
   ChatFamily family = ChatFamily::kChatML;
   bool add_bos = false;  // the tokenizer wants a BOS token at the start of a prompt
   std::optional<ModelChatTemplate> chat_template;  // the file's own, when prompts are rendered by it
-  TemplateCallFormat call_format;                  // derived from chat_template
+  std::vector<std::string> stops;                  // where generation ends: the template's end of turn
+                                                   // and EOS, or the built-in family's
   std::string bos_text, eos_text;                  // the special tokens' text, for the template
   llama_detail::ControlTokenIndex control_tokens;  // every control token's text (<|im_end|>, ...)
   // How calls are constrained and read: the syntax the grammar writes; whether it fits the
