@@ -82,29 +82,31 @@ size_t line_of(const std::string& source, size_t pos) {
   return line;
 }
 
-// The line of a syntax error. A lexer error shows the source around its position ("...text...",
-// newlines as ↵) with a caret under it; a parser error names only the token, so the tokens are
-// parsed in ever shorter prefixes: the shortest prefix that fails the same way ends at the culprit.
-size_t syntax_error_line(const std::string& source, const jinja::lexer_result* tokens, const std::string& what) {
-  if (tokens != nullptr) {
-    auto fails_alike = [&](size_t n) {
-      jinja::lexer_result prefix{{tokens->tokens.begin(), tokens->tokens.begin() + static_cast<std::ptrdiff_t>(n)},
-                                 tokens->source};
-      try {
-        (void)jinja::parse_from_tokens(prefix);
-      } catch (const std::exception& e) {
-        return what == e.what();
-      }
-      return false;
-    };
-    size_t lo = 1, hi = tokens->tokens.size();
-    if (hi == 0 || !fails_alike(hi)) return 0;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (fails_alike(mid)) hi = mid; else lo = mid + 1;
+// The line a parser error is on. The error names only the token, so the tokens are parsed in ever
+// shorter prefixes: the shortest prefix that fails the same way ends at the culprit.
+size_t parser_error_line(const std::string& source, const jinja::lexer_result& tokens, const std::string& what) {
+  auto fails_alike = [&](size_t n) {
+    jinja::lexer_result prefix{{tokens.tokens.begin(), tokens.tokens.begin() + static_cast<std::ptrdiff_t>(n)}, tokens.source};
+    try {
+      (void)jinja::parse_from_tokens(prefix);
+    } catch (const std::exception& e) {
+      return what == e.what();
     }
-    return line_of(source, tokens->tokens[lo - 1].pos);
+    return false;
+  };
+  size_t lo = 1, hi = tokens.tokens.size();
+  if (hi == 0 || !fails_alike(hi)) return 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (fails_alike(mid)) hi = mid;
+    else lo = mid + 1;
   }
+  return line_of(source, tokens.tokens[lo - 1].pos);
+}
+
+// The line a lexer error is on: the error shows the source around its position ("...text...",
+// newlines as ↵) with a caret under it.
+size_t lexer_error_line(const std::string& source, const std::string& what) {
   size_t open = what.find("\n...");
   size_t caret = what.rfind('^');
   if (open == std::string::npos || caret == std::string::npos || caret < open) return 0;
@@ -120,9 +122,7 @@ size_t syntax_error_line(const std::string& source, const jinja::lexer_result* t
   return line_of(source, start + offset - 3);
 }
 
-std::string syntax_error(const std::string& name, const std::string& source, const jinja::lexer_result* tokens,
-                         const std::string& what) {
-  size_t line = syntax_error_line(source, tokens, what);
+std::string syntax_error(const std::string& name, size_t line, const std::string& what) {
   return "chat template " + name + ": " + (line > 0 ? "line " + std::to_string(line) + ": " : std::string()) +
          "syntax error: " + what.substr(0, what.find('\n'));
 }
@@ -153,12 +153,12 @@ Result<ModelChatTemplate> ModelChatTemplate::parse(std::string source, std::stri
     jinja::lexer lexer;
     tokens = lexer.tokenize(impl->source);
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(syntax_error(impl->name, impl->source, nullptr, e.what()));
+    return Status::InvalidArgument(syntax_error(impl->name, lexer_error_line(impl->source, e.what()), e.what()));
   }
   try {
     impl->program = jinja::parse_from_tokens(tokens);
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(syntax_error(impl->name, impl->source, &tokens, e.what()));
+    return Status::InvalidArgument(syntax_error(impl->name, parser_error_line(impl->source, tokens, e.what()), e.what()));
   }
   return ModelChatTemplate(std::move(impl));
 }
