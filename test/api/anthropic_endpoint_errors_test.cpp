@@ -171,7 +171,7 @@ TEST_F(AnthropicEndpointErrorsTest, AStreamedRunThatFailsEndsWithAnErrorEvent) {
   auto r = post(ask("hi", true));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
-  std::vector<MessagesEvent> events = parse_messages_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   ASSERT_EQ(event_names(events), (std::vector<std::string>{"message_start", "error"})) << r->body;
   EXPECT_EQ(events[1].data["type"], "error");
   EXPECT_EQ(events[1].data["error"]["type"], "api_error");

@@ -18,48 +18,17 @@
 
 namespace keel::testing {
 
-// One event of a Messages stream: its name and its data.
-struct MessagesEvent {
-  std::string name;
-  nlohmann::json data;
-};
-
-// Splits an event-stream body into "event:"/"data:" pairs; a block it cannot read becomes an
-// event named "UNREADABLE" holding the block as a string.
-inline std::vector<MessagesEvent> parse_messages_events(std::string_view body) {
-  std::vector<MessagesEvent> out;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t end = body.find("\n\n", pos);
-    if (end == std::string_view::npos) end = body.size();
-    std::string_view block = body.substr(pos, end - pos);
-    pos = end + 2;
-    MessagesEvent e;
-    const size_t newline = block.find('\n');
-    if (block.rfind("event: ", 0) == 0 && newline != std::string_view::npos &&
-        block.substr(newline + 1).rfind("data: ", 0) == 0) {
-      e.name = std::string(block.substr(7, newline - 7));
-      e.data = nlohmann::json::parse(block.substr(newline + 7), nullptr, false);
-    } else {
-      e.name = "UNREADABLE";
-      e.data = std::string(block);
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 // The names of `events`, in order.
-inline std::vector<std::string> event_names(const std::vector<MessagesEvent>& events) {
+inline std::vector<std::string> event_names(const std::vector<NamedEvent>& events) {
   std::vector<std::string> names;
-  for (const MessagesEvent& e : events) names.push_back(e.name);
+  for (const NamedEvent& e : events) names.push_back(e.name);
   return names;
 }
 
 // The text of every text_delta in `events`, joined.
-inline std::string streamed_text(const std::vector<MessagesEvent>& events) {
+inline std::string streamed_text(const std::vector<NamedEvent>& events) {
   std::string text;
-  for (const MessagesEvent& e : events) {
+  for (const NamedEvent& e : events) {
     if (e.name == "content_block_delta" && e.data["delta"]["type"] == "text_delta") text += e.data["delta"]["text"];
   }
   return text;

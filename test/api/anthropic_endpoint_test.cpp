@@ -66,7 +66,7 @@ TEST_F(AnthropicEndpointTest, StreamsTheStandardEvents) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(r->header("content-type"), "text/event-stream");
-  std::vector<MessagesEvent> events = parse_messages_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   ASSERT_GE(events.size(), 6u) << r->body;
   std::vector<std::string> expected = {"message_start", "content_block_start"};
   for (size_t i = 2; i + 4 < events.size(); ++i) expected.push_back("content_block_delta");
@@ -100,10 +100,10 @@ TEST_F(AnthropicEndpointTest, KeelsOwnToolsRunInsideAndTheirRoundsTextStreamsInO
   auto r = post(ask("What is in the folder?", true));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
-  std::vector<MessagesEvent> events = parse_messages_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   EXPECT_EQ(streamed_text(events), "Let me look.\n\nIt holds notes.txt.");
   int text_blocks = 0, pings = 0;
-  for (const MessagesEvent& e : events) {
+  for (const NamedEvent& e : events) {
     if (e.name == "content_block_start") ++text_blocks;
     if (e.name == "ping") ++pings;
   }
@@ -188,7 +188,7 @@ TEST_F(AnthropicEndpointTest, AStreamedToolCallIsAToolUseBlock) {
   auto r = post(request);
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
-  std::vector<MessagesEvent> events = parse_messages_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   EXPECT_EQ(streamed_text(events), "Checking.");
   ASSERT_GE(events.size(), 7u);
   const size_t n = events.size();
@@ -290,9 +290,9 @@ TEST_F(AnthropicEndpointTest, TextStreamsLiveWhileTheModelWrites) {
     if (chunk->empty()) break;
     all += *chunk;
     const double at = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
-    for (const MessagesEvent& e : parse_messages_events(*chunk)) arrivals.emplace_back(at, e.name);
+    for (const NamedEvent& e : parse_named_events(*chunk)) arrivals.emplace_back(at, e.name);
   }
-  EXPECT_EQ(streamed_text(parse_messages_events(all)), "one two three four five six");
+  EXPECT_EQ(streamed_text(parse_named_events(all)), "one two three four five six");
   double first_delta = -1, stop = -1;
   int spaced_deltas = 0;  // deltas that came well after the one before
   double last_delta_at = -1;

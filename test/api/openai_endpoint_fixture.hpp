@@ -32,6 +32,42 @@ struct ChunkEvent {
   std::string text;  // the comment (after ": ") or the data (after "data: ")
 };
 
+// One named event of a stream (the Responses and Messages APIs): its `event:` name and its data.
+struct NamedEvent {
+  std::string name;
+  nlohmann::json data;
+};
+
+// Splits an event-stream body into named events. Comment blocks (": keel tool ...") are skipped;
+// a block of data alone has an empty name; a block it cannot read becomes an event named
+// "UNREADABLE" holding the block as a string.
+inline std::vector<NamedEvent> parse_named_events(std::string_view body) {
+  std::vector<NamedEvent> out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view block = body.substr(pos, end - pos);
+    pos = end + 2;
+    if (block.rfind(": ", 0) == 0) continue;
+    NamedEvent e;
+    std::string_view data = block;
+    const size_t newline = block.find('\n');
+    if (block.rfind("event: ", 0) == 0 && newline != std::string_view::npos) {
+      e.name = std::string(block.substr(7, newline - 7));
+      data = block.substr(newline + 1);
+    }
+    if (data.rfind("data: ", 0) == 0) {
+      e.data = nlohmann::json::parse(data.substr(6), nullptr, false);
+    } else {
+      e.name = "UNREADABLE";
+      e.data = std::string(block);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 // Splits an event-stream body into its events.
 inline std::vector<ChunkEvent> parse_sse(std::string_view body) {
   std::vector<ChunkEvent> out;

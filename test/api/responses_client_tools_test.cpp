@@ -97,7 +97,7 @@ TEST_F(ResponsesClientToolsTest, AStreamHandsTheClientsCallsOverAsFunctionCallIt
   auto r = create(with_weather(task("Weather in Paris?", true)));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
-  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   ASSERT_GE(events.size(), 8u) << r->body;
   std::vector<std::string> tail;
   for (size_t i = events.size() - 8; i < events.size(); ++i) tail.push_back(events[i].name);

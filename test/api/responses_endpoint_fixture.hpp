@@ -17,34 +17,6 @@
 
 namespace keel::testing {
 
-// One event of a Responses stream: its `event:` name and its data.
-struct ResponseEvent {
-  std::string name;
-  nlohmann::json data;
-};
-
-// The events of a Responses stream body; comment lines (": keel tool …") are skipped.
-inline std::vector<ResponseEvent> parse_response_events(std::string_view body) {
-  std::vector<ResponseEvent> out;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t end = body.find("\n\n", pos);
-    if (end == std::string_view::npos) end = body.size();
-    std::string_view block = body.substr(pos, end - pos);
-    pos = end + 2;
-    if (block.rfind(": ", 0) == 0) continue;
-    ResponseEvent e;
-    size_t newline = block.find('\n');
-    if (block.rfind("event: ", 0) == 0 && newline != std::string_view::npos) {
-      e.name = std::string(block.substr(7, newline - 7));
-      block.remove_prefix(newline + 1);
-    }
-    if (block.rfind("data: ", 0) == 0) e.data = nlohmann::json::parse(block.substr(6), nullptr, false);
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 // The client's function tool the tests offer.
 inline const nlohmann::json kWeatherTool = nlohmann::json::parse(R"({"type":"function","name":"get_weather",
     "description":"The weather in a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},

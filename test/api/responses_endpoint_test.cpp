@@ -71,7 +71,7 @@ TEST_F(ResponsesTest, StreamsTheStandardEventsInOrder) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(r->header("content-type"), "text/event-stream");
-  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   ASSERT_GE(events.size(), 9u) << r->body;
   std::vector<std::string> types;
   std::string deltas;
@@ -315,7 +315,7 @@ TEST_F(ResponsesTest, AFailedStreamEndsWithResponseFailed) {
   auto r = create(task("hi", true));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
-  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   ASSERT_EQ(events.size(), 3u) << r->body;
   EXPECT_EQ(events[0].name, "response.created");
   EXPECT_EQ(events[1].name, "response.in_progress");
@@ -366,9 +366,9 @@ TEST_F(ResponsesTest, ALaterRoundsTextContinuesTheSameMessage) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_NE(r->body.find(": keel tool fs_list"), std::string::npos);
-  std::vector<ResponseEvent> events = parse_response_events(r->body);
+  std::vector<NamedEvent> events = parse_named_events(r->body);
   int added = 0;
-  for (const ResponseEvent& e : events) added += e.name == "response.output_item.added" ? 1 : 0;
+  for (const NamedEvent& e : events) added += e.name == "response.output_item.added" ? 1 : 0;
   EXPECT_EQ(added, 1);
   EXPECT_EQ(events.back().data["response"]["output"][0]["content"][0]["text"], "Let me look.\n\nOne file.");
 }
