@@ -271,26 +271,13 @@ TEST_F(AnthropicEndpointTest, AReplyCutAtTheTokenLimitStopsWithMaxTokens) {
 TEST_F(AnthropicEndpointTest, TextStreamsLiveWhileTheModelWrites) {
   start();
   mock_.push(mock_slow_stream(reply("one two three four five six", {}, {9, 6}), 150));
-  RawHttpClient client(http_->port());
-  ASSERT_TRUE(client.ok());
-  const std::string body = ask("Count", true).dump();
-  std::string request = "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
-  request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-  ASSERT_TRUE(client.send(request));
-  auto head = client.read_head(10000);
-  ASSERT_TRUE(head);
-  ASSERT_EQ(head->status, 200);
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point sent = Clock::now();
+  const TimedStream stream = post_and_time_chunks(http_->port(), "/v1/messages", ask("Count", true).dump());
+  ASSERT_FALSE(stream.chunks.empty());
+  const std::string all = stream.all();
   std::vector<std::pair<double, std::string>> arrivals;  // ms since the head, the event name
-  std::string all;
-  for (;;) {
-    auto chunk = client.read_chunk(10000);
-    ASSERT_TRUE(chunk) << "the stream stalled; so far: " << all;
-    if (chunk->empty()) break;
-    all += *chunk;
-    const double at = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
-    for (const NamedEvent& e : parse_named_events(*chunk)) arrivals.emplace_back(at, e.name);
+  for (const TimedStream::Chunk& c : stream.chunks) {
+    const double at = std::chrono::duration<double, std::milli>(c.at - stream.head_at).count();
+    for (const NamedEvent& e : parse_named_events(c.text)) arrivals.emplace_back(at, e.name);
   }
   EXPECT_EQ(streamed_text(parse_named_events(all)), "one two three four five six");
   double first_delta = -1, stop = -1;

@@ -176,26 +176,17 @@ TEST_F(OpenAiClientToolsTest, JsonModeAcceptsAnObjectOnly) {
 TEST_F(OpenAiClientToolsTest, TextReachesTheClientWhileTheModelIsStillWriting) {
   start();
   mock_.push(mock_slow_stream(reply("one two three four five six seven eight"), 120));  // ~10 pieces, ~1.2 s
-  RawHttpClient client(http_->port());
-  ASSERT_TRUE(client.ok());
-  const std::string body = ask("Count", true).dump();
-  std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
-  request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
-  ASSERT_TRUE(client.send(request));
-  auto head = client.read_head(10000);
-  ASSERT_TRUE(head);
-  ASSERT_EQ(head->status, 200);
-  using Clock = std::chrono::steady_clock;
+  const TimedStream stream = post_and_time_chunks(http_->port(), "/v1/chat/completions", ask("Count", true).dump());
+  ASSERT_FALSE(stream.chunks.empty());
+  using Clock = TimedStream::Clock;
+  const std::string all = stream.all();
+  const Clock::time_point last = stream.chunks.back().at;
   std::optional<Clock::time_point> first_text;
-  Clock::time_point last = Clock::now();
-  std::string all;
-  for (;;) {
-    std::optional<std::string> chunk = client.read_chunk(10000);
-    ASSERT_TRUE(chunk) << all;
-    if (chunk->empty()) break;
-    all += *chunk;
-    last = Clock::now();
-    if (!first_text && chunk->find("\"content\":\"one") != std::string::npos) first_text = last;
+  for (const TimedStream::Chunk& c : stream.chunks) {
+    if (c.text.find("\"content\":\"one") != std::string::npos) {
+      first_text = c.at;
+      break;
+    }
   }
   ASSERT_TRUE(first_text) << all;
   // The first words arrive while the model still writes the rest (about a second more)...

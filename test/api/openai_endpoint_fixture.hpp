@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,51 @@ struct ChunkEvent {
   bool comment = false;
   std::string text;  // the comment (after ": ") or the data (after "data: ")
 };
+
+// A streamed reply as it arrived: when its head was read, and each chunk with its arrival time.
+struct TimedStream {
+  using Clock = std::chrono::steady_clock;
+  struct Chunk {
+    Clock::time_point at;
+    std::string text;
+  };
+  Clock::time_point head_at;
+  std::vector<Chunk> chunks;
+  std::string all() const {
+    std::string out;
+    for (const Chunk& c : chunks) out += c.text;
+    return out;
+  }
+};
+
+// POSTs `body` (JSON) to `path` on 127.0.0.1:`port` and reads the chunked reply as it arrives,
+// timing each chunk. The test fails (and the chunks so far come back) when the head is not 200 or
+// the stream stalls for 10 s.
+inline TimedStream post_and_time_chunks(uint16_t port, std::string_view path, const std::string& body) {
+  TimedStream out;
+  RawHttpClient client(port);
+  if (!client.ok()) {
+    ADD_FAILURE() << "cannot connect to 127.0.0.1:" << port;
+    return out;
+  }
+  std::string request = "POST " + std::string(path) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+  request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
+  auto head = client.send(request) ? client.read_head(10000) : std::nullopt;
+  if (!head || head->status != 200) {
+    ADD_FAILURE() << path << " did not answer 200";
+    return out;
+  }
+  out.head_at = TimedStream::Clock::now();
+  for (;;) {
+    std::optional<std::string> chunk = client.read_chunk(10000);
+    if (!chunk) {
+      ADD_FAILURE() << "the stream stalled; so far: " << out.all();
+      return out;
+    }
+    if (chunk->empty()) return out;
+    out.chunks.push_back({TimedStream::Clock::now(), std::move(*chunk)});
+  }
+}
 
 // One named event of a stream (the Responses and Messages APIs): its `event:` name and its data.
 struct NamedEvent {

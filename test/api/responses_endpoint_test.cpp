@@ -333,29 +333,18 @@ TEST_F(ResponsesTest, AFailedStreamEndsWithResponseFailed) {
 TEST_F(ResponsesTest, TextReachesTheClientWhileTheModelIsStillWriting) {
   start_responses();
   mock_.push(mock_slow_stream(reply("one two three four five six seven eight"), 120));  // ~10 pieces, ~1.2 s
-  RawHttpClient client(http_->port());
-  ASSERT_TRUE(client.ok());
-  const std::string body = task("Count", true).dump();
-  std::string request = "POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
-  request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
-  ASSERT_TRUE(client.send(request));
-  auto head = client.read_head(10000);
-  ASSERT_TRUE(head);
-  ASSERT_EQ(head->status, 200);
-  using Clock = std::chrono::steady_clock;
-  std::optional<Clock::time_point> first_text;
-  Clock::time_point last = Clock::now();
-  std::string all;
-  for (;;) {
-    std::optional<std::string> chunk = client.read_chunk(10000);
-    ASSERT_TRUE(chunk) << all;
-    if (chunk->empty()) break;
-    all += *chunk;
-    last = Clock::now();
-    if (!first_text && chunk->find("response.output_text.delta") != std::string::npos) first_text = last;
+  const TimedStream stream = post_and_time_chunks(http_->port(), "/v1/responses", task("Count", true).dump());
+  ASSERT_FALSE(stream.chunks.empty());
+  std::optional<TimedStream::Clock::time_point> first_text;
+  for (const TimedStream::Chunk& c : stream.chunks) {
+    if (c.text.find("response.output_text.delta") != std::string::npos) {
+      first_text = c.at;
+      break;
+    }
   }
-  ASSERT_TRUE(first_text) << all;
-  EXPECT_GT(std::chrono::duration_cast<std::chrono::milliseconds>(last - *first_text).count(), 600) << all;
+  ASSERT_TRUE(first_text) << stream.all();
+  EXPECT_GT(std::chrono::duration_cast<std::chrono::milliseconds>(stream.chunks.back().at - *first_text).count(), 600)
+      << stream.all();
 }
 
 TEST_F(ResponsesTest, ALaterRoundsTextContinuesTheSameMessage) {
