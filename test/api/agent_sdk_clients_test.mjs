@@ -3,12 +3,13 @@
 // with a client-side tool loop and structured output, whole and streamed, against the scripted
 // mock model of keel_openai_test_server. Run by agent_sdk_clients_test.sh.
 import assert from 'node:assert/strict';
+import { aiSdkChecks } from './ai_sdk_checks.mjs';
 import { check, countModelCalls, finish } from './client_checks.mjs';
 
 const baseURL = process.env.KEEL_OPENAI_URL;
 const apiKey = process.env.KEEL_OPENAI_TOKEN;
 const modules = process.env.KEEL_NPM_MODULES;
-const { generateText, streamText, Output, tool, stepCountIs } = await import(`${modules}/ai/dist/index.js`);
+const ai = await import(`${modules}/ai/dist/index.js`);
 const { createOpenAICompatible } = await import(`${modules}/@ai-sdk/openai-compatible/dist/index.js`);
 const { ChatOpenAI } = await import(`${modules}/@langchain/openai/dist/index.js`);
 const { z } = await import(`${modules}/zod/index.js`);
@@ -16,61 +17,7 @@ const { z } = await import(`${modules}/zod/index.js`);
 const modelCalls = () => countModelCalls(baseURL, apiKey);
 
 const keel = createOpenAICompatible({ name: 'keel', baseURL, apiKey, supportsStructuredOutputs: true });
-const weather = tool({
-  description: 'The weather in a city',
-  inputSchema: z.object({ city: z.string() }),
-  execute: async ({ city }) => `${city}: sunny, 21C`,
-});
-
-await check('AI SDK generateText runs the client tool loop', async () => {
-  const result = await generateText({
-    model: keel('default'),
-    prompt: 'What is the weather in Paris?',
-    tools: { get_weather: weather },
-    stopWhen: stepCountIs(3),
-  });
-  assert.equal(result.text, 'It is sunny in Paris.');
-  assert.equal(result.steps.length, 2);
-  assert.equal(result.steps[0].toolCalls[0].toolName, 'get_weather');
-  assert.deepEqual(result.steps[0].toolCalls[0].input, { city: 'Paris' });
-});
-
-await check('AI SDK streamText runs the client tool loop', async () => {
-  const result = streamText({
-    model: keel('default'),
-    prompt: 'Stream the weather in Paris',
-    tools: { get_weather: weather },
-    stopWhen: stepCountIs(3),
-  });
-  let text = '';
-  for await (const part of result.textStream) text += part;
-  assert.equal(text, 'It is sunny in Paris.');
-  assert.equal((await result.steps).length, 2);
-});
-
-await check('AI SDK structured output gets a validated object', async () => {
-  const { output } = await generateText({
-    model: keel('default'),
-    prompt: 'Answer in JSON',
-    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
-  });
-  assert.deepEqual(output, { city: 'Paris', sunny: true });
-});
-
-await check('AI SDK streamed structured output gets a validated object', async () => {
-  const result = streamText({
-    model: keel('default'),
-    prompt: 'Answer in JSON',
-    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
-  });
-  assert.deepEqual(await result.output, { city: 'Paris', sunny: true });
-});
-
-await check('AI SDK does not re-run a failed run', async () => {
-  const before = await modelCalls();
-  await assert.rejects(generateText({ model: keel('default'), prompt: 'please fail' }));
-  assert.equal(await modelCalls() - before, 1);
-});
+await aiSdkChecks({ ai, z, model: keel('default'), via: '', modelCalls });
 
 const chat = new ChatOpenAI({ model: 'default', apiKey, configuration: { baseURL } });
 

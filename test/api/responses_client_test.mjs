@@ -4,6 +4,7 @@
 // provider (openai.responses(profile) with generateText and streamText and a client tool), against
 // the scripted mock model of keel_openai_test_server. Run by responses_client_test.sh.
 import assert from 'node:assert/strict';
+import { aiSdkChecks } from './ai_sdk_checks.mjs';
 import { check, countModelCalls, finish } from './client_checks.mjs';
 
 const baseURL = process.env.KEEL_OPENAI_URL;
@@ -11,7 +12,7 @@ const apiKey = process.env.KEEL_OPENAI_TOKEN;
 const modules = process.env.KEEL_NPM_MODULES;
 const { default: OpenAI } = await import(process.env.KEEL_OPENAI_MODULE);
 const agents = await import(`${modules}/@openai/agents/dist/index.mjs`);
-const { generateText, streamText, Output, tool, stepCountIs } = await import(`${modules}/ai/dist/index.js`);
+const ai = await import(`${modules}/ai/dist/index.js`);
 const { createOpenAI } = await import(`${modules}/@ai-sdk/openai/dist/index.js`);
 const { z } = await import(`${modules}/zod/index.js`);
 
@@ -166,60 +167,6 @@ await check('Agents SDK run() with previousResponseId continues keel\'s conversa
 
 // The Vercel AI SDK's openai provider, Responses API models.
 const openai = createOpenAI({ baseURL, apiKey });
-const weather = tool({
-  description: 'The weather in a city',
-  inputSchema: z.object({ city: z.string() }),
-  execute: async ({ city }) => `${city}: sunny, 21C`,
-});
-
-await check('AI SDK generateText with openai.responses runs the client tool loop', async () => {
-  const result = await generateText({
-    model: openai.responses('default'),
-    prompt: 'What is the weather in Paris?',
-    tools: { get_weather: weather },
-    stopWhen: stepCountIs(3),
-  });
-  assert.equal(result.text, 'It is sunny in Paris.');
-  assert.equal(result.steps.length, 2);
-  assert.equal(result.steps[0].toolCalls[0].toolName, 'get_weather');
-  assert.deepEqual(result.steps[0].toolCalls[0].input, { city: 'Paris' });
-});
-
-await check('AI SDK streamText with openai.responses runs the client tool loop', async () => {
-  const result = streamText({
-    model: openai.responses('default'),
-    prompt: 'Stream the weather in Paris',
-    tools: { get_weather: weather },
-    stopWhen: stepCountIs(3),
-  });
-  let text = '';
-  for await (const part of result.textStream) text += part;
-  assert.equal(text, 'It is sunny in Paris.');
-  assert.equal((await result.steps).length, 2);
-});
-
-await check('AI SDK structured output through text.format', async () => {
-  const { output } = await generateText({
-    model: openai.responses('default'),
-    prompt: 'Answer in JSON',
-    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
-  });
-  assert.deepEqual(output, { city: 'Paris', sunny: true });
-});
-
-await check('AI SDK streamed structured output through text.format', async () => {
-  const result = streamText({
-    model: openai.responses('default'),
-    prompt: 'Answer in JSON',
-    output: Output.object({ schema: z.object({ city: z.string(), sunny: z.boolean() }) }),
-  });
-  assert.deepEqual(await result.output, { city: 'Paris', sunny: true });
-});
-
-await check('AI SDK does not re-run a failed run', async () => {
-  const before = await modelCalls();
-  await assert.rejects(generateText({ model: openai.responses('default'), prompt: 'please fail' }));
-  assert.equal(await modelCalls() - before, 1);
-});
+await aiSdkChecks({ ai, z, model: openai.responses('default'), via: ' with openai.responses', modelCalls });
 
 finish('responses client test');
