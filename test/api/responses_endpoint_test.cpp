@@ -12,7 +12,26 @@ namespace {
 
 using nlohmann::json;
 
-class ResponsesTest : public ResponsesEndpointFixture {};
+class ResponsesTest : public ResponsesEndpointFixture {
+ protected:
+  // Creates a background response whose model writes for about 10 s; its creation's reply (null,
+  // with the test failed, when it was not created).
+  json create_long_background_response() {
+    mock_.push(mock_slow_stream(reply(std::string(400, 'x')), 100));
+    json request = task("Write a lot");
+    request["background"] = true;
+    auto r = create(request);
+    if (!r || r->status != 200) {
+      ADD_FAILURE() << "the background response was not created: " << (r ? r->body : "no reply");
+      return nullptr;
+    }
+    return json::parse(r->body);
+  }
+  // Waits (up to 3 s) until the mock model has been called.
+  void wait_for_the_model() {
+    for (int i = 0; i < 300 && mock_.request_count() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+};
 
 TEST_F(ResponsesTest, CreatesAWholeResponse) {
   start_responses();
@@ -364,21 +383,15 @@ TEST_F(ResponsesTest, ALaterRoundsTextContinuesTheSameMessage) {
 
 TEST_F(ResponsesTest, ABackgroundResponseCanBeCancelled) {
   start_responses();
-  mock_.push(mock_slow_stream(reply(std::string(400, 'x')), 100));  // about 10 s
-  json request = task("Write a lot");
-  request["background"] = true;
-  auto r = create(request);
-  ASSERT_TRUE(r);
-  ASSERT_EQ(r->status, 200) << r->body;
-  const json started = json::parse(r->body);
+  const json started = create_long_background_response();
+  ASSERT_TRUE(started.is_object());
   EXPECT_EQ(started["status"], "in_progress");
   EXPECT_EQ(started["background"], true);
   const std::string id = started["id"];
   auto got = on_response("GET", id);
   ASSERT_TRUE(got);
   EXPECT_EQ(json::parse(got->body)["status"], "in_progress");
-  for (int i = 0; i < 300 && mock_.request_count() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_for_the_model();
   const auto t0 = std::chrono::steady_clock::now();
   auto cancelled = on_response("POST", id + "/cancel");
   ASSERT_TRUE(cancelled);
@@ -397,14 +410,8 @@ TEST_F(ResponsesTest, ABackgroundResponseCanBeCancelled) {
 
 TEST_F(ResponsesTest, ABackgroundRunStopsWhenTheServerGoesAway) {
   start_responses();
-  mock_.push(mock_slow_stream(reply(std::string(400, 'x')), 100));  // about 10 s
-  json request = task("Write a lot");
-  request["background"] = true;
-  auto r = create(request);
-  ASSERT_TRUE(r);
-  ASSERT_EQ(r->status, 200) << r->body;
-  for (int i = 0; i < 300 && mock_.request_count() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(create_long_background_response().is_object());
+  wait_for_the_model();
   const auto t0 = std::chrono::steady_clock::now();
   http_.reset();
   workers_.reset();  // waits for the run
