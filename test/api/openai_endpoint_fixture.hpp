@@ -78,6 +78,19 @@ inline TimedStream post_and_time_chunks(uint16_t port, std::string_view path, co
   }
 }
 
+// The blocks of an event-stream body (the text between blank lines), in order.
+inline std::vector<std::string_view> sse_blocks(std::string_view body) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string_view::npos) end = body.size();
+    out.push_back(body.substr(pos, end - pos));
+    pos = end + 2;
+  }
+  return out;
+}
+
 // One named event of a stream (the Responses and Messages APIs): its `event:` name and its data.
 struct NamedEvent {
   std::string name;
@@ -89,12 +102,7 @@ struct NamedEvent {
 // "UNREADABLE" holding the block as a string.
 inline std::vector<NamedEvent> parse_named_events(std::string_view body) {
   std::vector<NamedEvent> out;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t end = body.find("\n\n", pos);
-    if (end == std::string_view::npos) end = body.size();
-    std::string_view block = body.substr(pos, end - pos);
-    pos = end + 2;
+  for (std::string_view block : sse_blocks(body)) {
     if (block.rfind(": ", 0) == 0) continue;
     NamedEvent e;
     std::string_view data = block;
@@ -117,12 +125,7 @@ inline std::vector<NamedEvent> parse_named_events(std::string_view body) {
 // Splits an event-stream body into its events.
 inline std::vector<ChunkEvent> parse_sse(std::string_view body) {
   std::vector<ChunkEvent> out;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t end = body.find("\n\n", pos);
-    if (end == std::string_view::npos) end = body.size();
-    std::string_view block = body.substr(pos, end - pos);
-    pos = end + 2;
+  for (std::string_view block : sse_blocks(body)) {
     ChunkEvent e;
     if (block.rfind(": ", 0) == 0) {
       e.comment = true;
