@@ -67,7 +67,10 @@ test: deps-test
 	@$(MAKE) --no-print-directory test-wasm
 	@$(MAKE) --no-print-directory test-fuzz
 
-demo: build
+# Builds only the keel command (not the tests or benchmarks), then runs scripts/demo.sh.
+demo: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default -j $(JOBS) --target keel
 	@scripts/demo.sh
 
 # keel_run_bench: whole `keel run` processes against a model server in another process, beside a

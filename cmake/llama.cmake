@@ -82,7 +82,7 @@ endif()
 if(_jinja_dir AND EXISTS "${_jinja_dir}/jinja/runtime.h" AND EXISTS "${_jinja_dir}/json.cpp")
   file(GLOB _jinja_sources "${_jinja_dir}/jinja/*.cpp")
   add_library(keel_jinja STATIC ${_jinja_sources} "${_jinja_dir}/json.cpp" "${_jinja_dir}/unicode.cpp")
-  target_include_directories(keel_jinja SYSTEM PUBLIC "${_jinja_dir}")
+  target_include_directories(keel_jinja SYSTEM PUBLIC "$<BUILD_INTERFACE:${_jinja_dir}>")
   target_include_directories(keel_jinja PRIVATE "${CMAKE_SOURCE_DIR}/cmake/jinja_shim")
   target_compile_options(keel_jinja PRIVATE -w)  # another project's code: its warnings are not ours to fix
   target_link_libraries(keel_jinja PRIVATE nlohmann_json::nlohmann_json)

@@ -15,7 +15,8 @@
 //                  quoted fields stay text ("" is the empty string).
 //   math_aggregate {op, values? | rows? + field} sum/avg/min/max/count/median →
 //                  {"op", "value", "count", "skipped"}; numeric strings count, other values are
-//                  skipped; no numbers: sum and count are 0, the others an error.
+//                  skipped; no numbers: sum and count are 0, the others an error; a `field` that no
+//                  item has is an error naming the fields there are (a misnamed column).
 //   tool_search    {query, limit?}  the registry's tools matching words of the query, name
 //                  matches ranked above description matches.
 //

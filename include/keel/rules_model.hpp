@@ -12,6 +12,13 @@
 //                                                                 literal>, "path": ...}
 //   "count lines in main.cpp", "how many lines does a.txt have" -> fs_read, then counts
 //   "what time is it", "what's the date today"               -> get_datetime {}
+//   "sum the amount column of sales.csv", "average of column price in a.csv",
+//   "write the total of the amount column of sales.csv to total.txt"
+//                                                              -> a plan (keel/core/plan.hpp):
+//        fs_read -> parse_csv -> math_aggregate (sum/avg/min/max/median/count) [-> fs_write],
+//        whose reply the agent fills from the results ("The sum of the amount column in
+//        sales.csv is 341.75 (from 4 of 4 rows)."); a step that fails halts the plan and the
+//        model then answers with the failure.
 // It makes one native tool call (id "rules_1"), and once that call's result is in the
 // conversation it answers from it: a short lead line plus the tool output, "a.txt has 3 lines.",
 // "It is <weekday>, <local ISO 8601 time>, time zone <zone>." (from get_datetime's "local:",
@@ -35,7 +42,7 @@ namespace keel {
 // The answer the rules model gives to a request it cannot handle.
 inline constexpr const char* kRulesModelCannotHandle =
     "The built-in rules model cannot handle this request. It understands: listing, reading and searching files, "
-    "counting lines in a file, and the date and time. Configure a model with --model (e.g. --model "
+    "counting lines in a file, the sum, average, minimum, maximum or median of a CSV column, and the date and time. Configure a model with --model (e.g. --model "
     "ollama/qwen2.5:7b) to do more.";
 
 // A new rules model. describe() is "rules (deterministic, no model)".

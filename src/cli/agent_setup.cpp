@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kRulesNotice =
     "keel: no model configured; using the built-in rules model (deterministic: it lists, reads and searches files, "
-    "counts lines and tells the date and time). Set --model or KEEL_MODEL to use a real model.";
+    "counts lines, aggregates CSV columns with a plan and tells the date and time). Set --model or KEEL_MODEL to use "
+    "a real model.";
 
 }  // namespace
 
@@ -71,7 +72,8 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   KEEL_ASSIGN_OR_RETURN(a->assembled_, assembly::AssembledAgent::create(in, host, record));
   Agent& agent = a->assembled_->agent();
 
-  const bool rules = assembly::uses_rules_model(a->assembled_->config());
+  // The notice is for a user who configured no model; `--model rules` is a choice, not an omission.
+  const bool rules = assembly::uses_rules_model(a->assembled_->config()) && !flags.model;
   if (quiet) {
     // nothing is printed
   } else if (json_out) {

@@ -24,6 +24,7 @@
 #include "mcp_server/mcp_http_endpoint.hpp"
 #include "server/host_origin_policy.hpp"
 #include "server/http_server.hpp"
+#include "base/install_paths.hpp"
 #include "base/thread_pool.hpp"
 
 #ifndef KEEL_WEB_DIR
@@ -32,6 +33,12 @@
 
 namespace keel::cli {
 namespace {
+
+// The web UI's files: an installed keel's (<prefix>/share/keel/web), else the source tree's.
+std::string default_web_dir() {
+  if (auto installed = detail::installed_path("share/keel/web"); !installed.empty()) return installed.string();
+  return KEEL_WEB_DIR;
+}
 
 struct HttpServeArgs {
   api::ServeAgentFlags agent;
@@ -81,7 +88,7 @@ int http_serve_command(const HttpServeArgs& args) {
   if (!http_token->kept_in.empty()) token_hint = " (keel serve printed it; it is kept in " + http_token->kept_in + ")";
   std::stop_token interrupted = install_interrupt_handler();
   if (args.workers < 1 || args.workers > 256) return fail("--workers must be between 1 and 256");
-  std::string web_dir = args.web_dir.value_or(KEEL_WEB_DIR);
+  std::string web_dir = args.web_dir.value_or(default_web_dir());
   std::error_code ec;
   if (!web_dir.empty() && !std::filesystem::is_regular_file(std::filesystem::path(web_dir) / "index.html", ec)) {
     if (args.web_dir) return fail("--web-dir " + web_dir + " has no index.html");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/install_paths.hpp"
 #include "base/shared_library.hpp"
 
 namespace keel::llama_detail {
@@ -20,9 +21,12 @@ std::vector<std::string> candidates() {
   if (const char* env = std::getenv("KEEL_LLAMA_LIB"); env != nullptr && *env != '\0') return {env};
   std::vector<std::string> out;
 #ifdef KEEL_LLAMA_LIBRARY
+  // An installed keel (cmake --install, the .deb) keeps llama.cpp in <prefix>/lib/keel.
+  const std::string file_name = std::filesystem::path(KEEL_LLAMA_LIBRARY).filename().string();
+  if (auto installed = detail::installed_path("lib/keel/" + file_name); !installed.empty()) out.push_back(installed);
   std::error_code ec;
   if (std::filesystem::exists(KEEL_LLAMA_LIBRARY, ec)) out.emplace_back(KEEL_LLAMA_LIBRARY);
-  out.push_back(std::filesystem::path(KEEL_LLAMA_LIBRARY).filename().string());
+  out.push_back(file_name);
 #endif
   out.emplace_back("libllama.so");
   return out;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm/rules_data_plan.hpp"
 #include "llm/rules_intent.hpp"
 
 namespace keel {
@@ -54,6 +55,13 @@ bool tool_offered(const ModelRequest& request, const std::string& name) {
     if (spec.name == name) return true;
   }
   return false;
+}
+
+bool offers_all(const ModelRequest& request, const detail::RulesDataQuery& query) {
+  for (const std::string& tool : detail::data_plan_tools(query)) {
+    if (!tool_offered(request, tool)) return false;
+  }
+  return true;
 }
 
 std::string arguments_json(const RulesPlan& plan) {
@@ -157,6 +165,14 @@ class RulesModel final : public LlmClient {
     ModelReply reply;
     reply.model = "rules";
     Turn turn = find_turn(request);
+    // A column question is answered by a plan whose reply the agent fills from the tools' results.
+    if (turn.task != nullptr && turn.tool_result == nullptr) {
+      if (auto query = detail::read_data_query(turn.task->content); query && offers_all(request, *query)) {
+        reply.text = detail::data_plan_reply(*query);
+        reply.finish_reason = "stop";
+        return reply;
+      }
+    }
     RulesPlan plan = turn.task ? detail::plan_rules_task(turn.task->content) : RulesPlan{};
 
     if (turn.tool_result != nullptr) {

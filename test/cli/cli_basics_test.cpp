@@ -82,6 +82,11 @@ TEST_F(CliBasicsTest, RulesModelIsAnnouncedAndDoesRealWork) {
   CliRun count = keel({"run", "count lines in notes.txt"}, ws_.path());
   EXPECT_EQ(count.exit_code, 0) << count.err;
   EXPECT_NE(count.out.find("3 lines"), std::string::npos) << count.out;
+  // Chosen with --model rules, it is not announced as a fallback.
+  CliRun chosen = keel({"run", "--model", "rules", "count lines in notes.txt"}, ws_.path());
+  EXPECT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_NE(chosen.out.find("3 lines"), std::string::npos) << chosen.out;
+  EXPECT_EQ(chosen.err.find("no model configured"), std::string::npos) << chosen.err;
   CliRun poem = keel({"run", "write a poem about the sea"}, ws_.path());
   EXPECT_EQ(poem.exit_code, 0);
   EXPECT_NE(poem.out.find("cannot handle"), std::string::npos) << poem.out;

@@ -142,14 +142,27 @@ Result<std::string> aggregate(const json& args) {
 
   std::vector<Number> nums;
   size_t skipped = 0;
+  size_t with_field = 0;
   for (const json& item : items) {
     const json* v = field.empty() ? &item : field_of(item, field);
+    if (v != nullptr) ++with_field;
     std::optional<Number> n = v != nullptr ? number_of(*v) : std::nullopt;
     if (n) {
       nums.push_back(*n);
     } else {
       ++skipped;
     }
+  }
+
+  // A field no item has is a wrong name, not a column of blanks: a sum of 0 would be a plausible
+  // wrong answer.
+  if (!field.empty() && !items.empty() && with_field == 0) {
+    std::string names;
+    if (items[0].is_object()) {
+      for (const auto& [key, member] : items[0].items()) names += (names.empty() ? "" : ", ") + key;
+    }
+    return Status::InvalidArgument("no item has a field '" + field + "'" +
+                                   (names.empty() ? std::string() : "; the first item's fields are (sorted): " + names));
   }
 
   json value;

@@ -62,6 +62,22 @@ TEST_F(MathAggregateTest, FieldOfRows) {
   EXPECT_EQ(h_.ok("math_aggregate", {{"op", "sum"}, {"values", rows}, {"field", "price"}})["value"], 60);
 }
 
+// A field that no row has is a misnamed column: every op fails and names the fields there are,
+// rather than a sum of 0 or a count of 0.
+TEST_F(MathAggregateTest, AFieldNoRowHasIsAnErrorNamingTheFields) {
+  const json rows = json::parse(R"([{"region": "north", "amount": 120.5}, {"region": "south", "amount": 80}])");
+  for (const char* op : {"sum", "count", "avg", "max"}) {
+    Result<std::string> r = h_.run("math_aggregate", {{"op", op}, {"rows", rows}, {"field", "price"}});
+    ASSERT_FALSE(r.ok()) << op;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_TRUE(has(r.status().message(), "no item has a field 'price'")) << r.status().message();
+    EXPECT_TRUE(has(r.status().message(), "amount, region")) << r.status().message();
+  }
+  // Present in some rows only: the others are skipped, as before.
+  const json some = json::parse(R"([{"amount": 1}, {"region": "x"}])");
+  EXPECT_EQ(h_.ok("math_aggregate", {{"op", "sum"}, {"rows", some}, {"field", "amount"}})["skipped"], 1);
+}
+
 TEST_F(MathAggregateTest, EmptyInput) {
   EXPECT_EQ(agg("sum", json::array()), json::parse(R"({"op": "sum", "value": 0, "count": 0, "skipped": 0})"));
   EXPECT_EQ(value("count", json::array()), 0);
