@@ -1,0 +1,521 @@
+// Command hooks of settings files (runtime/command_hooks.hpp) on a real Agent: each event's JSON
+// on stdin, exit code 2 blocking, the JSON answers (permissionDecision, updatedInput, decision,
+// continue), timeouts, the sandbox failing closed, and a hook never loosening the policy.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "keel/agent.hpp"
+#include "runtime/command_hooks.hpp"
+#include "support/fake_llm.hpp"
+#include "support/temp_dir.hpp"
+
+namespace keel {
+namespace {
+
+using nlohmann::json;
+using testing::FakeLlm;
+
+// Answers every request with `verdict` and counts the questions.
+struct CountingApprover : Approver {
+  ApprovalVerdict verdict = ApprovalVerdict::kAllow;
+  std::vector<ApprovalRequest> asked;
+  std::vector<ApprovalDecision> decide(const std::vector<ApprovalRequest>& reqs, std::stop_token) override {
+    std::vector<ApprovalDecision> out;
+    for (const auto& r : reqs) {
+      asked.push_back(r);
+      out.push_back({r.call.id, verdict, "scripted"});
+    }
+    return out;
+  }
+};
+
+class CommandHooksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ToolSpec deploy;
+    deploy.name = "deploy";
+    deploy.description = "deploys";
+    deploy.parameters_schema =
+        R"({"type":"object","properties":{"target":{"type":"string"}},"required":["target"],"additionalProperties":false})";
+    deploy.risk = Risk::kHigh;
+    ASSERT_TRUE(tools_.add(make_tool(deploy, [this](const json& args, const ToolContext&) -> Result<std::string> {
+                    deployed_.push_back(args.value("target", std::string()));
+                    return "deployed " + args.value("target", std::string());
+                  })).ok());
+    ToolSpec lookup;
+    lookup.name = "lookup";
+    lookup.description = "looks a key up";
+    lookup.parameters_schema = R"({"type":"object","properties":{"key":{"type":"string"}}})";
+    lookup.read_only = true;
+    ASSERT_TRUE(tools_.add(make_tool(lookup, [this](const json& args, const ToolContext&) -> Result<std::string> {
+                    ++lookups_;
+                    return "value of " + args.value("key", std::string());
+                  })).ok());
+    ToolSpec spawn;  // stands in for keel's spawn_agent: SubagentStop follows its calls
+    spawn.name = "spawn_agent";
+    spawn.description = "runs a sub-agent";
+    spawn.parameters_schema = R"({"type":"object","properties":{"task":{"type":"string"}}})";
+    spawn.read_only = true;
+    ASSERT_TRUE(tools_.add(make_tool(spawn, [](const json&, const ToolContext&) -> Result<std::string> {
+                    return std::string("sub-agent answer");
+                  })).ok());
+  }
+
+  std::string ws() const { return ws_.path().string(); }
+
+  // A command that appends its stdin as one line to <workspace>/NAME.jsonl.
+  static std::string record(const std::string& name) {
+    return "cat >> \"$KEEL_PROJECT_DIR/" + name + ".jsonl\"; echo >> \"$KEEL_PROJECT_DIR/" + name + ".jsonl\"";
+  }
+  // The JSON lines a record() command wrote.
+  std::vector<json> recorded(const std::string& name) const {
+    std::vector<json> out;
+    std::istringstream in(testing::read_file(ws_.path() / (name + ".jsonl")));
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) out.push_back(json::parse(line));
+    }
+    return out;
+  }
+
+  // CommandHooks for settings `text`; fails the test when it does not parse.
+  std::shared_ptr<detail::CommandHooks> hooks(const json& settings, std::optional<SandboxPolicy> sandbox = std::nullopt) {
+    detail::HookSettings s;
+    Status parsed = detail::parse_hook_settings(settings.dump(), "test-settings.json", false, s);
+    EXPECT_TRUE(parsed.ok()) << parsed.to_string();
+    detail::CommandHookOptions o;
+    o.workspace = ws();
+    o.sandbox = std::move(sandbox);
+    o.warn = [this](const std::string& line) { warnings_.push_back(line); };
+    return std::make_shared<detail::CommandHooks>(std::move(s.commands), std::move(o));
+  }
+
+  AgentOptions options() {
+    AgentOptions o;
+    o.workspace = ws();
+    o.load_agents_md = false;
+    o.stream = false;
+    o.config.max_rounds = 6;
+    return o;
+  }
+
+  // One run of `task` on a fresh agent with `h`, the policy `o` and `approver`.
+  RunOutcome run(std::shared_ptr<Hooks> h, const std::string& task, std::shared_ptr<Approver> approver = nullptr,
+                 std::optional<AgentOptions> o = std::nullopt) {
+    Agent agent(llm_, tools_, o ? *o : options());
+    agent.add_hooks(std::move(h));
+    if (approver) agent.set_approver(std::move(approver));
+    Result<RunOutcome> out = agent.run(task);
+    EXPECT_TRUE(out.ok()) << out.status().to_string();
+    return out.ok() ? *out : RunOutcome{};
+  }
+
+  // The content of the last tool message of the last request.
+  std::string last_tool_message() const {
+    auto reqs = llm_.requests();
+    for (auto it = reqs.back().messages.rbegin(); it != reqs.back().messages.rend(); ++it) {
+      if (it->role == Role::kTool) return it->content;
+    }
+    return {};
+  }
+
+  static json on(const std::string& event, const std::string& matcher, const std::string& command, int timeout = 0) {
+    json h = {{"type", "command"}, {"command", command}};
+    if (timeout > 0) h["timeout"] = timeout;
+    json group = {{"hooks", json::array({h})}};
+    if (!matcher.empty()) group["matcher"] = matcher;
+    return {{"hooks", {{event, json::array({group})}}}};
+  }
+  // Several events' hooks in one settings object.
+  static json merged(std::initializer_list<json> parts) {
+    json out = {{"hooks", json::object()}};
+    for (const json& p : parts) {
+      for (const auto& [event, groups] : p["hooks"].items()) {
+        for (const auto& g : groups) out["hooks"][event].push_back(g);
+      }
+    }
+    return out;
+  }
+
+  static void expect_common(const json& j, const std::string& event, const std::string& ws) {
+    EXPECT_EQ(j.value("hook_event_name", ""), event) << j.dump();
+    EXPECT_EQ(j.value("cwd", ""), ws) << j.dump();
+    EXPECT_FALSE(j.value("session_id", "").empty()) << j.dump();
+    EXPECT_TRUE(j.contains("transcript_path")) << j.dump();
+    EXPECT_EQ(j.value("permission_mode", ""), "default") << j.dump();
+  }
+
+  testing::TempDir ws_;
+  ToolRegistry tools_;
+  FakeLlm llm_;
+  std::vector<std::string> deployed_;
+  std::atomic<int> lookups_{0};
+  std::vector<std::string> warnings_;
+};
+
+TEST_F(CommandHooksTest, EveryEventOfARunGetsItsDocumentedFieldsOnStdin) {
+  json settings = merged({on("SessionStart", "startup", record("SessionStart")),
+                          on("UserPromptSubmit", "", record("UserPromptSubmit")),
+                          on("PreToolUse", "deploy|spawn_agent", record("PreToolUse")),
+                          on("PermissionRequest", "deploy", record("PermissionRequest")),
+                          on("Notification", "permission_prompt", record("Notification")),
+                          on("PostToolUse", "*", record("PostToolUse")), on("SubagentStop", "", record("SubagentStop")),
+                          on("Stop", "", record("Stop")), on("SessionEnd", "", record("SessionEnd"))});
+  llm_.push_call("deploy", R"({"target":"staging"})");
+  llm_.push_call("spawn_agent", R"({"task":"check"})");
+  llm_.push_text("all done");
+  auto approver = std::make_shared<CountingApprover>();
+  RunOutcome out = run(hooks(settings), "ship it", approver);
+  ASSERT_TRUE(out.ok) << out.error;
+
+  auto start = recorded("SessionStart");
+  ASSERT_EQ(start.size(), 1u);
+  expect_common(start[0], "SessionStart", ws());
+  EXPECT_EQ(start[0]["source"], "startup");
+
+  auto prompt = recorded("UserPromptSubmit");
+  ASSERT_EQ(prompt.size(), 1u);
+  expect_common(prompt[0], "UserPromptSubmit", ws());
+  EXPECT_EQ(prompt[0]["prompt"], "ship it");
+
+  auto pre = recorded("PreToolUse");
+  ASSERT_EQ(pre.size(), 2u);
+  expect_common(pre[0], "PreToolUse", ws());
+  EXPECT_EQ(pre[0]["tool_name"], "deploy");
+  EXPECT_EQ(pre[0]["tool_input"], json({{"target", "staging"}}));
+  EXPECT_FALSE(pre[0].value("tool_use_id", "").empty());
+  EXPECT_EQ(pre[1]["tool_name"], "spawn_agent");
+
+  auto permission = recorded("PermissionRequest");
+  ASSERT_EQ(permission.size(), 1u);  // lookup-free run: only deploy needed a question
+  expect_common(permission[0], "PermissionRequest", ws());
+  EXPECT_EQ(permission[0]["tool_name"], "deploy");
+  EXPECT_EQ(permission[0]["tool_input"], json({{"target", "staging"}}));
+
+  auto note = recorded("Notification");
+  ASSERT_EQ(note.size(), 1u);
+  expect_common(note[0], "Notification", ws());
+  EXPECT_EQ(note[0]["notification_type"], "permission_prompt");
+  EXPECT_NE(note[0].value("message", "").find("deploy"), std::string::npos);
+
+  auto post = recorded("PostToolUse");
+  ASSERT_EQ(post.size(), 2u);
+  expect_common(post[0], "PostToolUse", ws());
+  EXPECT_EQ(post[0]["tool_name"], "deploy");
+  EXPECT_EQ(post[0]["tool_input"], json({{"target", "staging"}}));
+  EXPECT_EQ(post[0]["tool_use_id"], pre[0]["tool_use_id"]);
+  EXPECT_EQ(post[0]["tool_response"]["content"], "deployed staging");
+  EXPECT_EQ(post[0]["tool_response"]["status"], "ok");
+
+  auto sub = recorded("SubagentStop");
+  ASSERT_EQ(sub.size(), 1u);
+  expect_common(sub[0], "SubagentStop", ws());
+  EXPECT_EQ(sub[0]["stop_hook_active"], false);
+
+  auto stop = recorded("Stop");
+  ASSERT_EQ(stop.size(), 1u);
+  expect_common(stop[0], "Stop", ws());
+  EXPECT_EQ(stop[0]["stop_hook_active"], false);
+
+  auto end = recorded("SessionEnd");
+  ASSERT_EQ(end.size(), 1u);
+  expect_common(end[0], "SessionEnd", ws());
+  EXPECT_EQ(end[0]["reason"], "other");
+  EXPECT_EQ(end[0]["session_id"], start[0]["session_id"]);
+  EXPECT_TRUE(warnings_.empty()) << warnings_.front();
+}
+
+TEST_F(CommandHooksTest, PreCompactHookGetsTheTriggerBeforeTheContextIsSummarized) {
+  std::vector<Message> earlier;  // plain conversation: only a summary makes it fit
+  for (int i = 0; i < 12; ++i) {
+    earlier.push_back(Message::user("question " + std::to_string(i) + " " + std::string(300, 'q')));
+    earlier.push_back(Message::assistant("answer " + std::to_string(i) + " " + std::string(300, 'a')));
+  }
+  AgentOptions o = options();
+  o.config.context.context_window = 2000;
+  o.config.context.recency_rounds = 1;
+  llm_.push_text("twelve questions, all answered");
+  llm_.push_text("one");
+  Agent agent(llm_, tools_, o);
+  agent.add_hooks(hooks(merged({on("PreCompact", "auto", record("PreCompact")), on("PreCompact", "manual", record("Manual"))})));
+  Result<RunOutcome> out = agent.run_after(earlier, "TASK");
+  ASSERT_TRUE(out.ok() && out->ok);
+  auto pre = recorded("PreCompact");
+  ASSERT_EQ(pre.size(), 1u);
+  expect_common(pre[0], "PreCompact", ws());
+  EXPECT_EQ(pre[0]["trigger"], "auto");
+  EXPECT_TRUE(pre[0].contains("custom_instructions"));
+  EXPECT_TRUE(recorded("Manual").empty());  // the matcher is the trigger
+}
+
+TEST_F(CommandHooksTest, PreToolUseExitTwoBlocksTheCallAndTheModelReadsStderr) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  RunOutcome out = run(hooks(on("PreToolUse", "lookup", "echo 'lookups are off today' >&2; exit 2")), "look k up");
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(lookups_.load(), 0);
+  EXPECT_NE(last_tool_message().find("lookups are off today"), std::string::npos) << last_tool_message();
+}
+
+TEST_F(CommandHooksTest, MatchersMatchTheWholeToolName) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  RunOutcome out = run(hooks(on("PreToolUse", "look", "exit 2")), "look k up");
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(lookups_.load(), 1);  // "look" is not "lookup"
+}
+
+TEST_F(CommandHooksTest, PermissionDecisionDenyRefusesTheCallWithItsReason) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  std::string answer = R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not this key"}})";
+  RunOutcome out = run(hooks(on("PreToolUse", "", "echo '" + answer + "'")), "look k up");
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(lookups_.load(), 0);
+  EXPECT_NE(last_tool_message().find("not this key"), std::string::npos) << last_tool_message();
+}
+
+TEST_F(CommandHooksTest, PermissionDecisionAskAsksTheApproverAboutACallThePolicyWouldRun) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  std::string answer = R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check the key"}})";
+  auto approver = std::make_shared<CountingApprover>();
+  approver->verdict = ApprovalVerdict::kDeny;
+  RunOutcome out = run(hooks(on("PreToolUse", "", "echo '" + answer + "'")), "look k up", approver);
+  ASSERT_TRUE(out.ok) << out.error;
+  ASSERT_EQ(approver->asked.size(), 1u);
+  EXPECT_NE(approver->asked[0].reason.find("check the key"), std::string::npos);
+  EXPECT_EQ(lookups_.load(), 0);
+}
+
+TEST_F(CommandHooksTest, PermissionDecisionAllowSkipsTheQuestionThePolicyWouldAsk) {
+  llm_.push_call("deploy", R"({"target":"staging"})");
+  llm_.push_text("ok");
+  std::string answer = R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}})";
+  auto approver = std::make_shared<CountingApprover>();
+  approver->verdict = ApprovalVerdict::kDeny;
+  RunOutcome out = run(hooks(on("PreToolUse", "deploy", "echo '" + answer + "'")), "deploy", approver);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(approver->asked.empty());
+  EXPECT_EQ(deployed_, std::vector<std::string>{"staging"});
+}
+
+TEST_F(CommandHooksTest, HookAllowNeverOverridesAPolicyDeny) {
+  llm_.push_call("deploy", R"({"target":"prod"})");
+  llm_.push_text("ok");
+  AgentOptions o = options();
+  o.approvals.tools["deploy"].mode = ApprovalMode::kDeny;
+  o.approvals.tools["deploy"].source = "keel.yaml";
+  std::string answer = R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}})";
+  auto approver = std::make_shared<CountingApprover>();
+  RunOutcome out = run(hooks(on("PreToolUse", "deploy", "echo '" + answer + "'")), "deploy", approver, o);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(deployed_.empty());
+  EXPECT_TRUE(approver->asked.empty());
+  EXPECT_NE(last_tool_message().find("denied"), std::string::npos) << last_tool_message();
+}
+
+TEST_F(CommandHooksTest, UpdatedInputIsWhatRunsAndThePolicySeesIt) {
+  llm_.push_call("deploy", R"({"target":"prod"})");
+  llm_.push_text("ok");
+  std::string answer =
+      R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"target":"staging"}}})";
+  RunOutcome out = run(hooks(on("PreToolUse", "deploy", "echo '" + answer + "'")), "deploy", nullptr);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(deployed_, std::vector<std::string>{"staging"});
+  EXPECT_NE(last_tool_message().find("deployed staging"), std::string::npos) << last_tool_message();
+
+  // A policy deny pattern applies to the rewritten arguments too.
+  llm_.push_call("deploy", R"({"target":"staging"})");
+  llm_.push_text("ok");
+  AgentOptions o = options();
+  o.approvals.tools["deploy"].deny_patterns = {"prod"};
+  std::string to_prod =
+      R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"target":"prod"}}})";
+  out = run(hooks(on("PreToolUse", "deploy", "echo '" + to_prod + "'")), "deploy", nullptr, o);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(deployed_, std::vector<std::string>{"staging"});  // nothing more ran
+}
+
+TEST_F(CommandHooksTest, UpdatedInputThatDoesNotFitTheSchemaRefusesTheCall) {
+  llm_.push_call("deploy", R"({"target":"prod"})");
+  llm_.push_text("ok");
+  std::string answer =
+      R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"where":"prod"}}})";
+  RunOutcome out = run(hooks(on("PreToolUse", "deploy", "echo '" + answer + "'")), "deploy", std::make_shared<CountingApprover>());
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(deployed_.empty());
+  EXPECT_NE(last_tool_message().find("do not fit the tool"), std::string::npos) << last_tool_message();
+}
+
+TEST_F(CommandHooksTest, PermissionRequestHookAnswersInsteadOfTheApprover) {
+  llm_.push_call("deploy", R"({"target":"staging"})");
+  llm_.push_text("ok");
+  std::string answer = R"({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no deploys on Fridays"}}})";
+  auto approver = std::make_shared<CountingApprover>();
+  RunOutcome out = run(hooks(on("PermissionRequest", "deploy", "echo '" + answer + "'")), "deploy", approver);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(approver->asked.empty());
+  EXPECT_TRUE(deployed_.empty());
+  EXPECT_NE(last_tool_message().find("no deploys on Fridays"), std::string::npos) << last_tool_message();
+}
+
+TEST_F(CommandHooksTest, AHangingHookIsKilledAtItsTimeoutAndTheRunGoesOn) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  auto t0 = std::chrono::steady_clock::now();
+  RunOutcome out = run(hooks(on("PreToolUse", "lookup", "sleep 30", 1)), "look k up");
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(lookups_.load(), 1);
+  EXPECT_GE(took, 900);
+  EXPECT_LT(took, 5000);
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("'sleep 30'"), std::string::npos) << warnings_[0];
+  EXPECT_NE(warnings_[0].find("timeout of 1 s"), std::string::npos) << warnings_[0];
+}
+
+TEST_F(CommandHooksTest, OtherExitCodesAreReportedAndDoNotBlock) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  RunOutcome out = run(hooks(on("PreToolUse", "lookup", "echo broken >&2; exit 1")), "look k up");
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(lookups_.load(), 1);
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("exit code 1"), std::string::npos) << warnings_[0];
+  EXPECT_NE(warnings_[0].find("broken"), std::string::npos) << warnings_[0];
+}
+
+TEST_F(CommandHooksTest, UserPromptSubmitExitTwoRefusesTheTask) {
+  llm_.push_text("never");
+  RunOutcome out = run(hooks(on("UserPromptSubmit", "", "echo 'no secrets in prompts' >&2; exit 2")), "the key is 123");
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.error.find("no secrets in prompts"), std::string::npos) << out.error;
+  EXPECT_TRUE(llm_.requests().empty());  // the model never saw it
+}
+
+TEST_F(CommandHooksTest, UserPromptSubmitAndSessionStartOutputReachTheModel) {
+  llm_.push_text("ok");
+  RunOutcome out = run(hooks(merged({on("UserPromptSubmit", "", "echo 'branch: main'"),
+                                     on("SessionStart", "", R"(echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"tests: make check"}}')")})),
+                       "hello");
+  ASSERT_TRUE(out.ok) << out.error;
+  auto reqs = llm_.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  std::string all;
+  for (const Message& m : reqs[0].messages) all += m.content + "\n";
+  EXPECT_NE(all.find("branch: main"), std::string::npos) << all;
+  EXPECT_NE(all.find("tests: make check"), std::string::npos) << all;
+}
+
+TEST_F(CommandHooksTest, StopHookBlockRunsAnotherRoundOnceWithStopHookActive) {
+  // Blocks while stop_hook_active is false, then lets the run end.
+  std::string command = record("Stop") +
+                        R"(; grep -q '"stop_hook_active":true' "$KEEL_PROJECT_DIR/Stop.jsonl" || { echo 'run the tests first' >&2; exit 2; })";
+  llm_.push_text("first answer");
+  llm_.push_text("tests pass");
+  RunOutcome out = run(hooks(on("Stop", "", command)), "fix it");
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(out.answer, "tests pass");
+  auto stops = recorded("Stop");
+  ASSERT_EQ(stops.size(), 2u);
+  EXPECT_EQ(stops[0]["stop_hook_active"], false);
+  EXPECT_EQ(stops[1]["stop_hook_active"], true);
+  auto reqs = llm_.requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  bool told = false;  // the hook's stderr is the next user message
+  for (const Message& m : reqs[1].messages) told |= m.role == Role::kUser && m.content == "run the tests first";
+  EXPECT_TRUE(told);
+}
+
+TEST_F(CommandHooksTest, AStopHookThatAlwaysBlocksEndsAtTheRoundLimit) {
+  for (int i = 0; i < 10; ++i) llm_.push_text("answer " + std::to_string(i));
+  AgentOptions o = options();
+  o.config.max_rounds = 3;
+  RunOutcome out = run(hooks(on("Stop", "", "echo 'keep going' >&2; exit 2")), "go", nullptr, o);
+  EXPECT_LE(llm_.requests().size(), 4u);
+  EXPECT_TRUE(out.ok) << out.error;
+}
+
+TEST_F(CommandHooksTest, ContinueFalseStopsTheRunWithStopReason) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("never");
+  RunOutcome out = run(hooks(on("PostToolUse", "", R"(echo '{"continue":false,"stopReason":"budget spent"}')")), "look");
+  EXPECT_FALSE(out.ok);
+  EXPECT_EQ(out.failure, FailureKind::kAborted);
+  EXPECT_NE(out.error.find("budget spent"), std::string::npos) << out.error;
+  EXPECT_EQ(llm_.requests().size(), 1u);
+}
+
+TEST_F(CommandHooksTest, PostToolUseBlockAndContextAreAddedToTheResult) {
+  llm_.push_call("lookup", R"({"key":"k"})");
+  llm_.push_text("ok");
+  std::string answer = R"({"decision":"block","reason":"the value is stale","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"refresh with --force"}})";
+  RunOutcome out = run(hooks(on("PostToolUse", "lookup", "echo '" + answer + "'")), "look");
+  ASSERT_TRUE(out.ok) << out.error;
+  std::string result = last_tool_message();
+  EXPECT_NE(result.find("value of k"), std::string::npos) << result;
+  EXPECT_NE(result.find("the value is stale"), std::string::npos) << result;
+  EXPECT_NE(result.find("refresh with --force"), std::string::npos) << result;
+}
+
+TEST_F(CommandHooksTest, IdenticalCommandsOfOneEventRunOnce) {
+  json settings = merged({on("SessionStart", "", record("Once")), on("SessionStart", "startup", record("Once"))});
+  llm_.push_text("ok");
+  ASSERT_TRUE(run(hooks(settings), "hi").ok);
+  EXPECT_EQ(recorded("Once").size(), 1u);
+}
+
+TEST_F(CommandHooksTest, HooksSeeTheProjectDirAndNotKeelsSecrets) {
+  ::setenv("OPENAI_API_KEY", "sk-not-for-hooks", 1);
+  llm_.push_text("ok");
+  ASSERT_TRUE(run(hooks(on("SessionStart", "", "env > \"$CLAUDE_PROJECT_DIR/env.txt\"")), "hi").ok);
+  ::unsetenv("OPENAI_API_KEY");
+  std::string env = testing::read_file(ws_.path() / "env.txt");
+  EXPECT_NE(env.find("KEEL_PROJECT_DIR=" + ws()), std::string::npos) << env;
+  EXPECT_NE(env.find("CLAUDE_PROJECT_DIR=" + ws()), std::string::npos) << env;
+  EXPECT_EQ(env.find("sk-not-for-hooks"), std::string::npos) << env;
+}
+
+TEST_F(CommandHooksTest, ASandboxThatCannotStartFailsClosed) {
+  SandboxPolicy sandbox;
+  sandbox.mode = SandboxMode::kWorkspaceWrite;
+  sandbox.bwrap_path = (ws_.path() / "no-such-bwrap").string();
+  llm_.push_text("ok");
+  ASSERT_TRUE(run(hooks(on("SessionStart", "", "touch \"$KEEL_PROJECT_DIR/ran\""), sandbox), "hi").ok);
+  EXPECT_FALSE(std::filesystem::exists(ws_.path() / "ran"));
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("did not run"), std::string::npos) << warnings_[0];
+}
+
+TEST(HookSettingsTest, MalformedSettingsNameTheFile) {
+  detail::HookSettings s;
+  Status bad = detail::parse_hook_settings("{\"hooks\": {", "/ws/.claude/settings.json", true, s);
+  EXPECT_EQ(bad.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("/ws/.claude/settings.json"), std::string::npos) << bad.message();
+  Status shape = detail::parse_hook_settings(R"({"hooks": {"Stop": {"command": "x"}}})", "/u/settings.json", false, s);
+  EXPECT_NE(shape.message().find("/u/settings.json"), std::string::npos) << shape.message();
+  EXPECT_NE(shape.message().find("hooks.Stop"), std::string::npos) << shape.message();
+  Status regex = detail::parse_hook_settings(R"({"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}})", "/u/s.json", false, s);
+  EXPECT_NE(regex.message().find("matcher"), std::string::npos) << regex.message();
+  EXPECT_TRUE(s.commands.empty());
+}
+
+TEST(HookSettingsTest, UnknownEventsAndTypesAreReportedNotRun) {
+  detail::HookSettings s;
+  Status ok = detail::parse_hook_settings(
+      R"({"model": "x", "hooks": {"FileChanged": [{"hooks": [{"type": "command", "command": "a"}]}],
+          "Stop": [{"hooks": [{"type": "prompt", "prompt": "b"}, {"type": "command", "command": "c", "timeout": 5}]}]}})",
+      "/u/settings.json", false, s);
+  ASSERT_TRUE(ok.ok()) << ok.to_string();
+  ASSERT_EQ(s.commands.size(), 1u);
+  EXPECT_EQ(s.commands[0].command, "c");
+  EXPECT_EQ(s.commands[0].timeout_s, 5);
+  EXPECT_EQ(s.warnings.size(), 2u);
+}
+
+}  // namespace
+}  // namespace keel
