@@ -66,6 +66,9 @@ struct HostOptions {
 struct AgentBlueprint {
   AgentOptions options;
   std::vector<std::shared_ptr<Hooks>> hooks;
+  // What sub-agents (spawn_agent) run with: the settings files' command hooks, so that their
+  // tool calls meet the same PreToolUse hooks as the parent's.
+  std::vector<std::shared_ptr<Hooks>> subagent_hooks;
   // Set when the configuration cannot be honoured (a hooks settings file that is not usable, named
   // in the message): hosts do not run the agent and report this instead.
   Status problem = Status::Ok();

@@ -43,11 +43,12 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
   }
   // Command hooks of the settings files: before the host's output hooks, so what they add to a
   // result or a task is what the host shows.
-  Result<std::shared_ptr<Hooks>> commands = make_command_hooks(config, workspace, store, env, host.notice);
+  Result<std::shared_ptr<detail::CommandHooks>> commands = make_command_hooks(config, workspace, store, env, host.notice);
   if (!commands.ok()) {
     b.problem = commands.status();
   } else if (*commands) {
     b.hooks.push_back(*commands);
+    b.subagent_hooks.push_back((*commands)->for_subagents());
   }
   return b;
 }

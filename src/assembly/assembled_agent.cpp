@@ -33,7 +33,9 @@ Status AssembledAgent::set_approver(std::shared_ptr<Approver> approver) {
   if (!host_.spawn_agent) return Status::Ok();
   // Sub-agents share the backend, store, policy and approver; their saved "always" answers go
   // through the store like the parent's.
-  return register_spawn_agent_tool(toolbox_->registry(), *llm_, blueprint_.options, std::move(approver));
+  SpawnAgentOptions spawn;
+  spawn.hooks = blueprint_.subagent_hooks;
+  return register_spawn_agent_tool(toolbox_->registry(), *llm_, blueprint_.options, std::move(approver), spawn);
 }
 
 }  // namespace keel::assembly

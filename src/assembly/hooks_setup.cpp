@@ -3,7 +3,6 @@
 
 #include <cstdio>
 
-#include "runtime/command_hooks.hpp"
 
 namespace keel::assembly {
 
@@ -24,7 +23,7 @@ bool hook_trusted(const detail::HookCommand& hook, Store* store, const std::stri
   return false;
 }
 
-Result<std::shared_ptr<Hooks>> make_command_hooks(const KeelConfig& config, const std::string& workspace, Store* store,
+Result<std::shared_ptr<detail::CommandHooks>> make_command_hooks(const KeelConfig& config, const std::string& workspace, Store* store,
                                                   const std::map<std::string, std::string>& env,
                                                   const std::function<void(const std::string&)>& notice) {
   std::function<void(const std::string&)> say = notice;
@@ -41,7 +40,7 @@ Result<std::shared_ptr<Hooks>> make_command_hooks(const KeelConfig& config, cons
         " comes from the workspace and is not trusted, so it does not run; review it, then run `keel hooks trust`" +
         (store == nullptr ? " (trust needs keel's database, which this run does not open)" : ""));
   }
-  if (trusted.empty()) return std::shared_ptr<Hooks>();
+  if (trusted.empty()) return std::shared_ptr<detail::CommandHooks>();
   detail::CommandHookOptions options;
   options.workspace = workspace;
   SandboxPolicy sandbox;
@@ -52,7 +51,7 @@ Result<std::shared_ptr<Hooks>> make_command_hooks(const KeelConfig& config, cons
   options.pass_env = config.shell_env;
   if (config.approvals.override_mode == ApprovalMode::kAuto) options.permission_mode = "bypassPermissions";
   options.warn = [say](const std::string& line) { say("warning: " + line); };
-  return std::shared_ptr<Hooks>(std::make_shared<detail::CommandHooks>(std::move(trusted), std::move(options)));
+  return std::make_shared<detail::CommandHooks>(std::move(trusted), std::move(options));
 }
 
 }  // namespace keel::assembly

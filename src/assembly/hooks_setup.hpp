@@ -17,6 +17,7 @@
 #include "keel/config.hpp"
 #include "keel/hooks.hpp"
 #include "keel/store/store.hpp"
+#include "runtime/command_hooks.hpp"
 #include "runtime/hook_settings.hpp"
 
 namespace keel::assembly {
@@ -32,7 +33,7 @@ bool hook_trusted(const detail::HookCommand& hook, Store* store, const std::stri
 // untrusted workspace hook, and whatever the files hold that keel leaves out, is reported through
 // `notice`, which also gets the hooks' warnings while runs go on (unset: stderr). Errors: an
 // unusable settings file, named.
-Result<std::shared_ptr<Hooks>> make_command_hooks(const KeelConfig& config, const std::string& workspace, Store* store,
+Result<std::shared_ptr<detail::CommandHooks>> make_command_hooks(const KeelConfig& config, const std::string& workspace, Store* store,
                                                   const std::map<std::string, std::string>& env,
                                                   const std::function<void(const std::string&)>& notice);
 

@@ -69,6 +69,12 @@ CommandHooks::CommandHooks(std::vector<HookCommand> commands, CommandHookOptions
     : commands_(std::move(commands)), options_(std::move(options)) {}
 CommandHooks::~CommandHooks() = default;
 
+std::shared_ptr<CommandHooks> CommandHooks::for_subagents() const {
+  CommandHookOptions o = options_;
+  o.subagent = true;
+  return std::make_shared<CommandHooks>(commands_, std::move(o));
+}
+
 void CommandHooks::warn(const std::string& line) const {
   if (options_.warn) {
     options_.warn(line);
@@ -148,6 +154,7 @@ std::vector<CommandHooks::Ran> CommandHooks::fire(RunContext& ctx, const std::st
 
 void CommandHooks::on_run_started(RunContext& ctx) {
   ctx.metadata.erase(kStopActive);
+  if (options_.subagent) return;
   const char* source = ctx.continued ? "resume" : "startup";
   std::string context;
   for (const Ran& r : fire(ctx, "SessionStart", source, {{"source", source}})) {
@@ -158,6 +165,7 @@ void CommandHooks::on_run_started(RunContext& ctx) {
 }
 
 void CommandHooks::on_prompt_submitted(RunContext& ctx, const std::string& task, PromptActions& actions) {
+  if (options_.subagent) return;  // the parent model's task, not the user's prompt
   if (auto it = ctx.metadata.find(kSessionContext); it != ctx.metadata.end()) {
     append_paragraph(actions.context, it->second);
     ctx.metadata.erase(it);
@@ -248,9 +256,14 @@ void CommandHooks::on_approval_requested(RunContext& ctx, const ApprovalRequest&
   (void)fire(ctx, "Notification", "permission_prompt", std::move(input));
 }
 
-std::string CommandHooks::result_notes(RunContext& ctx, const std::string& event, std::string_view subject, json input) {
+void CommandHooks::on_tool_finished(RunContext& ctx, const ToolCall& call, ToolResult& result) {
+  json response = {{"status", std::string(tool_status_name(result.status))}, {"content", result.content}};
+  json input = {{"tool_name", call.name},
+                {"tool_input", hook_tool_input(call)},
+                {"tool_use_id", call.id},
+                {"tool_response", std::move(response)}};
   std::string notes;
-  for (const Ran& r : fire(ctx, event, subject, std::move(input))) {
+  for (const Ran& r : fire(ctx, "PostToolUse", call.name, std::move(input))) {
     if (r.exit_code == 2) {
       append_paragraph(notes, r.err);
       continue;
@@ -259,31 +272,19 @@ std::string CommandHooks::result_notes(RunContext& ctx, const std::string& event
     if (hook_string(*r.json, "decision") == "block") append_paragraph(notes, hook_string(*r.json, "reason"));
     if (const json* s = hook_specific(*r.json)) append_paragraph(notes, hook_string(*s, "additionalContext"));
   }
-  return notes;
-}
-
-void CommandHooks::on_tool_finished(RunContext& ctx, const ToolCall& call, ToolResult& result) {
-  json response = {{"status", std::string(tool_status_name(result.status))}, {"content", result.content}};
-  json input = {{"tool_name", call.name},
-                {"tool_input", hook_tool_input(call)},
-                {"tool_use_id", call.id},
-                {"tool_response", std::move(response)}};
-  std::string notes = result_notes(ctx, "PostToolUse", call.name, std::move(input));
-  if (call.name == "spawn_agent") {  // keel's sub-agents end with their tool call
-    append_paragraph(notes, result_notes(ctx, "SubagentStop", "", {{"stop_hook_active", false}}));
-  }
   if (!notes.empty()) result.content += "\n\n[hook] " + notes;
 }
 
 void CommandHooks::on_response_complete(RunContext& ctx, const std::string&, ResponseActions& actions) {
   const bool active = ctx.metadata.count(kStopActive) != 0;
+  const std::string event = options_.subagent ? "SubagentStop" : "Stop";
   std::string reasons;
-  for (const Ran& r : fire(ctx, "Stop", "", {{"stop_hook_active", active}})) {
+  for (const Ran& r : fire(ctx, event, "", {{"stop_hook_active", active}})) {
     if (r.exit_code == 2) {
-      append_paragraph(reasons, r.err.empty() ? "the Stop hook " + hook_shown(*r.command) + " asks to go on" : r.err);
+      append_paragraph(reasons, r.err.empty() ? "the " + event + " hook " + hook_shown(*r.command) + " asks to go on" : r.err);
     } else if (r.json && hook_string(*r.json, "decision") == "block") {
       std::string why = hook_string(*r.json, "reason");
-      append_paragraph(reasons, why.empty() ? "the Stop hook " + hook_shown(*r.command) + " asks to go on" : why);
+      append_paragraph(reasons, why.empty() ? "the " + event + " hook " + hook_shown(*r.command) + " asks to go on" : why);
     }
   }
   if (reasons.empty()) return;
@@ -298,10 +299,12 @@ void CommandHooks::on_compaction_starting(RunContext& ctx, bool manual) {
 }
 
 void CommandHooks::on_run_finished(RunContext& ctx, const RunOutcome&) {
+  if (options_.subagent) return;
   (void)fire(ctx, "SessionEnd", "", {{"reason", "other"}});
 }
 
 void CommandHooks::on_run_failed(RunContext& ctx, const RunOutcome&) {
+  if (options_.subagent) return;
   (void)fire(ctx, "SessionEnd", "", {{"reason", "other"}});
 }
 

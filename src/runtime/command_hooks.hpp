@@ -15,7 +15,8 @@
 //   Notification      the approver is about to be asked (notification_type "permission_prompt")
 //   PostToolUse       after a call ran; exit 2, decision "block" (reason) and additionalContext
 //                     are added to the result the model reads
-//   SubagentStop      a spawn_agent call finished; exit 2 or "block" adds the reason to its result
+//   SubagentStop      a sub-agent (spawn_agent) answered; as Stop, for the sub-agent (its tool
+//                     calls fire PreToolUse, PostToolUse, PermissionRequest too)
 //   Stop              the model answered; exit 2 or decision "block" runs another round with the
 //                     reason as the next user message (stop_hook_active is then true; the round
 //                     limit still applies)
@@ -52,6 +53,9 @@ struct CommandHookOptions {
   std::string permission_mode = "default";  // the hooks' `permission_mode`
   // Where warnings go (a hook that failed or timed out, a systemMessage); unset: stderr.
   std::function<void(const std::string&)> warn;
+  // The hooks of a sub-agent (spawn_agent): its answer fires SubagentStop instead of Stop, and
+  // SessionStart, UserPromptSubmit and SessionEnd stay the parent's.
+  bool subagent = false;
 };
 
 class CommandHooks final : public Hooks {
@@ -61,6 +65,8 @@ class CommandHooks final : public Hooks {
 
   // The commands this object runs.
   const std::vector<HookCommand>& commands() const { return commands_; }
+  // The same commands for sub-agents (CommandHookOptions::subagent).
+  std::shared_ptr<CommandHooks> for_subagents() const;
 
   void on_run_started(RunContext& ctx) override;
   void on_prompt_submitted(RunContext& ctx, const std::string& task, PromptActions& actions) override;
@@ -89,8 +95,6 @@ class CommandHooks final : public Hooks {
   // are added), reports failures and applies the common JSON fields (continue, systemMessage).
   std::vector<Ran> fire(RunContext& ctx, const std::string& event, std::string_view subject, nlohmann::json input);
   void warn(const std::string& line) const;
-  // SubagentStop and PostToolUse: what the hooks want added to a result.
-  std::string result_notes(RunContext& ctx, const std::string& event, std::string_view subject, nlohmann::json input);
 
   std::vector<HookCommand> commands_;
   CommandHookOptions options_;

@@ -32,7 +32,7 @@ class HooksSetupTest : public ::testing::Test {
   }
   std::string ws() const { return ws_.path().string(); }
 
-  Result<std::shared_ptr<Hooks>> make() {
+  Result<std::shared_ptr<detail::CommandHooks>> make() {
     return assembly::make_command_hooks(config_, ws(), store_.get(), env_,
                                         [this](const std::string& line) { notices_.push_back(line); });
   }
@@ -60,7 +60,7 @@ class HooksSetupTest : public ::testing::Test {
 
 TEST_F(HooksSetupTest, UntrustedWorkspaceHooksDoNotRunUntilTrusted) {
   ws_.write(".claude/settings.json", kRecordStart);
-  Result<std::shared_ptr<Hooks>> untrusted = make();
+  Result<std::shared_ptr<detail::CommandHooks>> untrusted = make();
   ASSERT_TRUE(untrusted.ok()) << untrusted.status().to_string();
   EXPECT_EQ(*untrusted, nullptr);
   ASSERT_EQ(notices_.size(), 1u);
@@ -80,7 +80,7 @@ TEST_F(HooksSetupTest, UntrustedWorkspaceHooksDoNotRunUntilTrusted) {
   rule.verdict = ApprovalVerdict::kAllow;
   ASSERT_TRUE(store_->add_approval_rule(rule).ok());
   notices_.clear();
-  Result<std::shared_ptr<Hooks>> trusted = make();
+  Result<std::shared_ptr<detail::CommandHooks>> trusted = make();
   ASSERT_TRUE(trusted.ok()) << trusted.status().to_string();
   ASSERT_NE(*trusted, nullptr);
   EXPECT_TRUE(notices_.empty());
@@ -91,7 +91,7 @@ TEST_F(HooksSetupTest, AChangedWorkspaceHookNeedsTrustAgain) {
   ws_.write(".keel/settings.json", kRecordStart);
   ApprovalRule rule{ws(), "hook:SessionStart", "some other command", ApprovalVerdict::kAllow, 0};
   ASSERT_TRUE(store_->add_approval_rule(rule).ok());
-  Result<std::shared_ptr<Hooks>> hooks = make();
+  Result<std::shared_ptr<detail::CommandHooks>> hooks = make();
   ASSERT_TRUE(hooks.ok());
   EXPECT_EQ(*hooks, nullptr);
   EXPECT_EQ(notices_.size(), 1u);
@@ -99,7 +99,7 @@ TEST_F(HooksSetupTest, AChangedWorkspaceHookNeedsTrustAgain) {
 
 TEST_F(HooksSetupTest, UserSettingsHooksAreTrusted) {
   home_.write(".claude/settings.json", kRecordStart);
-  Result<std::shared_ptr<Hooks>> hooks = make();
+  Result<std::shared_ptr<detail::CommandHooks>> hooks = make();
   ASSERT_TRUE(hooks.ok()) << hooks.status().to_string();
   ASSERT_NE(*hooks, nullptr);
   EXPECT_TRUE(notices_.empty());
@@ -112,14 +112,14 @@ TEST_F(HooksSetupTest, UserSettingsHooksAreTrusted) {
 
 TEST_F(HooksSetupTest, KeelsOwnUserSettingsFileIsRead) {
   home_.write(".config/keel/settings.json", kRecordStart);
-  Result<std::shared_ptr<Hooks>> hooks = make();
+  Result<std::shared_ptr<detail::CommandHooks>> hooks = make();
   ASSERT_TRUE(hooks.ok()) << hooks.status().to_string();
   EXPECT_TRUE(session_start_ran(*hooks));
 }
 
 TEST_F(HooksSetupTest, MalformedSettingsGiveAnErrorNamingTheFile) {
   ws_.write(".claude/settings.json", "{\"hooks\": {\"PreToolUse\": [");
-  Result<std::shared_ptr<Hooks>> hooks = make();
+  Result<std::shared_ptr<detail::CommandHooks>> hooks = make();
   ASSERT_FALSE(hooks.ok());
   EXPECT_NE(hooks.status().message().find((ws_.path() / ".claude/settings.json").string()), std::string::npos)
       << hooks.status().message();

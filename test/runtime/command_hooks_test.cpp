@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "keel/agent.hpp"
+#include "keel/spawn_agent.hpp"
 #include "runtime/command_hooks.hpp"
 #include "support/fake_llm.hpp"
 #include "support/temp_dir.hpp"
@@ -55,14 +56,13 @@ class CommandHooksTest : public ::testing::Test {
                     ++lookups_;
                     return "value of " + args.value("key", std::string());
                   })).ok());
-    ToolSpec spawn;  // stands in for keel's spawn_agent: SubagentStop follows its calls
-    spawn.name = "spawn_agent";
-    spawn.description = "runs a sub-agent";
-    spawn.parameters_schema = R"({"type":"object","properties":{"task":{"type":"string"}}})";
-    spawn.read_only = true;
-    ASSERT_TRUE(tools_.add(make_tool(spawn, [](const json&, const ToolContext&) -> Result<std::string> {
-                    return std::string("sub-agent answer");
-                  })).ok());
+  }
+
+  // Offers keel's spawn_agent; its sub-agents run with `h`'s hooks for sub-agents.
+  void offer_spawn_agent(const std::shared_ptr<detail::CommandHooks>& h) {
+    SpawnAgentOptions so;
+    so.hooks = {h->for_subagents()};
+    ASSERT_TRUE(register_spawn_agent_tool(tools_, llm_, options(), nullptr, so).ok());
   }
 
   std::string ws() const { return ws_.path().string(); }
@@ -166,9 +166,12 @@ TEST_F(CommandHooksTest, EveryEventOfARunGetsItsDocumentedFieldsOnStdin) {
                           on("Stop", "", record("Stop")), on("SessionEnd", "", record("SessionEnd"))});
   llm_.push_call("deploy", R"({"target":"staging"})");
   llm_.push_call("spawn_agent", R"({"task":"check"})");
+  llm_.push_text("sub-agent answer");  // the sub-agent's reply
   llm_.push_text("all done");
   auto approver = std::make_shared<CountingApprover>();
-  RunOutcome out = run(hooks(settings), "ship it", approver);
+  std::shared_ptr<detail::CommandHooks> h = hooks(settings);
+  offer_spawn_agent(h);
+  RunOutcome out = run(h, "ship it", approver);
   ASSERT_TRUE(out.ok) << out.error;
 
   auto start = recorded("SessionStart");
@@ -210,13 +213,17 @@ TEST_F(CommandHooksTest, EveryEventOfARunGetsItsDocumentedFieldsOnStdin) {
   EXPECT_EQ(post[0]["tool_response"]["content"], "deployed staging");
   EXPECT_EQ(post[0]["tool_response"]["status"], "ok");
 
+  EXPECT_EQ(post[1]["tool_name"], "spawn_agent");
+  EXPECT_NE(post[1]["tool_response"]["content"].get<std::string>().find("sub-agent answer"), std::string::npos);
+
   auto sub = recorded("SubagentStop");
   ASSERT_EQ(sub.size(), 1u);
   expect_common(sub[0], "SubagentStop", ws());
   EXPECT_EQ(sub[0]["stop_hook_active"], false);
+  EXPECT_NE(sub[0]["session_id"], start[0]["session_id"]);  // the sub-agent's own run
 
   auto stop = recorded("Stop");
-  ASSERT_EQ(stop.size(), 1u);
+  ASSERT_EQ(stop.size(), 1u);  // the parent's answer; the sub-agent's fired SubagentStop
   expect_common(stop[0], "Stop", ws());
   EXPECT_EQ(stop[0]["stop_hook_active"], false);
 
@@ -249,6 +256,23 @@ TEST_F(CommandHooksTest, PreCompactHookGetsTheTriggerBeforeTheContextIsSummarize
   EXPECT_EQ(pre[0]["trigger"], "auto");
   EXPECT_TRUE(pre[0].contains("custom_instructions"));
   EXPECT_TRUE(recorded("Manual").empty());  // the matcher is the trigger
+}
+
+TEST_F(CommandHooksTest, SubAgentsCallsMeetThePreToolUseHooksToo) {
+  std::shared_ptr<detail::CommandHooks> h = hooks(on("PreToolUse", "lookup", "echo 'no lookups' >&2; exit 2"));
+  offer_spawn_agent(h);
+  llm_.push_call("spawn_agent", R"({"task":"look k up"})");
+  llm_.push_call("lookup", R"({"key":"k"})");  // the sub-agent's call
+  llm_.push_text("could not look it up");      // the sub-agent's answer
+  llm_.push_text("done");
+  RunOutcome out = run(h, "delegate");
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(lookups_.load(), 0);
+  auto reqs = llm_.requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  bool told = false;  // the sub-agent's model read the hook's stderr
+  for (const Message& m : reqs[2].messages) told |= m.role == Role::kTool && m.content.find("no lookups") != std::string::npos;
+  EXPECT_TRUE(told);
 }
 
 TEST_F(CommandHooksTest, PreToolUseExitTwoBlocksTheCallAndTheModelReadsStderr) {
