@@ -66,6 +66,12 @@ struct HostOptions {
 struct AgentBlueprint {
   AgentOptions options;
   std::vector<std::shared_ptr<Hooks>> hooks;
+  // What sub-agents (spawn_agent) run with: the settings files' command hooks, so that their
+  // tool calls meet the same PreToolUse hooks as the parent's.
+  std::vector<std::shared_ptr<Hooks>> subagent_hooks;
+  // Set when the configuration cannot be honoured (a hooks settings file that is not usable, named
+  // in the message): hosts do not run the agent and report this instead.
+  Status problem = Status::Ok();
 };
 
 // A host-independent description of an agent: its options, tools and hooks as JSON, so two hosts
@@ -98,8 +104,9 @@ class Toolbox {
 };
 
 // The one mapping from configuration to an agent's options and hooks: loop limits, planner,
-// context policy and prompts, intents, approvals, knowledge skills, exact token counts and the
-// local model's saved KV cache. `llm` is the backend the agent runs on. Warnings go to host.notice.
+// context policy and prompts, intents, approvals, knowledge skills, exact token counts, the
+// local model's saved KV cache and the command hooks of the settings files (trusted ones only;
+// see the README's Hooks section). `llm` is the backend the agent runs on. Warnings go to host.notice.
 AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& workspace, Store* store,
                                const Toolbox& tools, LlmClient& llm, const HostOptions& host);
 

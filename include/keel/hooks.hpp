@@ -2,8 +2,11 @@
 //
 // Subclass Hooks and override what you need; every method does nothing by default. Plugins are
 // stateless: per-run state travels in RunContext::metadata, so one plugin object can serve many
-// runs. Some hooks may change the run: on_process_prompts may edit the outgoing request, and
-// on_response_complete may ask for another round.
+// runs. Some hooks may change the run: on_process_prompts may edit the outgoing request,
+// on_response_complete may ask for another round, on_prompt_submitted may refuse or add to the
+// task, on_tool_use may refuse, rewrite or change the approval of a call (never loosening a policy
+// refusal), on_permission_request may answer an approval question, on_tool_finished may add to a
+// result, and any hook may end the run by setting RunContext::stop_reason.
 //
 //   struct Logger : keel::Hooks {
 //     void on_tool_result(keel::RunContext&, const keel::ToolCall& c, const keel::ToolResult& r) override {
@@ -18,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -77,6 +81,30 @@ struct RunContext {
   RunStatus status = RunStatus::kStarting;
   const AgentMachine* machine = nullptr;        // read-only view of the conversation; valid during the run
   std::map<std::string, std::string> metadata;  // free for plugins to keep per-run state in
+  bool continued = false;                       // the run continues a stored session or resumes a stored run
+  // Set by a hook to end the run: it fails (FailureKind::kAborted) with this reason before its next step.
+  std::string stop_reason;
+};
+
+// Set by on_prompt_submitted before the task reaches the model.
+struct PromptActions {
+  bool refuse = false;  // the run does not start; Agent::run returns FailedPrecondition with `reason`
+  std::string reason;
+  std::string context;  // added after the task, for the model
+};
+
+// What hooks decided about a tool call before keel's approval policy looks at it (on_tool_use).
+// Hooks tighten the policy or answer a question it would have asked; they never loosen a refusal:
+//   kAllow  run without asking where the policy would have asked; a policy deny still refuses
+//   kAsk    ask the approver even where the policy would have let the call run
+//   kDeny   refuse the call; `reason` is the result the model reads
+struct ToolUseDecision {
+  enum class Verdict { kNone, kAllow, kAsk, kDeny };
+  Verdict verdict = Verdict::kNone;
+  std::string reason;
+  // New JSON arguments for the call; checked against the tool's schema, and the policy then
+  // decides on the call with them.
+  std::optional<std::string> arguments = std::nullopt;
 };
 
 // Set by on_response_complete to continue instead of returning the answer.
@@ -90,6 +118,9 @@ class Hooks {
   virtual ~Hooks() = default;
   virtual void on_run_started(RunContext&) {}
   virtual void on_user_message(RunContext&, const Message&) {}
+  // The task of a new run (or the next turn of a session), before it reaches the model: may refuse
+  // it or add context (actions starts empty; several hooks add up).
+  virtual void on_prompt_submitted(RunContext&, const std::string& /*task*/, PromptActions&) {}
   // Called before every model call; may edit `request` (appended messages, sampling, history).
   virtual void on_process_prompts(RunContext&, ModelRequest&) {}
   // Tokens of the request about to be sent, by category, and the model's window (0: unknown).
@@ -105,10 +136,19 @@ class Hooks {
   virtual void on_model_reply(RunContext&, const ModelReply&) {}
   // A final answer is ready; set actions.another_round to continue instead.
   virtual void on_response_complete(RunContext&, const std::string& /*answer*/, ResponseActions&) {}
+  // Before the approval policy decides on `call` (once per call, on the thread driving the run).
+  virtual void on_tool_use(RunContext&, const ToolCall& /*call*/, const ToolSpec&, ToolUseDecision&) {}
   virtual void on_tool_call(RunContext&, const ToolCall&) {}
+  // Before the approver is asked about `request`: setting `decision` answers it instead (kAllow or
+  // kDeny; kAllowAlways counts as kAllow). Only calls the policy left open reach here.
+  virtual void on_permission_request(RunContext&, const ApprovalRequest&, std::optional<ApprovalDecision>& /*decision*/) {}
   virtual void on_approval_requested(RunContext&, const ApprovalRequest&) {}
   virtual void on_approval_decided(RunContext&, const ApprovalRequest&, const ApprovalDecision&) {}
   virtual void on_tool_result(RunContext&, const ToolCall&, const ToolResult&) {}
+  // After a round's calls ran, before their results reach the model: may add to `result`.
+  virtual void on_tool_finished(RunContext&, const ToolCall&, ToolResult& /*result*/) {}
+  // The context is about to be summarized; `manual`: Agent::request_compaction asked for it.
+  virtual void on_compaction_starting(RunContext&, bool /*manual*/) {}
   virtual void on_guard_fired(RunContext&, const GuardEvent&) {}
   // A step of a plan the model replied with changed state (Planned, Executing, Done, Failed, Skipped).
   virtual void on_plan_step(RunContext&, const PlanStepUpdate&) {}

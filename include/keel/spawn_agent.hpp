@@ -15,9 +15,11 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "keel/agent.hpp"
 #include "keel/approver.hpp"
+#include "keel/hooks.hpp"
 #include "keel/llm_client.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_registry.hpp"
@@ -29,6 +31,9 @@ struct SpawnAgentOptions {
   int default_max_rounds = 8;  // a sub-agent's round limit when the call gives none
   int max_rounds_cap = 20;     // the most rounds a call may ask for
   int timeout_ms = 600000;     // the tool's per-call timeout (a sub-agent run takes a while)
+  // Added to every sub-agent, so that hooks which decide about tool calls (e.g. the settings
+  // files' command hooks) see the sub-agents' calls too. They must allow concurrent runs.
+  std::vector<std::shared_ptr<Hooks>> hooks = {};
 };
 
 // Adds spawn_agent to `registry`. `base` is the sub-agents' AgentOptions (workspace, config,

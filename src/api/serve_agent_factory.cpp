@@ -117,6 +117,7 @@ Result<assembly::AgentBlueprint> ServeAgentFactory::blueprint(const RunSettings&
   assembly::HostOptions per_run = host_;
   per_run.notice = nullptr;  // warnings were printed once, at start
   assembly::AgentBlueprint b = assembly::agent_blueprint(profile.config, workspace_, store_, *toolbox_, llm, per_run);
+  KEEL_TRY(b.problem);
   AgentOptions& options = b.options;
   if (settings.max_rounds) options.config.max_rounds = *settings.max_rounds;
   if (settings.approval_mode) {  // the client's: only tightens unless approvals.client_may_loosen

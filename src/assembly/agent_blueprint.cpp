@@ -1,4 +1,5 @@
 // The one mapping from configuration to an agent's options and hooks.
+#include "assembly/hooks_setup.hpp"
 #include "assembly/local_backend.hpp"
 #include "keel/assembly.hpp"
 #include "keel/assembly/secrets.hpp"
@@ -39,6 +40,15 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
   // it is kept beside the store, so there is nothing to keep without one.
   if (store != nullptr) {
     if (std::shared_ptr<Hooks> kv = make_local_state_hooks(llm, config)) b.hooks.push_back(std::move(kv));
+  }
+  // Command hooks of the settings files: before the host's output hooks, so what they add to a
+  // result or a task is what the host shows.
+  Result<std::shared_ptr<detail::CommandHooks>> commands = make_command_hooks(config, workspace, store, env, host.notice);
+  if (!commands.ok()) {
+    b.problem = commands.status();
+  } else if (*commands) {
+    b.hooks.push_back(*commands);
+    b.subagent_hooks.push_back((*commands)->for_subagents());
   }
   return b;
 }

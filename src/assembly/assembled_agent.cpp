@@ -22,6 +22,7 @@ Result<std::unique_ptr<AssembledAgent>> AssembledAgent::create(const HostInputs&
   }
   KEEL_ASSIGN_OR_RETURN(a->toolbox_, Toolbox::create(a->config_, a->workspace_, a->store_.get(), *a->llm_, host));
   a->blueprint_ = agent_blueprint(a->config_, a->workspace_, a->store_.get(), *a->toolbox_, *a->llm_, host);
+  KEEL_TRY(a->blueprint_.problem);
   a->agent_ = std::make_unique<Agent>(*a->llm_, a->toolbox_->registry(), a->blueprint_.options);
   for (const std::shared_ptr<Hooks>& hooks : a->blueprint_.hooks) a->agent_->add_hooks(hooks);
   return a;
@@ -32,7 +33,9 @@ Status AssembledAgent::set_approver(std::shared_ptr<Approver> approver) {
   if (!host_.spawn_agent) return Status::Ok();
   // Sub-agents share the backend, store, policy and approver; their saved "always" answers go
   // through the store like the parent's.
-  return register_spawn_agent_tool(toolbox_->registry(), *llm_, blueprint_.options, std::move(approver));
+  SpawnAgentOptions spawn;
+  spawn.hooks = blueprint_.subagent_hooks;
+  return register_spawn_agent_tool(toolbox_->registry(), *llm_, blueprint_.options, std::move(approver), spawn);
 }
 
 }  // namespace keel::assembly

@@ -1,12 +1,14 @@
 #include "base/subprocess.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -43,8 +45,8 @@ struct Pipe {
 const std::vector<int> kDefaultSignals = {SIGPIPE, SIGINT,  SIGQUIT, SIGTERM, SIGHUP,  SIGCHLD,
                                           SIGALRM, SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU};
 
-// Spawns /bin/sh -c (or the sandbox's launcher) in a new process group, stdin from /dev/null,
-// stdout and stderr into pipes.
+// Spawns /bin/sh -c (or the sandbox's launcher) in a new process group, stdin from /dev/null (or
+// a pipe for SubprocessRequest::input), stdout and stderr into pipes.
 Result<SpawnedProcess> spawn_shell(const SubprocessRequest& req, const SandboxLaunch* sandbox) {
   SpawnRequest spawn;
   if (sandbox != nullptr) {
@@ -55,7 +57,7 @@ Result<SpawnedProcess> spawn_shell(const SubprocessRequest& req, const SandboxLa
     spawn.env = req.env;
   }
   spawn.cwd = req.cwd;
-  spawn.stdin_stream = ChildStream::kNull;
+  spawn.stdin_stream = req.input.empty() ? ChildStream::kNull : ChildStream::kPipe;
   spawn.stdout_stream = ChildStream::kPipe;
   spawn.stderr_stream = ChildStream::kPipe;
   spawn.new_process_group = true;  // its own group, so the whole tree can be signalled
@@ -73,20 +75,55 @@ Result<SpawnedProcess> spawn_shell(const SubprocessRequest& req, const SandboxLa
 
 // Reads what is available from `p` (at most 256 KiB, so a fast writer cannot keep us from
 // checking the deadline) into the result; closes it on end of file or error.
-void drain(Pipe& p, SubprocessResult& r, size_t cap) {
+void drain(Pipe& p, SubprocessResult& r, size_t cap, std::string& into) {
   char buf[16 * 1024];
   for (int round = 0; round < 16; ++round) {
     const ssize_t n = ::read(p.read_fd, buf, sizeof buf);
     if (n > 0) {
       const size_t got = static_cast<size_t>(n);
-      r.total_bytes += got;
-      if (r.output.size() < cap) r.output.append(buf, std::min(got, cap - r.output.size()));
+      if (&into == &r.output) r.total_bytes += got;
+      if (into.size() < cap) into.append(buf, std::min(got, cap - into.size()));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     p.close_read();  // EOF or a read error
     return;
+  }
+}
+
+// Writes what the child's stdin pipe takes of `input` from `*written` on; closes the pipe when
+// all is written or the child stopped reading (EPIPE, its SIGPIPE taken back off this thread).
+void feed(int& fd, const std::string& input, size_t* written) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  bool raised = false;
+  while (*written < input.size()) {
+    const ssize_t n = ::write(fd, input.data() + *written, input.size() - *written);
+    if (n > 0) {
+      *written += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    raised = n < 0 && errno == EPIPE;
+    *written = input.size();  // the child is not reading: give up on the rest
+  }
+  if (raised && !was_pending) {
+    const timespec zero{0, 0};
+    while (sigtimedwait(&pipe_set, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (*written >= input.size()) {
+    ::close(fd);
+    fd = -1;
   }
 }
 
@@ -140,11 +177,14 @@ Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
   KEEL_ASSIGN_OR_RETURN(const SpawnedProcess child, spawn_shell(req, sandbox.get()));
   const pid_t pid = child.pid;
   Pipe out(child.stdout_fd), err(child.stderr_fd);
+  int in_fd = child.stdin_fd;
+  size_t input_written = 0;
   if (sandbox) {
     if (Status started = sandbox->start(pid); !started.ok()) {
       ::kill(-pid, SIGKILL);
       int ignored = 0;
       reap_blocking(pid, &ignored);
+      if (in_fd >= 0) ::close(in_fd);
       return started;
     }
   }
@@ -183,14 +223,21 @@ Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
     for (Pipe* p : pipes) {
       if (p->read_fd >= 0) fds.push_back({p->read_fd, POLLIN, 0});
     }
+    if (in_fd >= 0) fds.push_back({in_fd, POLLOUT, 0});
     const int ready = ::poll(fds.data(), fds.size(), wait_ms);
     if (ready <= 0) continue;
     for (Pipe* p : pipes) {  // drained in the order poll() saw them ready
       for (const pollfd& f : fds) {
-        if (f.fd == p->read_fd && (f.revents & (POLLIN | POLLHUP | POLLERR)) != 0) drain(*p, r, req.max_output_bytes);
+        if (f.fd == p->read_fd && (f.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+          drain(*p, r, req.max_output_bytes, p == &err && req.separate_stderr ? r.error_output : r.output);
+        }
       }
     }
+    for (const pollfd& f : fds) {
+      if (in_fd >= 0 && f.fd == in_fd && f.revents != 0) feed(in_fd, req.input, &input_written);
+    }
   }
+  if (in_fd >= 0) ::close(in_fd);
 
   if (!exited) {
     ::kill(-pid, SIGTERM);
@@ -207,7 +254,7 @@ Result<SubprocessResult> run_subprocess(const SubprocessRequest& req) {
   if (sandbox) {
     const bool ran = sandbox->command_started();
     sandbox.reset();  // removes the cgroup, killing anything left in it
-    if (!ran && r.end == SubprocessResult::End::kExited) return SandboxLaunch::start_failure(r.output);
+    if (!ran && r.end == SubprocessResult::End::kExited) return SandboxLaunch::start_failure(r.output + r.error_output);
   }
 
   if (r.end == SubprocessResult::End::kExited) {

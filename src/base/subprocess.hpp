@@ -49,6 +49,11 @@ struct SubprocessRequest {
   std::stop_token stop;                  // a stop request ends the child like a timeout
   std::vector<std::string> env = clean_environment({}, {});  // the child's whole environment
   std::optional<SandboxPolicy> sandbox;  // unset (or mode off): unconfined
+  // Written to the child's stdin, which is then closed; empty: stdin is /dev/null. A child that
+  // exits without reading it all is not an error.
+  std::string input = {};
+  // Keep stderr apart (SubprocessResult::error_output) instead of merging it into `output`.
+  bool separate_stderr = false;
 };
 
 struct SubprocessResult {
@@ -56,7 +61,8 @@ struct SubprocessResult {
   End end = End::kExited;
   int exit_code = 0;       // kExited
   int signal = 0;          // kSignaled: the signal that ended the shell
-  std::string output;      // merged stdout and stderr, at most max_output_bytes
+  std::string output;      // merged stdout and stderr (stdout only with separate_stderr), at most max_output_bytes
+  std::string error_output;  // separate_stderr: stderr, at most max_output_bytes
   size_t total_bytes = 0;  // bytes the child wrote in all
   bool truncated = false;  // total_bytes > output.size()
   pid_t pgid = 0;          // the child's process group (its pid)

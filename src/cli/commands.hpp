@@ -76,6 +76,8 @@ void add_chat_command(CLI::App& app, CommandAction& action);
 void add_approvals_commands(CLI::App& app, CommandAction& action);
 // `keel mcp list|call|trust|serve`.
 void add_mcp_commands(CLI::App& app, CommandAction& action);
+// `keel hooks list|trust`: the settings files' command hooks (hooks_command.cpp).
+void add_hooks_commands(CLI::App& app, CommandAction& action);
 // `keel skills ...`: knowledge skills (list, show, import, enable, disable) and executable skills
 // (run, proposals, approve, reject, autorun).
 void add_skills_commands(CLI::App& app, CommandAction& action);

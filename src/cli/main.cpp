@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   add_memory_commands(app, action);
   add_approvals_commands(app, action);
   add_mcp_commands(app, action);
+  add_hooks_commands(app, action);
   add_skills_commands(app, action);
   add_serve_command(app, action);
   add_model_commands(app, action);

@@ -177,6 +177,8 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
 Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::SessionRecorder* recorder,
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kCompacting);
+  const bool manual = std::exchange(manual_compaction_, false);
+  emit([&](Hooks& h) { h.on_compaction_starting(ctx, manual); });
   bool use_cache = options_.store != nullptr && !s.cache_key.empty();
   if (use_cache) {
     Result<std::optional<std::string>> hit = options_.store->cache_get(s.cache_scope, s.cache_key);
@@ -221,6 +223,9 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kRunningTools);
   outcome.tool_calls += static_cast<int>(run.calls.size());
+  std::vector<ToolCall> calls;  // as hooks left them (on_tool_use may rewrite arguments)
+  calls.reserve(run.calls.size());
+  for (const ToolCall& c : run.calls) calls.push_back(rewritten(c));
   std::map<std::string, int64_t> started_us;  // callbacks arrive one at a time on this thread
   BatchCallbacks callbacks;
   callbacks.on_start = [&](const ToolCall& c) {
@@ -237,11 +242,11 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
   };
   // Cacheable tools answer from the store's tool_result scope when they can.
   detail::ToolResultCache cache(options_.store, options_.workspace);
-  std::vector<std::optional<ToolResult>> cached(run.calls.size());
-  std::vector<std::string> keys(run.calls.size());
+  std::vector<std::optional<ToolResult>> cached(calls.size());
+  std::vector<std::string> keys(calls.size());
   std::vector<ToolCall> to_run;
-  for (size_t i = 0; i < run.calls.size(); ++i) {
-    const ToolCall& c = run.calls[i];
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ToolCall& c = calls[i];
     if (const Tool* tool = tools_.find(c.name)) keys[i] = cache.key(c, tool->spec());
     cached[i] = cache.get(keys[i], c);
     if (cached[i]) {
@@ -260,9 +265,9 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
     return Aborted{"interrupted while " + std::to_string(to_run.size()) + " tool call(s) were running; they were cancelled"};
   }
   std::vector<ToolResult> results;
-  results.reserve(run.calls.size());
+  results.reserve(calls.size());
   size_t next = 0;
-  for (size_t i = 0; i < run.calls.size(); ++i) {
+  for (size_t i = 0; i < calls.size(); ++i) {
     if (cached[i]) {
       results.push_back(std::move(*cached[i]));
       continue;
@@ -271,6 +276,7 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
     cache.put(keys[i], ran[next]);
     results.push_back(std::move(ran[next++]));
   }
+  for (size_t i = 0; i < results.size(); ++i) emit([&](Hooks& h) { h.on_tool_finished(ctx, calls[i], results[i]); });
   return ToolsFinished{std::move(results)};
 }
 
@@ -306,6 +312,8 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   RunOutcome outcome;
   RunContext ctx;
   ctx.model = llm_.describe();
+  ctx.continued = start.kind != Start::Kind::kNew;
+  if (!hooks.empty()) config.approval_gate = hooked_gate(ctx, config.approval_gate, config.approval_threshold);
 
   // Storage first: a run that cannot be saved does not start.
   std::optional<detail::SessionRecorder> recorder;
@@ -337,6 +345,12 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   }
   ctx.task = task;
   emit([&](Hooks& h) { h.on_run_started(ctx); });
+  std::string refusal;  // a hook refused the task: the run ends before the model sees it
+  if (start.kind != Start::Kind::kResume && !task.empty()) {
+    PromptActions prompt = prompt_submitted(ctx, task);
+    if (prompt.refuse) refusal = "the task was refused by a hook: " + (prompt.reason.empty() ? "no reason given" : prompt.reason);
+    if (!prompt.context.empty()) task += "\n\n" + prompt.context;
+  }
 
   SystemPromptParts parts;
   parts.core_instructions = options_.core_instructions;
@@ -357,12 +371,22 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
           ? AgentMachine(config, specs, std::move(system_prompt), std::move(earlier), task, options_.parser)
           : AgentMachine(config, specs, std::move(system_prompt), task, options_.parser);
   ctx.machine = &machine;
-  if (force_compaction_.exchange(false)) machine.request_compaction();
-  set_gate(gate);
-  set_running(true);
-  drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome, start.kind != Start::Kind::kResume);
-  set_running(false);
-  set_gate(nullptr);
+  manual_compaction_ = false;
+  if (force_compaction_.exchange(false)) {
+    machine.request_compaction();
+    manual_compaction_ = true;
+  }
+  if (refusal.empty()) {
+    set_gate(gate);
+    set_running(true);
+    drive(ctx, machine, recorder ? &*recorder : nullptr, stop, outcome, start.kind != Start::Kind::kResume);
+    set_running(false);
+    set_gate(nullptr);
+  } else {
+    outcome.ok = false;
+    outcome.failure = FailureKind::kAborted;
+    outcome.error = std::move(refusal);
+  }
   outcome.rounds = machine.rounds_used();
   outcome.duration_ms = detail::ms_since(started);
   outcome.session_id = ctx.session_id;
@@ -389,6 +413,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
 void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionRecorder* recorder,
                         std::stop_token stop, RunOutcome& outcome, bool announce_task) {
   Decision decision = machine.start();
+  int continued_at = -1;  // machine.model_calls() when another round was last requested
   // A resumed run goes on in the round it stopped in: its events carry that round.
   if (ctx.round == 0) ctx.round = machine.model_calls();
   for (;;) {
@@ -433,6 +458,14 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
         return;
       }
     }
+    // A hook ended the run (RunContext::stop_reason): nothing more is asked or run.
+    if (!ctx.stop_reason.empty() && !std::holds_alternative<Fail>(decision.action) &&
+        !std::holds_alternative<Finish>(decision.action)) {
+      outcome.ok = false;
+      outcome.failure = FailureKind::kAborted;
+      outcome.error = ctx.stop_reason;
+      return;
+    }
     if (decision.planner) {  // read by the first calling_model status event (run_event_json.cpp)
       ctx.metadata["planner"] =
           decision.planner->plan.empty() ? "skipped: " + decision.planner->skipped : decision.planner->plan;
@@ -460,7 +493,11 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
     }
     if (auto* finish = std::get_if<Finish>(&decision.action)) {
       ResponseActions actions;
-      emit([&](Hooks& h) { h.on_response_complete(ctx, finish->answer, actions); });
+      // A Finish right after a requested round (the machine refused it at the round limit) is not
+      // offered to the hooks again, so a hook that always asks for more cannot loop.
+      if (machine.model_calls() != continued_at) {
+        emit([&](Hooks& h) { h.on_response_complete(ctx, finish->answer, actions); });
+      }
       if (!actions.another_round) {  // guidance that came while the model answered: one more round
         std::vector<std::string> late = take_steering();
         for (size_t i = 0; i < late.size(); ++i) {
@@ -469,7 +506,8 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
         }
         actions.another_round = !late.empty();
       }
-      if (actions.another_round) {
+      if (actions.another_round && ctx.stop_reason.empty()) {
+        continued_at = machine.model_calls();
         emit([&](Hooks& h) { h.on_user_message(ctx, Message::user(actions.message)); });
         decision = machine.step(ContinueRequested{actions.message});
         continue;

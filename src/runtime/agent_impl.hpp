@@ -6,12 +6,15 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "keel/agent.hpp"
 #include "keel/core/agent_machine.hpp"
@@ -69,6 +72,19 @@ class Agent::Impl {
   bool steer(std::string text);
   Result<RunOutcome> run(const Start& start, std::stop_token stop);
 
+  class HookedGate;
+  // Hooks' decision points (agent_hook_points.cpp). `inner` wrapped so that on_tool_use decides
+  // first (nullptr inner: the risk threshold); also forgets the previous run's rewrites.
+  std::shared_ptr<const ApprovalGate> hooked_gate(RunContext& ctx, std::shared_ptr<const ApprovalGate> inner,
+                                                  Risk threshold);
+  ToolUseDecision tool_use(RunContext& ctx, const ToolCall& call, const ToolSpec& spec);
+  PromptActions prompt_submitted(RunContext& ctx, const std::string& task);
+  // `args` against the registry's schema of `tool` (OK for a tool not in the registry).
+  Status validate_arguments(const std::string& tool, const nlohmann::json& args) const;
+  void set_rewrite(const std::string& call_id, std::string arguments);
+  // `call` with the arguments a hook rewrote it to, if any.
+  ToolCall rewritten(const ToolCall& call);
+
  private:
   // Drives the machine until it finishes or fails. `announce_task`: report the run's task as a user
   // message (not for a resumed run) once the planner, if any, has answered.
@@ -124,6 +140,9 @@ class Agent::Impl {
   std::vector<std::string> steering_;   // guidance not yet handed to the machine
   std::vector<std::string> take_steering();
   void set_running(bool running);
+  std::mutex rewrite_mutex_;
+  std::map<std::string, std::string> rewrites_;  // call id -> arguments a hook rewrote them to (this run)
+  bool manual_compaction_ = false;               // the next summary was asked for by request_compaction()
 
  public:
   std::atomic<bool> force_compaction_{false};

@@ -73,6 +73,7 @@ class SpawnAgentTool final : public Tool {
     o.config.max_rounds = std::max(1, rounds);
     Agent agent(llm_, registry_, std::move(o));
     if (approver_) agent.set_approver(approver_);
+    for (const std::shared_ptr<Hooks>& h : options_.hooks) agent.add_hooks(h);
 
     // The tool's stop token covers its timeout and the parent's abort.
     Result<RunOutcome> out = agent.run(args.at("task").get<std::string>(), ctx.stop);

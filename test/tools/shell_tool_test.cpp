@@ -194,5 +194,33 @@ TEST(SubprocessTest, BadWorkingDirectoryIsAnError) {
   EXPECT_NE(r.status().message().find("cannot start /bin/sh"), std::string::npos) << r.status().message();
 }
 
+TEST(SubprocessTest, InputGoesToStdinAndStderrCanBeKeptApart) {
+  testing::TempDir tmp;
+  detail::SubprocessRequest req;
+  req.command = "wc -c; echo oops >&2";
+  req.cwd = tmp.path().string();
+  req.input = std::string(200 * 1024, 'x');  // more than a pipe holds at once
+  req.separate_stderr = true;
+  auto r = detail::run_subprocess(req);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->end, detail::SubprocessResult::End::kExited);
+  EXPECT_EQ(r->output, "204800\n");
+  EXPECT_EQ(r->error_output, "oops\n");
+}
+
+TEST(SubprocessTest, AChildThatDoesNotReadItsInputIsNoError) {
+  testing::TempDir tmp;
+  detail::SubprocessRequest req;
+  req.command = "echo done; exit 3";
+  req.cwd = tmp.path().string();
+  req.input = std::string(1024 * 1024, 'x');
+  const auto start = Clock::now();
+  auto r = detail::run_subprocess(req);
+  ASSERT_TRUE(r.ok()) << r.status().message();  // no SIGPIPE took this process down either
+  EXPECT_LT(ms_since(start), 3000);
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->output, "done\n");
+}
+
 }  // namespace
 }  // namespace keel
