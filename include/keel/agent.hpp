@@ -33,6 +33,7 @@
 #include "keel/knowledge_skills.hpp"
 #include "keel/llm_client.hpp"
 #include "keel/result.hpp"
+#include "keel/store/records.hpp"
 #include "keel/tool_registry.hpp"
 
 namespace keel {
@@ -89,6 +90,11 @@ struct AgentOptions {
   // model, the hooks (events) or the store see them. The assembly layer fills it from the
   // environment and the configuration (keel/assembly/secrets.hpp); nullptr: nothing is redacted.
   std::shared_ptr<const SecretRedactor> redactor = nullptr;
+  // Receives each finished run's trace spans (named per OpenTelemetry's GenAI conventions), the
+  // run's own span last, on the thread that ran it: the assembly layer passes them to its OTLP
+  // exporter when OTEL_EXPORTER_OTLP_ENDPOINT (or KEEL_OTLP_FILE) is set. Spans are kept only
+  // with a store; nullptr: nothing is passed on.
+  std::function<void(std::vector<SpanRecord>)> on_trace = nullptr;
 };
 
 // How a stored run is taken up again.

@@ -1,6 +1,7 @@
 // The one mapping from configuration to an agent's options and hooks.
 #include "assembly/hooks_setup.hpp"
 #include "assembly/local_backend.hpp"
+#include "assembly/otlp_exporter.hpp"
 #include "keel/assembly.hpp"
 #include "keel/assembly/secrets.hpp"
 
@@ -40,6 +41,13 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
   // it is kept beside the store, so there is nothing to keep without one.
   if (store != nullptr) {
     if (std::shared_ptr<Hooks> kv = make_local_state_hooks(llm, config)) b.hooks.push_back(std::move(kv));
+  }
+  // Finished runs' spans go to the OpenTelemetry collector the OTEL_* variables name (the spans
+  // are the store's: without one there are none).
+  if (store != nullptr) {
+    if (std::shared_ptr<OtlpExporter> exporter = process_otlp_exporter()) {
+      o.on_trace = [exporter](std::vector<SpanRecord> spans) { exporter->submit(std::move(spans)); };
+    }
   }
   // Command hooks of the settings files: before the host's output hooks, so what they add to a
   // result or a task is what the host shows.

@@ -4,19 +4,26 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/commands.hpp"
-#include "cli/otlp_json.hpp"
+#include "assembly/otlp_exporter.hpp"
+#include "assembly/otlp_json.hpp"
 #include "cli/store_output.hpp"
 
 namespace keel::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// The resource and content capture the OTEL_* variables ask for, as the exporter uses them.
+assembly::OtlpEncoding env_encoding() {
+  return assembly::otlp_settings_from_env([](const char* name) { return std::getenv(name); }).encoding;
+}
 
 struct TraceArgs {
   std::string id;
@@ -112,7 +119,7 @@ int skill_run_trace(Store& store, const TraceArgs& args) {
   if (!spans.ok()) return report_store_error(spans.status());
   if (spans->empty()) return report_store_error(Status::NotFound("no skill run '" + args.id + "'"));
   if (args.otlp) {
-    std::printf("%s\n", spans_to_otlp(*spans).dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    std::printf("%s\n", assembly::spans_to_otlp(*spans, env_encoding()).dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::printf("trace %s  skill run  %zu spans\n", args.id.c_str(), spans->size());
@@ -143,7 +150,7 @@ int trace_command(const TraceArgs& args) {
   Result<std::vector<SpanRecord>> spans = store->list_spans(run->id);
   if (!spans.ok()) return report_store_error(spans.status());
   if (args.otlp) {
-    std::printf("%s\n", spans_to_otlp(*spans).dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    std::printf("%s\n", assembly::spans_to_otlp(*spans, env_encoding()).dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::printf("trace %s  session %s  %s  %zu spans\n", run->id.c_str(), run->session_id.c_str(),

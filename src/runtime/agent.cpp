@@ -17,6 +17,7 @@
 #include "keel/core/call_stream_filter.hpp"
 #include "runtime/agent_impl.hpp"
 #include "runtime/client_tools.hpp"
+#include "runtime/genai_names.hpp"
 #include "runtime/tool_cache.hpp"
 
 namespace keel {
@@ -150,16 +151,21 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
   if (reply.ok() && filter) show(filter->finish());
   if (!reply.ok()) reply = redacted(reply.status());  // a backend's error may echo a key or token
   if (recorder != nullptr) {
-    nlohmann::json attrs = {{"round", request.round}};
+    nlohmann::json attrs = detail::backend_attributes(ctx.model);
+    attrs["round"] = request.round;
     if (reply.ok()) {
       attrs["prompt_tokens"] = reply->usage.prompt_tokens;
       attrs["completion_tokens"] = reply->usage.completion_tokens;
       if (reply->usage.cached_prompt_tokens > 0) attrs["cached_prompt_tokens"] = reply->usage.cached_prompt_tokens;
       attrs["finish_reason"] = reply->finish_reason;
+      if (!reply->model.empty()) attrs["gen_ai.response.model"] = reply->model;
+      if (detail::capture_genai_content()) attrs["gen_ai.output.messages"] = detail::output_messages_json(*reply);
     } else {
       attrs["error"] = reply.status().to_string();
     }
-    recorder->span("model", ctx.model, t0, detail::wall_now_us(), reply.ok() ? "ok" : "error", attrs.dump());
+    recorder->span("model", detail::chat_span_name(attrs.value("gen_ai.request.model", ctx.model)), t0,
+                   detail::wall_now_us(), reply.ok() ? "ok" : "error",
+                   attrs.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   if (!reply.ok()) {
     if (stop.stop_requested()) return Aborted{"interrupted while waiting for the model"};
@@ -196,9 +202,12 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   Result<ModelReply> reply = llm_.complete(s.request, call);
   if (!reply.ok()) reply = redacted(reply.status());
   if (recorder != nullptr) {
-    nlohmann::json attrs = {{"messages", s.messages}};
+    nlohmann::json attrs = detail::backend_attributes(ctx.model);
+    attrs["purpose"] = "summary";
+    attrs["messages"] = s.messages;
     if (!reply.ok()) attrs["error"] = reply.status().to_string();
-    recorder->span("model", "summary", t0, detail::wall_now_us(), reply.ok() ? "ok" : "error", attrs.dump());
+    recorder->span("model", detail::chat_span_name(attrs.value("gen_ai.request.model", ctx.model)), t0,
+                   detail::wall_now_us(), reply.ok() ? "ok" : "error", attrs.dump());
   }
   if (!reply.ok()) {
     if (stop.stop_requested()) return Aborted{"interrupted while summarizing the context"};
@@ -322,6 +331,7 @@ Result<RunOutcome> Agent::Impl::run(const Start& start, std::stop_token stop) {
   std::string task = start.task;
   if (options_.store != nullptr) {
     recorder.emplace(*options_.store, *counter_, options_.workspace);
+    if (options_.on_trace) recorder->set_span_sink(options_.on_trace);
     if (start.kind == Start::Kind::kNew) {
       KEEL_TRY(recorder->start_new_session(task, ctx.model, options_.parent_session_id, start.earlier));
       earlier = start.earlier;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.hpp"
+#include "runtime/genai_names.hpp"
 #include "core/text/text_util.hpp"
 #include "core/text/utf8_text.hpp"
 
@@ -102,11 +103,19 @@ Status SessionRecorder::record_root(std::string status, std::string attributes) 
   root.session_id = session_id_;
   root.run_id = run_id_;
   root.kind = "run";
-  root.name = root_span_;
+  root.name = agent_span_name();
+  if (root_span_ == "resume") {  // a resumed run: the same agent span, marked
+    nlohmann::json a = nlohmann::json::parse(attributes.empty() ? "{}" : attributes, nullptr, false);
+    if (a.is_object()) {
+      a["resumed"] = true;
+      attributes = a.dump();
+    }
+  }
   root.start_us = run_started_us_;
   root.duration_us = std::max<int64_t>(0, wall_now_us() - run_started_us_);
   root.status = std::move(status);
   root.attributes = std::move(attributes);
+  if (span_sink_) last_root_ = root;
   return store_.record_span(root);
 }
 
@@ -220,12 +229,17 @@ void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, i
   r.status = result.status;
   (result.ok() ? r.result : r.error) = result.content;
   nlohmann::json attrs = {{"call_id", call.id}, {"bytes", result.content.size()}};
-  const std::string tool = r.tool;
+  if (capture_genai_content()) {
+    attrs["gen_ai.tool.call.arguments"] = r.resolved_args;
+    attrs["gen_ai.tool.call.result"] = result.content.substr(0, kCapturedContentBytes);
+  }
+  const std::string tool = tool_span_name(r.tool);
   {
     std::lock_guard lock(pending_mu_);
     pending_runs_.push_back(std::move(r));
   }
-  span("tool", tool, started_us, ended_us, tool_status_name(result.status), attrs.dump());
+  span("tool", tool, started_us, ended_us, tool_status_name(result.status),
+       attrs.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void SessionRecorder::approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision) {
@@ -264,6 +278,7 @@ std::string SessionRecorder::span(std::string_view kind, std::string_view name, 
   s.status = std::string(status);
   s.attributes = std::move(attributes);
   std::string id = s.span_id;
+  if (span_sink_) sink_spans_.push_back(s);
   pending_spans_.push_back(std::move(s));
   return id;
 }
@@ -305,6 +320,15 @@ void SessionRecorder::finish(const RunOutcome& outcome) {
   if (!together.ok()) {
     note(together);
     if (!outcome.suspended) note(store_.update_run(run_id_, u));  // the run's end, at least
+  }
+  if (span_sink_ && !last_root_.span_id.empty()) {
+    std::vector<SpanRecord> spans;
+    {
+      std::lock_guard lock(pending_mu_);
+      spans.swap(sink_spans_);
+    }
+    spans.push_back(last_root_);
+    span_sink_(std::move(spans));
   }
 }
 

@@ -67,6 +67,9 @@ class SessionRecorder {
   std::string span(std::string_view kind, std::string_view name, int64_t start_us, int64_t end_us,
                    std::string_view status, std::string attributes = {});
   void set_state(RunState state);
+  // Receives every span of the run, the run's own span last, once finish() has written them: what
+  // an OTLP exporter sends. Called on the thread that calls finish(); set before the run starts.
+  void set_span_sink(std::function<void(std::vector<SpanRecord>)> sink) { span_sink_ = std::move(sink); }
   // Final state, counters and answer or error; closes the run's root span. A suspended run keeps
   // its resumable state.
   void finish(const RunOutcome& outcome);
@@ -99,6 +102,9 @@ class SessionRecorder {
   std::string session_id_;
   std::string run_id_;
   std::string root_span_;
+  std::function<void(std::vector<SpanRecord>)> span_sink_;
+  std::vector<SpanRecord> sink_spans_;  // copies for span_sink_ (guarded by pending_mu_)
+  SpanRecord last_root_;                // the run's span as last recorded
   int64_t run_started_us_ = 0;
   int span_counter_ = 0;
   mutable std::mutex writer_mu_;  // guards error_ and the writer's queue and flags

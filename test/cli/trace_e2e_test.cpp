@@ -141,16 +141,18 @@ TEST_F(TraceE2eTest, OtlpJsonHasTheCollectorShape) {
   EXPECT_EQ(model["parentSpanId"], root["spanId"]);
   std::map<std::string, json> attrs;
   for (const json& a : model["attributes"]) attrs[a["key"].get<std::string>()] = a["value"];
-  EXPECT_EQ(attrs["round"], json({{"intValue", "1"}}));
-  EXPECT_EQ(attrs["finish_reason"], json({{"stringValue", "tool_calls"}}));
-  EXPECT_EQ(attrs["temperature"], json({{"doubleValue", 0.5}}));
+  // keel's short names go out under the GenAI conventions' names, or under keel.*.
+  EXPECT_EQ(attrs["keel.round"], json({{"intValue", "1"}}));
+  EXPECT_EQ(attrs["gen_ai.response.finish_reasons"], json::parse(R"({"arrayValue":{"values":[{"stringValue":"tool_calls"}]}})"));
+  EXPECT_EQ(attrs["keel.temperature"], json({{"doubleValue", 0.5}}));
+  EXPECT_EQ(attrs["gen_ai.operation.name"], json({{"stringValue", "chat"}}));
 
   EXPECT_EQ(by_keel_id["child-1"]["parentSpanId"], by_keel_id["tool-1"]["spanId"]);
-  for (const json& a : by_keel_id["tool-1"]["attributes"]) {
-    if (a["key"] == "cached") {
-      EXPECT_EQ(a["value"], json({{"boolValue", false}}));
-    }
-  }
+  std::map<std::string, json> tool_attrs;
+  for (const json& a : by_keel_id["tool-1"]["attributes"]) tool_attrs[a["key"].get<std::string>()] = a["value"];
+  EXPECT_EQ(tool_attrs["keel.cached"], json({{"boolValue", false}}));
+  EXPECT_EQ(tool_attrs["gen_ai.tool.call.id"], json({{"stringValue", "c1"}}));
+  EXPECT_EQ(tool_attrs["gen_ai.operation.name"], json({{"stringValue", "execute_tool"}}));
   EXPECT_EQ(by_keel_id["model-2"]["status"]["code"], 2);
   EXPECT_NE(by_keel_id["model-2"]["status"]["message"].get<std::string>().find("503"), std::string::npos);
   const json& orphan = by_keel_id["lost-1"];

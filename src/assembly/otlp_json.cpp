@@ -1,10 +1,10 @@
-#include "cli/otlp_json.hpp"
+#include "assembly/otlp_json.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <set>
 
-namespace keel::cli {
+namespace keel::assembly {
 namespace {
 
 using json = nlohmann::ordered_json;  // keys in the order written: ids first
@@ -71,11 +71,63 @@ void add_attribute(json& attributes, std::string key, const json& value) {
   if (auto a = any_value(value)) attributes.push_back({{"key", std::move(key)}, {"value", std::move(*a)}});
 }
 
-json span_to_otlp(const SpanRecord& s, bool parent_present) {
+// Message and tool contents: exported only when capture is on.
+bool is_content_attribute(std::string_view key) {
+  return key == "gen_ai.input.messages" || key == "gen_ai.output.messages" || key == "gen_ai.system_instructions" ||
+         key == "gen_ai.tool.call.arguments" || key == "gen_ai.tool.call.result";
+}
+
+// A stored attribute under the name the conventions give it: keel's short names for what the
+// conventions define are renamed, other short names go under keel.*, dotted names stay.
+void add_stored_attribute(json& attributes, const std::string& key, const json& value, const OtlpEncoding& encoding) {
+  if (key.find('.') != std::string::npos) {
+    if (!is_content_attribute(key) || encoding.capture_content) add_attribute(attributes, key, value);
+  } else if (key == "prompt_tokens") {
+    add_attribute(attributes, "gen_ai.usage.input_tokens", value);
+  } else if (key == "completion_tokens") {
+    add_attribute(attributes, "gen_ai.usage.output_tokens", value);
+  } else if (key == "cached_prompt_tokens") {
+    add_attribute(attributes, "gen_ai.usage.cache_read.input_tokens", value);
+  } else if (key == "finish_reason") {
+    if (value.is_string() && !value.get<std::string>().empty()) {
+      add_attribute(attributes, "gen_ai.response.finish_reasons", json::array({value}));
+    }
+  } else if (key == "call_id") {
+    add_attribute(attributes, "gen_ai.tool.call.id", value);
+  } else {
+    add_attribute(attributes, "keel." + key, value);
+  }
+}
+
+// What the conventions ask of each kind of span, from what the record holds.
+void add_convention_attributes(json& attributes, const SpanRecord& s, const json& stored) {
+  auto missing = [&](const char* key) { return !stored.is_object() || !stored.contains(key); };
+  const std::string_view name = s.name;
+  if (s.kind == "run") {
+    add_attribute(attributes, "gen_ai.operation.name", "invoke_agent");
+    if (missing("gen_ai.agent.name")) add_attribute(attributes, "gen_ai.agent.name", "keel");
+    if (!s.run_id.empty()) add_attribute(attributes, "gen_ai.agent.id", s.run_id);
+  } else if (s.kind == "model") {
+    add_attribute(attributes, "gen_ai.operation.name", "chat");
+  } else if (s.kind == "tool") {
+    add_attribute(attributes, "gen_ai.operation.name", "execute_tool");
+    std::string_view tool = name.starts_with("execute_tool ") ? name.substr(13) : name;
+    if (missing("gen_ai.tool.name")) add_attribute(attributes, "gen_ai.tool.name", std::string(tool));
+    if (missing("gen_ai.tool.type")) add_attribute(attributes, "gen_ai.tool.type", "function");
+  }
+  if (!s.session_id.empty() && s.kind != "context") add_attribute(attributes, "gen_ai.conversation.id", s.session_id);
+  // error.type: the failure's class, for any span that did not end ok.
+  if (!s.status.empty() && s.status != "ok" && s.status != "running" && s.status != "suspended") {
+    add_attribute(attributes, "error.type", s.status);
+  }
+}
+
+json span_to_otlp(const SpanRecord& s, bool parent_present, const OtlpEncoding& encoding) {
   json attributes = json::array();
   json parsed = s.attributes.empty() ? json::object() : json::parse(s.attributes, nullptr, false);
+  add_convention_attributes(attributes, s, parsed);
   if (parsed.is_object()) {
-    for (const auto& [k, v] : parsed.items()) add_attribute(attributes, k, v);
+    for (const auto& [k, v] : parsed.items()) add_stored_attribute(attributes, k, v, encoding);
   } else {
     add_attribute(attributes, "keel.attributes", s.attributes);
   }
@@ -100,7 +152,7 @@ json span_to_otlp(const SpanRecord& s, bool parent_present) {
   // STATUS_CODE_OK = 1, STATUS_CODE_ERROR = 2; a span still running (or without a status) is UNSET.
   if (s.status == "ok") {
     span["status"] = {{"code", 1}};
-  } else if (s.status.empty() || s.status == "running") {
+  } else if (s.status.empty() || s.status == "running" || s.status == "suspended") {
     span["status"] = json::object();
   } else {
     std::string message = s.status;
@@ -129,21 +181,27 @@ std::string otlp_span_id(std::string_view keel_trace_id, std::string_view keel_s
   return hex64(h == 0 ? 1 : h);
 }
 
-json spans_to_otlp(const std::vector<SpanRecord>& spans) {
+json spans_to_otlp(const std::vector<SpanRecord>& spans, const OtlpEncoding& encoding) {
   std::set<std::pair<std::string, std::string>> present;
   for (const SpanRecord& s : spans) present.emplace(s.trace_id, s.span_id);
   json out = json::array();
   for (const SpanRecord& s : spans) {
     const bool parent_present = present.count({s.trace_id, s.parent_span_id}) > 0;
-    out.push_back(span_to_otlp(s, parent_present));
+    out.push_back(span_to_otlp(s, parent_present, encoding));
   }
-  json resource = {
-      {"attributes", json::array({{{"key", "service.name"}, {"value", {{"stringValue", "keel"}}}},
-                                  {{"key", "service.version"}, {"value", {{"stringValue", KEEL_VERSION}}}}})}};
+  json resource_attributes = json::array();
+  add_attribute(resource_attributes, "service.name", encoding.resource.service_name);
+  add_attribute(resource_attributes, "service.version", KEEL_VERSION);
+  add_attribute(resource_attributes, "telemetry.sdk.name", "keel");
+  add_attribute(resource_attributes, "telemetry.sdk.language", "cpp");
+  for (const auto& [key, value] : encoding.resource.attributes) {
+    if (key != "service.name") add_attribute(resource_attributes, key, value);
+  }
+  json resource = {{"attributes", std::move(resource_attributes)}};
   json scope = {{"name", "keel"}, {"version", KEEL_VERSION}};
   json scope_spans = json::array({{{"scope", std::move(scope)}, {"spans", std::move(out)}}});
   return {
       {"resourceSpans", json::array({{{"resource", std::move(resource)}, {"scopeSpans", std::move(scope_spans)}}})}};
 }
 
-}  // namespace keel::cli
+}  // namespace keel::assembly
