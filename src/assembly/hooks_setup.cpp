@@ -1,5 +1,6 @@
 // Command hooks for an agent, with workspace trust; see hooks_setup.hpp.
 #include "assembly/hooks_setup.hpp"
+#include "assembly/workspace_trust.hpp"
 
 #include <cstdio>
 
@@ -12,15 +13,7 @@ std::string hook_trust_fingerprint(const detail::HookCommand& hook) { return hoo
 
 bool hook_trusted(const detail::HookCommand& hook, Store* store, const std::string& workspace) {
   if (!hook.from_workspace) return true;
-  if (store == nullptr) return false;
-  Result<std::vector<ApprovalRule>> rules = store->list_approval_rules(workspace);
-  if (!rules.ok()) return false;
-  const std::string tool = hook_trust_tool(hook);
-  const std::string fingerprint = hook_trust_fingerprint(hook);
-  for (const ApprovalRule& r : *rules) {
-    if (r.tool == tool && r.pattern == fingerprint && r.verdict == ApprovalVerdict::kAllow) return true;
-  }
-  return false;
+  return workspace_trusts(store, workspace, hook_trust_tool(hook), hook_trust_fingerprint(hook));
 }
 
 Result<std::shared_ptr<detail::CommandHooks>> make_command_hooks(const KeelConfig& config, const std::string& workspace, Store* store,

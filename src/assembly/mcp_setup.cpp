@@ -1,4 +1,5 @@
 #include "assembly/mcp_setup.hpp"
+#include "assembly/workspace_trust.hpp"
 
 
 namespace keel::assembly {
@@ -22,15 +23,7 @@ std::string mcp_trust_fingerprint(const McpServerConfig& server) {
 
 bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::string& workspace) {
   if (!server.from_workspace) return true;
-  if (store == nullptr) return false;
-  Result<std::vector<ApprovalRule>> rules = store->list_approval_rules(workspace);
-  if (!rules.ok()) return false;
-  const std::string tool = mcp_trust_tool(server);
-  const std::string fingerprint = mcp_trust_fingerprint(server);
-  for (const ApprovalRule& r : *rules) {
-    if (r.tool == tool && r.pattern == fingerprint && r.verdict == ApprovalVerdict::kAllow) return true;
-  }
-  return false;
+  return workspace_trusts(store, workspace, mcp_trust_tool(server), mcp_trust_fingerprint(server));
 }
 
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store) {
