@@ -230,8 +230,9 @@ TEST_F(OtlpRunTest, ContentsAreSentOnlyWhenAskedFor) {
   testing::CliRun r = run({{"OTEL_EXPORTER_OTLP_ENDPOINT", collector_.url("")},
                            {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_EQ(exports().size(), 1u);
-  const std::string& body = exports()[0].body;
+  std::vector<testing::RecordedHttpRequest> got = exports();
+  ASSERT_EQ(got.size(), 1u);
+  const std::string& body = got[0].body;
   EXPECT_NE(body.find("gen_ai.output.messages"), std::string::npos);
   EXPECT_NE(body.find("It says hello."), std::string::npos);
   EXPECT_NE(body.find("gen_ai.tool.call.result"), std::string::npos);
