@@ -48,6 +48,11 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
     if (std::shared_ptr<OtlpExporter> exporter = process_otlp_exporter()) {
       o.on_trace = [exporter](std::vector<SpanRecord> spans) { exporter->submit(std::move(spans)); };
     }
+  } else if (host.notice && otlp_settings_from_env([&env](const char* name) -> const char* {
+               auto it = env.find(name);
+               return it == env.end() ? nullptr : it->second.c_str();
+             }).enabled) {
+    host.notice("warning: telemetry: a run without a store (--ephemeral) keeps no trace, so none is exported");
   }
   // Command hooks of the settings files: before the host's output hooks, so what they add to a
   // result or a task is what the host shows.

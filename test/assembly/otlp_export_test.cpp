@@ -143,7 +143,7 @@ class OtlpRunTest : public ::testing::Test {
   }
 
   // A two-round run: one fs_read call, then an answer.
-  testing::CliRun run(Env env) {
+  testing::CliRun run(Env env, bool ephemeral = false) {
     ws_.write("notes.txt", "hello\n");
     model_.push(testing::mock_tool_calls({ToolCall{"call_1", "fs_read", R"({"path":"notes.txt"})"}}));
     model_.push(testing::mock_text("It says hello."));
@@ -152,9 +152,10 @@ class OtlpRunTest : public ::testing::Test {
     options.env = std::move(env);
     options.env["KEEL_HOME"] = home_.path().string();
     options.env["XDG_CONFIG_HOME"] = (home_.path() / "config").string();
-    return testing::run_cli(KEEL_BINARY, {"run", "--base-url", model_.base_url(), "--model", "mock", "--no-stream",
-                                          "read notes.txt"},
-                            options);
+    std::vector<std::string> args = {"run", "--base-url", model_.base_url(), "--model", "mock", "--no-stream"};
+    if (ephemeral) args.push_back("--ephemeral");
+    args.push_back("read notes.txt");
+    return testing::run_cli(KEEL_BINARY, args, options);
   }
 
   std::vector<testing::RecordedHttpRequest> exports() const {
@@ -275,6 +276,15 @@ TEST_F(OtlpRunTest, ACollectorThatIsDownOrSilentNeitherFailsNorHoldsTheRun) {
   // At most the exit wait (0.5 s) more than the plain run, whatever the export timeout says.
   EXPECT_LT(slow.elapsed_ms, plain.elapsed_ms + 5000) << "plain " << plain.elapsed_ms << " ms";
   EXPECT_LT(down.elapsed_ms, plain.elapsed_ms + 5000) << "plain " << plain.elapsed_ms << " ms";
+}
+
+// Spans come from the store: a run without one says that nothing is exported rather than staying silent.
+TEST_F(OtlpRunTest, AnEphemeralRunSaysItExportsNothing) {
+  testing::CliRun r = run({{"OTEL_EXPORTER_OTLP_ENDPOINT", collector_.url("")}}, /*ephemeral=*/true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "It says hello.\n");
+  EXPECT_NE(r.err.find("without a store (--ephemeral) keeps no trace"), std::string::npos) << r.err;
+  EXPECT_EQ(collector_.request_count(), 0u);
 }
 
 TEST_F(OtlpRunTest, AFileGetsOneExportRequestPerRun) {
