@@ -92,9 +92,11 @@ run "sum the price column of sales.csv"
 
 step "5. The web UI: keel serve"
 log="$demo/serve.log"
-(cd "$ws" && "$keel" serve --port 0 >"$log" 2>&1) &
+(cd "$ws" && exec "$keel" serve --port 0 >"$log" 2>&1) &
 serve_pid=$!
+# The server goes with the demo, however it ends (a closed pipe or Ctrl-C included).
 trap 'kill "$serve_pid" 2>/dev/null || true' EXIT
+trap 'exit 130' INT TERM HUP PIPE
 url=""
 for _ in $(seq 100); do
   url=$(sed -n 's/^keel serve: web UI (signed in): //p' "$log" 2>/dev/null | head -1)
@@ -114,5 +116,10 @@ else
   http_get "$port" / | grep -o '<title>[^<]*</title>'
   kill "$serve_pid"
   wait "$serve_pid" 2>/dev/null || true
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break; sleep 0.1; done
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "demo: keel serve is still running on port $port after it was stopped" >&2
+    exit 1
+  fi
   echo "demo: done (keel serve stopped; run it yourself with: cd $ws && $keel serve)"
 fi
