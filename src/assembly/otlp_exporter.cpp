@@ -2,7 +2,6 @@
 #include "assembly/otlp_exporter.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -10,10 +9,13 @@
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <thread>
 #include <utility>
 
+#include "core/text/percent_decode.hpp"
+#include "core/text/text_util.hpp"
 #include "net/http_transport.hpp"
 
 namespace keel::assembly {
@@ -22,29 +24,10 @@ namespace {
 constexpr size_t kMaxQueuedRuns = 64;
 constexpr int64_t kExitWaitMs = 500;
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
-
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
+// A key or value of an OTEL_* list, percent-decoded (kept as written when an escape is bad) and trimmed.
+std::string list_item(std::string_view raw) {
+  std::optional<std::string> decoded = detail::percent_decode(raw, false);
+  return std::string(detail::trim(decoded ? std::string_view(*decoded) : raw));
 }
 
 // "k=v,k2=v2" (the W3C Baggage-like list the OTel variables use), in order; malformed entries skipped.
@@ -58,15 +41,10 @@ std::vector<std::pair<std::string, std::string>> key_values(const char* text) {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string key = trim(percent_decode(item.substr(0, eq)));
-    if (!key.empty()) out.emplace_back(std::move(key), trim(percent_decode(item.substr(eq + 1))));
+    std::string key = list_item(item.substr(0, eq));
+    if (!key.empty()) out.emplace_back(std::move(key), list_item(item.substr(eq + 1)));
   }
   return out;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // The traces variable when set, else the general one.
@@ -82,9 +60,9 @@ const char* pick(const std::function<const char*(const char*)>& env, const char*
 OtlpExportSettings otlp_settings_from_env(const std::function<const char*(const char*)>& env) {
   OtlpExportSettings s;
   const char* disabled = env("OTEL_SDK_DISABLED");
-  if (disabled != nullptr && lower(disabled) == "true") return s;
+  if (disabled != nullptr && detail::lowercase(disabled) == "true") return s;
   const char* exporter = env("OTEL_TRACES_EXPORTER");
-  const std::string which = exporter != nullptr && *exporter != '\0' ? lower(exporter) : "otlp";
+  const std::string which = exporter != nullptr && *exporter != '\0' ? detail::lowercase(exporter) : "otlp";
   if (which == "none") return s;
   if (which == "console") s.console = true;
   else if (which != "otlp") s.warnings.push_back("OTEL_TRACES_EXPORTER=" + which + " is not supported (otlp, console or none)");
@@ -98,7 +76,7 @@ OtlpExportSettings otlp_settings_from_env(const std::function<const char*(const 
       s.traces_url = b + "/v1/traces";
     }
     const char* protocol = pick(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL");
-    const std::string p = protocol != nullptr ? lower(protocol) : "http/json";
+    const std::string p = protocol != nullptr ? detail::lowercase(protocol) : "http/json";
     if (p == "grpc" && !s.traces_url.empty()) {
       s.warnings.push_back("OTLP over gRPC is not supported: traces are not sent to " + s.traces_url +
                            "; set OTEL_EXPORTER_OTLP_PROTOCOL=http/json and the collector's HTTP port (4318)");
@@ -108,8 +86,15 @@ OtlpExportSettings otlp_settings_from_env(const std::function<const char*(const 
                            "OpenTelemetry collectors accept both on their HTTP port");
     }
   }
-  for (const auto& [k, v] : key_values(env("OTEL_EXPORTER_OTLP_HEADERS"))) s.headers.push_back(k + ": " + v);
-  for (const auto& [k, v] : key_values(env("OTEL_EXPORTER_OTLP_TRACES_HEADERS"))) s.headers.push_back(k + ": " + v);
+  // The traces list wins over the general one for the same header.
+  std::vector<std::pair<std::string, std::string>> headers = key_values(env("OTEL_EXPORTER_OTLP_TRACES_HEADERS"));
+  for (auto& [k, v] : key_values(env("OTEL_EXPORTER_OTLP_HEADERS"))) {
+    const std::string key = detail::lowercase(k);
+    if (std::none_of(headers.begin(), headers.end(), [&](const auto& h) { return detail::lowercase(h.first) == key; })) {
+      headers.emplace_back(std::move(k), std::move(v));
+    }
+  }
+  for (const auto& [k, v] : headers) s.headers.push_back(k + ": " + v);
   if (const char* t = pick(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")) {
     char* end = nullptr;
     long long ms = std::strtoll(t, &end, 10);
@@ -123,7 +108,7 @@ OtlpExportSettings otlp_settings_from_env(const std::function<const char*(const 
     s.encoding.resource.attributes.emplace_back(std::move(k), std::move(v));
   }
   const char* capture = env("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT");
-  s.encoding.capture_content = capture != nullptr && lower(capture) == "true";
+  s.encoding.capture_content = capture != nullptr && detail::lowercase(capture) == "true";
   s.enabled = !s.traces_url.empty() || !s.file.empty() || s.console;
   return s;
 }

@@ -2,37 +2,14 @@
 #include "llm/rules_data_plan.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "llm/rules_intent.hpp"
+
 namespace keel::detail {
 namespace {
-
-// A word of the task: as written without surrounding quotes and trailing punctuation, and lowercase.
-struct DataWord {
-  std::string text;
-  std::string lower;
-};
-
-std::vector<DataWord> data_words(std::string_view task) {
-  std::vector<DataWord> out;
-  size_t i = 0;
-  while (i < task.size()) {
-    while (i < task.size() && std::isspace(static_cast<unsigned char>(task[i]))) ++i;
-    size_t start = i;
-    while (i < task.size() && !std::isspace(static_cast<unsigned char>(task[i]))) ++i;
-    std::string_view w = task.substr(start, i - start);
-    while (!w.empty() && std::string_view("'\"`(").find(w.front()) != std::string_view::npos) w.remove_prefix(1);
-    while (!w.empty() && std::string_view("'\"`),;:!?.").find(w.back()) != std::string_view::npos) w.remove_suffix(1);
-    if (w.empty()) continue;
-    DataWord word{std::string(w), std::string(w)};
-    for (char& c : word.lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.push_back(std::move(word));
-  }
-  return out;
-}
 
 bool one_of(std::string_view w, std::initializer_list<std::string_view> set) {
   return std::find(set.begin(), set.end(), w) != set.end();
@@ -47,11 +24,6 @@ std::string op_of(std::string_view w) {
   if (w == "median") return "median";
   if (w == "count") return "count";
   return {};
-}
-
-bool is_path_word(const DataWord& w) {
-  return w.text.find("://") == std::string::npos &&
-         (w.text.find('.') != std::string::npos || w.text.find('/') != std::string::npos);
 }
 
 // Words that cannot name the column next to "column".
@@ -71,29 +43,29 @@ std::string op_phrase(const std::string& op) {
 }  // namespace
 
 std::optional<RulesDataQuery> read_data_query(std::string_view task) {
-  const std::vector<DataWord> words = data_words(task);
+  const std::vector<RulesWord> words = split_rules_words(task);
   const auto column_at = std::find_if(words.begin(), words.end(),
-                                      [](const DataWord& w) { return one_of(w.lower, {"column", "field"}); });
+                                      [](const RulesWord& w) { return one_of(w.lower, {"column", "field"}); });
   if (column_at == words.end()) return std::nullopt;
   const size_t c = static_cast<size_t>(column_at - words.begin());
 
   RulesDataQuery q;
-  for (const DataWord& w : words) {
+  for (const RulesWord& w : words) {
     if (q.op = op_of(w.lower); !q.op.empty()) break;
   }
-  if (c > 0 && !is_column_filler(words[c - 1].lower) && !is_path_word(words[c - 1])) {
+  if (c > 0 && !is_column_filler(words[c - 1].lower) && !rules_word_is_path(words[c - 1])) {
     q.column = words[c - 1].text;  // "the amount column"
   } else {
     size_t j = c + 1;  // "the column named amount"
     while (j < words.size() && one_of(words[j].lower, {"named", "called", "the"})) ++j;
-    if (j < words.size() && !is_column_filler(words[j].lower) && !is_path_word(words[j])) q.column = words[j].text;
+    if (j < words.size() && !is_column_filler(words[j].lower) && !rules_word_is_path(words[j])) q.column = words[j].text;
   }
 
-  const bool writes = std::any_of(words.begin(), words.end(), [](const DataWord& w) {
+  const bool writes = std::any_of(words.begin(), words.end(), [](const RulesWord& w) {
     return one_of(w.lower, {"write", "save", "store", "export", "put"});
   });
   for (size_t i = 0; i < words.size(); ++i) {
-    if (!is_path_word(words[i])) continue;
+    if (!rules_word_is_path(words[i])) continue;
     const bool after_to = i > 0 && one_of(words[i - 1].lower, {"to", "into", "as"});
     if (writes && after_to && q.output.empty() && !q.file.empty()) q.output = words[i].text;
     else if (q.file.empty()) q.file = words[i].text;

@@ -11,11 +11,7 @@
 namespace keel::detail {
 namespace {
 
-struct Word {
-  std::string raw;    // exactly as written
-  std::string text;   // as written, without surrounding quotes or trailing punctuation
-  std::string lower;  // lowercase of text
-};
+using Word = RulesWord;
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 bool is_quote(char c) { return c == '\'' || c == '"' || c == '`'; }
@@ -47,21 +43,6 @@ std::string clean(std::string_view w) {
     }
   }
   return std::string(w);
-}
-
-std::vector<Word> split_words(std::string_view text) {
-  std::vector<Word> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && is_space(text[i])) ++i;
-    size_t start = i;
-    while (i < text.size() && !is_space(text[i])) ++i;
-    if (i == start) break;
-    std::string_view raw = text.substr(start, i - start);
-    std::string cleaned = clean(raw);
-    if (!cleaned.empty()) words.push_back({std::string(raw), cleaned, to_lower(cleaned)});
-  }
-  return words;
 }
 
 // The first quoted span: an opening quote at a word start, closed by the same quote at a word end.
@@ -108,10 +89,6 @@ bool is_not_a_place(std::string_view w) {
 
 bool means_here(std::string_view w) { return in(w, {"here", "cwd", "root", "workspace", ".", "./"}); }
 
-bool looks_like_path(const Word& w) {
-  if (w.text.find("://") != std::string::npos || w.lower == "e.g" || w.lower == "i.e") return false;
-  return w.text.find('.') != std::string::npos || w.text.find('/') != std::string::npos;
-}
 
 // Index of the verb: the first word that is not a lead-in; words.size() when there is none.
 size_t verb_index(const std::vector<Word>& words) {
@@ -146,7 +123,7 @@ std::string place_after_trigger(const std::vector<Word>& words, size_t from) {
 std::string find_path(const std::vector<Word>& words, size_t verb, const std::string& quoted) {
   if (!quoted.empty()) return quoted;
   for (size_t i = verb + 1; i < words.size(); ++i) {
-    if (looks_like_path(words[i])) return words[i].text;
+    if (rules_word_is_path(words[i])) return words[i].text;
   }
   if (std::string place = place_after_trigger(words, verb + 1); !place.empty()) return place;
   for (size_t i = verb + 1; i < words.size(); ++i) {
@@ -165,7 +142,7 @@ bool has_phrase(const std::string& joined, std::initializer_list<std::string_vie
   return false;
 }
 
-bool mentions_path(const std::vector<Word>& words) { return std::any_of(words.begin(), words.end(), looks_like_path); }
+bool mentions_path(const std::vector<Word>& words) { return std::any_of(words.begin(), words.end(), rules_word_is_path); }
 
 bool is_search_verb(std::string_view w) { return in(w, {"search", "grep", "find", "look", "rg"}); }
 
@@ -229,12 +206,32 @@ RulesPlan plan_search(const std::vector<Word>& words, size_t verb, const std::st
 
 }  // namespace
 
+std::vector<RulesWord> split_rules_words(std::string_view text) {
+  std::vector<Word> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    size_t start = i;
+    while (i < text.size() && !is_space(text[i])) ++i;
+    if (i == start) break;
+    std::string_view raw = text.substr(start, i - start);
+    std::string cleaned = clean(raw);
+    if (!cleaned.empty()) words.push_back({std::string(raw), cleaned, to_lower(cleaned)});
+  }
+  return words;
+}
+
+bool rules_word_is_path(const RulesWord& w) {
+  if (w.text.find("://") != std::string::npos || w.lower == "e.g" || w.lower == "i.e") return false;
+  return w.text.find('.') != std::string::npos || w.text.find('/') != std::string::npos;
+}
+
 RulesPlan plan_rules_task(std::string_view task) {
   std::string quoted;
   size_t q_begin = 0;
   size_t q_end = 0;
   bool has_quote = find_quoted(task, quoted, q_begin, q_end);
-  std::vector<Word> words = split_words(task);
+  std::vector<Word> words = split_rules_words(task);
   if (words.empty()) return {};
   size_t verb = verb_index(words);
   std::string v = verb < words.size() ? words[verb].lower : std::string();
@@ -253,7 +250,7 @@ RulesPlan plan_rules_task(std::string_view task) {
   if (is_search_verb(v) || has_phrase(joined, {"search for", "look for", "grep for"})) {
     std::string rest(task);
     if (has_quote) rest = std::string(task.substr(0, q_begin)) + " \x01 " + std::string(task.substr(q_end));
-    std::vector<Word> search_words = split_words(rest);
+    std::vector<Word> search_words = split_rules_words(rest);
     size_t search_verb = verb_index(search_words);
     return plan_search(search_words, search_verb, has_quote ? quoted : "");
   }

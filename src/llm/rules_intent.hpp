@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace keel::detail {
 
@@ -22,6 +23,20 @@ struct RulesPlan {
   std::string path;     // list/search: directory ("." when none is named); read/count: the file
   std::string pattern;  // search only: the literal text as the user wrote it (not yet escaped)
 };
+
+// A word of a task.
+struct RulesWord {
+  std::string raw;    // exactly as written
+  std::string text;   // as written, without surrounding quotes or trailing punctuation
+  std::string lower;  // lowercase of text
+};
+
+// The task's words (quotes, unbalanced brackets and sentence punctuation stripped; a path's own
+// dots kept, so "README.md." is "README.md").
+std::vector<RulesWord> split_rules_words(std::string_view text);
+
+// Whether a word names a path: it holds '.' or '/' (not a URL, not "e.g").
+bool rules_word_is_path(const RulesWord& w);
 
 // Picks the intent and its arguments. kNone when the task matches no rule, or matches one but
 // lacks what it needs (a file to read, a text to search for).

@@ -7,6 +7,7 @@
 // turns the policy's "ask" into "run".
 #include <nlohmann/json.hpp>
 
+#include "core/loop/risk_verdict.hpp"
 #include "runtime/agent_impl.hpp"
 
 namespace keel {
@@ -35,10 +36,8 @@ class Agent::Impl::HookedGate final : public ApprovalGate {
       canonical = effective.arguments;  // nlohmann's objects keep their keys sorted: canonical already
       impl_.set_rewrite(call.id, effective.arguments);
     }
-    GateVerdict policy = inner_ ? inner_->check(effective, canonical, spec)
-                         : spec.risk >= threshold_
-                             ? GateVerdict::ask(call.name + " is a " + std::string(risk_name(spec.risk)) + "-risk tool")
-                             : GateVerdict::allow();
+    GateVerdict policy =
+        inner_ ? inner_->check(effective, canonical, spec) : detail::risk_verdict(call.name, spec.risk, threshold_);
     if (policy.kind == GateVerdict::Kind::kDeny) return policy;  // the operator's refusal holds
     switch (hooks.verdict) {
       case V::kDeny: return GateVerdict::deny(hooks.reason);

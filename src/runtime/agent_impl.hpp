@@ -124,6 +124,9 @@ class Agent::Impl {
   // agent's own when it is the universal one, the default one when none is set, else nullptr
   // (a parser of the application's: its markup is unknown, the text streams as it comes).
   const UniversalToolCallParser* stream_parser();
+  // The gen_ai.* attributes of the backend `description` names (detail::backend_attributes), worked
+  // out once rather than on every model call's span.
+  const nlohmann::json& backend_span_attributes(const std::string& description);
 
   LlmClient& llm_;
   const ToolRegistry& tools_;
@@ -135,6 +138,8 @@ class Agent::Impl {
   std::shared_ptr<detail::ApprovalPolicyGate> gate_;  // the policy of the run in progress, if any
   std::shared_ptr<const UniversalToolCallParser> stream_parser_;  // made on the first streamed call with tools
   bool stream_parser_made_ = false;
+  std::string backend_described_;       // the description backend_attributes_ were worked out for
+  nlohmann::json backend_attributes_;
   std::mutex steer_mutex_;
   bool running_ = false;                // a run is in progress (steering is accepted)
   std::vector<std::string> steering_;   // guidance not yet handed to the machine

@@ -42,6 +42,14 @@ Event Agent::Impl::call_planner(RunContext& ctx, const CallPlanner& p, std::stop
   return ModelReplied{std::move(reply).value()};
 }
 
+const nlohmann::json& Agent::Impl::backend_span_attributes(const std::string& description) {
+  if (backend_attributes_.is_null() || backend_described_ != description) {
+    backend_attributes_ = detail::backend_attributes(description);
+    backend_described_ = description;
+  }
+  return backend_attributes_;
+}
+
 Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::SessionRecorder* recorder,
                               std::stop_token stop, RunOutcome& outcome) {
   ctx.round = request.round;
@@ -83,7 +91,7 @@ Event Agent::Impl::call_model(RunContext& ctx, ModelRequest request, detail::Ses
   if (reply.ok() && filter) show(filter->finish());
   if (!reply.ok()) reply = redacted(reply.status());  // a backend's error may echo a key or token
   if (recorder != nullptr) {
-    nlohmann::json attrs = detail::backend_attributes(ctx.model);
+    nlohmann::json attrs = backend_span_attributes(ctx.model);
     attrs["round"] = request.round;
     if (reply.ok()) {
       attrs["prompt_tokens"] = reply->usage.prompt_tokens;
@@ -134,7 +142,7 @@ Event Agent::Impl::summarize(RunContext& ctx, const Summarize& s, detail::Sessio
   Result<ModelReply> reply = llm_.complete(s.request, call);
   if (!reply.ok()) reply = redacted(reply.status());
   if (recorder != nullptr) {
-    nlohmann::json attrs = detail::backend_attributes(ctx.model);
+    nlohmann::json attrs = backend_span_attributes(ctx.model);
     attrs["purpose"] = "summary";
     attrs["messages"] = s.messages;
     if (!reply.ok()) attrs["error"] = reply.status().to_string();

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "core/loop/risk_verdict.hpp"
+
 namespace keel::detail {
 
 struct ApprovalPolicyGate::Pattern {
@@ -126,10 +128,7 @@ GateVerdict ApprovalPolicyGate::by_mode(const ToolCall& call, const ToolSpec& sp
       source = "approvals.default_mode" + (default_source_.empty() ? "" : " in " + default_source_);
     }
   }
-  if (!mode) {
-    if (spec.risk < confirm_at_) return GateVerdict::allow();
-    return GateVerdict::ask(call.name + " is a " + std::string(risk_name(spec.risk)) + "-risk tool");
-  }
+  if (!mode) return detail::risk_verdict(call.name, spec.risk, confirm_at_);
   std::string from = " (approval mode " + std::string(approval_mode_name(*mode)) + ", " + source + ")";
   switch (*mode) {
     case ApprovalMode::kAuto: return GateVerdict::allow("allowed without asking" + from);

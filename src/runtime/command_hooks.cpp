@@ -7,9 +7,12 @@
 
 #include "base/child_env.hpp"
 #include "base/subprocess.hpp"
+#include "core/text/text_util.hpp"
 
 namespace keel::detail {
 namespace {
+
+std::string trimmed(std::string_view s) { return std::string(trim(s)); }
 
 using nlohmann::json;
 
@@ -21,13 +24,6 @@ std::string hook_shown(const HookCommand& c) {
   std::string s = c.command.substr(0, c.command.find('\n'));
   if (s.size() > 80) s = s.substr(0, 77) + "...";
   return "'" + s + "'";
-}
-
-std::string hook_trimmed(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 // The call's arguments as JSON (a string when they are not JSON).
@@ -53,10 +49,20 @@ void append_paragraph(std::string& to, const std::string& text) {
   to += text;
 }
 
+// Why a hook that ran blocks what it was asked about — exit code 2 (its stderr) or "decision":
+// "block" (its reason), `fallback` when it gave no words — or nullopt when it does not block.
+std::optional<std::string> block_reason(const CommandHooks::Ran& r, const std::string& fallback) {
+  std::string why;
+  if (r.exit_code == 2) why = r.err;
+  else if (r.json && hook_string(*r.json, "decision") == "block") why = hook_string(*r.json, "reason");
+  else return std::nullopt;
+  return why.empty() ? fallback : why;
+}
+
 // Plain stdout or additionalContext of a successful command (UserPromptSubmit, SessionStart).
 std::string hook_context(const CommandHooks::Ran& r) {
   if (r.exit_code != 0) return {};
-  if (!r.json) return hook_trimmed(r.out);
+  if (!r.json) return trimmed(r.out);
   std::string context;
   if (const json* s = hook_specific(*r.json)) append_paragraph(context, hook_string(*s, "additionalContext"));
   append_paragraph(context, hook_string(*r.json, "additionalContext"));
@@ -116,7 +122,7 @@ std::vector<CommandHooks::Ran> CommandHooks::fire(RunContext& ctx, const std::st
     }
     r.started = true;
     r.out = std::move(ran->output);
-    r.err = hook_trimmed(ran->error_output);
+    r.err = trimmed(ran->error_output);
     if (ran->end == SubprocessResult::End::kTimedOut) {
       r.timed_out = true;
       warn(who + " was killed after its timeout of " + std::to_string(c.timeout_s) + " s; the run goes on without it");
@@ -125,7 +131,7 @@ std::vector<CommandHooks::Ran> CommandHooks::fire(RunContext& ctx, const std::st
     } else {
       r.exit_code = ran->exit_code;
       if (r.exit_code == 0) {
-        std::string text = hook_trimmed(r.out);
+        std::string text = trimmed(r.out);
         if (!text.empty() && text.front() == '{') {
           json j = json::parse(text, nullptr, false);
           if (j.is_object()) {
@@ -171,15 +177,9 @@ void CommandHooks::on_prompt_submitted(RunContext& ctx, const std::string& task,
     ctx.metadata.erase(it);
   }
   for (const Ran& r : fire(ctx, "UserPromptSubmit", "", {{"prompt", task}})) {
-    if (r.exit_code == 2) {
+    if (auto why = block_reason(r, "refused by the UserPromptSubmit hook " + hook_shown(*r.command))) {
       actions.refuse = true;
-      append_paragraph(actions.reason, r.err.empty() ? "refused by the UserPromptSubmit hook " + hook_shown(*r.command) : r.err);
-      continue;
-    }
-    if (r.json && hook_string(*r.json, "decision") == "block") {
-      actions.refuse = true;
-      std::string why = hook_string(*r.json, "reason");
-      append_paragraph(actions.reason, why.empty() ? "refused by the UserPromptSubmit hook " + hook_shown(*r.command) : why);
+      append_paragraph(actions.reason, *why);
       continue;
     }
     append_paragraph(actions.context, hook_context(r));
@@ -264,12 +264,8 @@ void CommandHooks::on_tool_finished(RunContext& ctx, const ToolCall& call, ToolR
                 {"tool_response", std::move(response)}};
   std::string notes;
   for (const Ran& r : fire(ctx, "PostToolUse", call.name, std::move(input))) {
-    if (r.exit_code == 2) {
-      append_paragraph(notes, r.err);
-      continue;
-    }
-    if (!r.json) continue;
-    if (hook_string(*r.json, "decision") == "block") append_paragraph(notes, hook_string(*r.json, "reason"));
+    if (auto why = block_reason(r, "")) append_paragraph(notes, *why);
+    if (r.exit_code == 2 || !r.json) continue;
     if (const json* s = hook_specific(*r.json)) append_paragraph(notes, hook_string(*s, "additionalContext"));
   }
   if (!notes.empty()) result.content += "\n\n[hook] " + notes;
@@ -280,11 +276,8 @@ void CommandHooks::on_response_complete(RunContext& ctx, const std::string&, Res
   const std::string event = options_.subagent ? "SubagentStop" : "Stop";
   std::string reasons;
   for (const Ran& r : fire(ctx, event, "", {{"stop_hook_active", active}})) {
-    if (r.exit_code == 2) {
-      append_paragraph(reasons, r.err.empty() ? "the " + event + " hook " + hook_shown(*r.command) + " asks to go on" : r.err);
-    } else if (r.json && hook_string(*r.json, "decision") == "block") {
-      std::string why = hook_string(*r.json, "reason");
-      append_paragraph(reasons, why.empty() ? "the " + event + " hook " + hook_shown(*r.command) + " asks to go on" : why);
+    if (auto why = block_reason(r, "the " + event + " hook " + hook_shown(*r.command) + " asks to go on")) {
+      append_paragraph(reasons, *why);
     }
   }
   if (reasons.empty()) return;

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/text/text_util.hpp"
+
 namespace keel::detail {
 namespace {
 
@@ -89,7 +91,7 @@ nlohmann::json backend_attributes(std::string_view description) {
 bool capture_genai_content() {
   static const bool on = [] {
     const char* v = std::getenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT");
-    return v != nullptr && (std::string_view(v) == "true" || std::string_view(v) == "TRUE" || std::string_view(v) == "1");
+    return v != nullptr && lowercase(v) == "true";  // as the exporter reads it (assembly/otlp_exporter)
   }();
   return on;
 }

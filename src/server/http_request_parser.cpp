@@ -50,13 +50,6 @@ void for_each_list_item(std::string_view list, Fn fn) {
   }
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 ParsedHead fail(int status, std::string message) {
   ParsedHead head;
   head.error_status = status;
@@ -257,27 +250,6 @@ ParsedHead parse_request_head(std::string_view head_text, size_t max_body_bytes)
     if (!inserted) it->second.append(", ").append(value);
   }
   return apply_framing(std::move(head), max_body_bytes);
-}
-
-std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '%') {
-      if (i + 2 >= text.size()) return std::nullopt;
-      const int hi = hex_value(text[i + 1]);
-      const int lo = hex_value(text[i + 2]);
-      if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) return std::nullopt;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
 }
 
 std::optional<std::map<std::string, std::string>> parse_query(std::string_view query) {

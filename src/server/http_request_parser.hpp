@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/text/percent_decode.hpp"
 #include "server/http_request.hpp"
 
 namespace keel::server {
@@ -41,9 +42,7 @@ size_t find_head_end(std::string_view buffer);
 // gives error_status 413.
 ParsedHead parse_request_head(std::string_view head, size_t max_body_bytes);
 
-// Percent-decodes `text` ('+' becomes a space when `plus_is_space`). nullopt for a bad escape
-// ("%zz", a cut "%4") or an escaped NUL.
-std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space);
+using detail::percent_decode;  // request targets and query strings are decoded with it
 
 // "a=1&b=x%20y&flag" -> {a: "1", b: "x y", flag: ""}. nullopt when an escape is bad.
 std::optional<std::map<std::string, std::string>> parse_query(std::string_view query);

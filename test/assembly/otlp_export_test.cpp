@@ -51,9 +51,12 @@ TEST(OtlpSettingsTest, EndpointsHeadersTimeoutAndResourceFollowTheVariables) {
   s = settings_of({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:4318"},
                    {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://b:9999/custom"},
                    {"OTEL_EXPORTER_OTLP_TIMEOUT", "100"},
-                   {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "200"}});
+                   {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "200"},
+                   {"OTEL_EXPORTER_OTLP_HEADERS", "Tenant=general,x-other=1"},
+                   {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "tenant=traces"}});
   EXPECT_EQ(s.traces_url, "http://b:9999/custom");
   EXPECT_EQ(s.timeout_ms, 200);
+  EXPECT_EQ(s.headers, (std::vector<std::string>{"tenant: traces", "x-other: 1"}));
 }
 
 TEST(OtlpSettingsTest, DisabledNoneGrpcAndNothingSet) {

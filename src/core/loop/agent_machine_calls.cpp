@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/guards/call_signature.hpp"
+#include "core/loop/risk_verdict.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/core/agent_machine.hpp"
 
@@ -99,8 +100,8 @@ void AgentMachine::classify_call(size_t index) {
       gate_decisions_.push_back({call, pc.spec->risk,
                                  allowed_past_risk ? ApprovalVerdict::kAllow : ApprovalVerdict::kDeny, verdict.reason});
     }
-  } else if (pc.spec->risk >= config_.approval_threshold) {
-    verdict = GateVerdict::ask(call.name + " is a " + std::string(risk_name(pc.spec->risk)) + "-risk tool");
+  } else {
+    verdict = detail::risk_verdict(call.name, pc.spec->risk, config_.approval_threshold);
   }
   if (verdict.kind == GateVerdict::Kind::kDeny) return deny_call(pc, std::move(verdict.reason));
   bool ask = verdict.kind == GateVerdict::Kind::kAsk && always_allowed_.count(call.name) == 0;
