@@ -72,6 +72,8 @@ void add_trace_command(CLI::App& app, CommandAction& action);
 void add_memory_commands(CLI::App& app, CommandAction& action);
 // `keel chat`: a REPL on a persistent session.
 void add_chat_command(CLI::App& app, CommandAction& action);
+// `keel acp`: the Agent Client Protocol on stdin/stdout, for editors (acp_command.cpp).
+void add_acp_command(CLI::App& app, CommandAction& action);
 // `keel approvals list|add|rm`: the decisions remembered for a workspace.
 void add_approvals_commands(CLI::App& app, CommandAction& action);
 // `keel mcp list|call|trust|serve`.

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
 
   CommandAction action;
   add_chat_command(app, action);
+  add_acp_command(app, action);
 
   ToolsListArgs tools_list;
   CLI::App* tools_cmd = app.add_subcommand("tools", "Inspect the tools an agent can use");
