@@ -26,6 +26,7 @@
 
 #include "keel/agent.hpp"
 #include "keel/ask_user.hpp"
+#include "keel/builtin_tools.hpp"
 #include "keel/config.hpp"
 #include "keel/hooks.hpp"
 #include "keel/llm_client.hpp"
@@ -60,6 +61,9 @@ struct HostOptions {
   bool spawn_agent = true;
   // Warnings while assembling (a skill that does not load, an MCP server that did not start).
   std::function<void(const std::string&)> notice;
+  // An editor that serves fs_read and fs_write (keel acp with the client's fs capability);
+  // nullptr: the disk.
+  std::shared_ptr<TextFileAccess> text_files;
 };
 
 // The options and hooks an Agent is built with; hosts add their presentation hooks after these.

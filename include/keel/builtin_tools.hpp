@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,20 @@ struct FsRoot {
   bool read_only = false;  // true: fs_write, fs_copy, fs_move and fs_delete change nothing in it
 };
 
+// Where fs_read and fs_write find text files besides the disk: an editor that serves its open
+// buffers (ACP's fs capability), so the agent reads unsaved changes and its writes land in the
+// editor, with its undo. Paths given are absolute and already confined to the roots (the tools
+// resolve them first, with the same rules as for the disk).
+// Thread-safety: called from tool calls, possibly concurrently.
+class TextFileAccess {
+ public:
+  virtual ~TextFileAccess() = default;
+  virtual bool reads() const = 0;   // fs_read reads through read()
+  virtual bool writes() const = 0;  // fs_write writes through write()
+  virtual Result<std::string> read(const std::string& path) = 0;
+  virtual Status write(const std::string& path, const std::string& content) = 0;
+};
+
 struct BuiltinToolOptions {
   std::string workspace_root;           // directory the shell runs in; the fs tools' first root
   std::vector<FsRoot> extra_roots;      // more roots for the fs tools; empty: the workspace only
@@ -69,6 +84,7 @@ struct BuiltinToolOptions {
   size_t max_output_bytes = 64 * 1024;  // output cap for shell and fs_read; longer is cut with a note
   size_t max_write_bytes = 4 * 1024 * 1024;  // fs_write refuses larger contents
   size_t max_search_matches = 200;      // fs_search stops after this many matching lines
+  std::shared_ptr<TextFileAccess> text_files;  // null: fs_read and fs_write use the disk
 };
 
 // Registers every built-in tool. InvalidArgument if the workspace root or an extra root does not

@@ -7,6 +7,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "acp/editor_files.hpp"
 #include "acp/json_rpc_peer.hpp"
 #include "acp/permission_approver.hpp"
 #include "acp/prompt_content.hpp"
@@ -86,6 +87,10 @@ class AgentServer final : public RpcHandler {
   void initialize(const json& id, const json& params) {
     if (!params.value("protocolVersion", json()).is_number_integer())
       return peer_.respond_error(id, kInvalidParams, "initialize needs an integer protocolVersion");
+    // The editor's file system, when it offers it, serves fs_read and fs_write.
+    const json fs = params.value("clientCapabilities", json::object()).value("fs", json::object());
+    editor_reads_ = fs.is_object() && fs.value("readTextFile", false) == true;
+    editor_writes_ = fs.is_object() && fs.value("writeTextFile", false) == true;
     json result = {
         {"protocolVersion", kProtocolVersion},
         {"agentCapabilities",
@@ -132,6 +137,12 @@ class AgentServer final : public RpcHandler {
     assembly::HostOptions host;
     host.store = true;
     host.notice = options_.notice;
+    std::shared_ptr<EditorFiles> files;
+    if (editor_reads_ || editor_writes_) {
+      // Within the tools' own 30-second limit, so the tool reports the editor's silence itself.
+      files = std::make_shared<EditorFiles>(peer_, editor_reads_, editor_writes_, std::chrono::seconds(25));
+      host.text_files = files;
+    }
     Result<std::unique_ptr<assembly::AssembledAgent>> built = assembly::AssembledAgent::create(in, host);
     if (!built.ok()) return peer_.respond_error(id, kInternalError, built.status().message());
     auto session = std::make_shared<Session>();
@@ -154,6 +165,7 @@ class AgentServer final : public RpcHandler {
       session_id = *created;
     }
     session->id = session_id;
+    if (files) files->set_session(session_id);
     session->updates = std::make_shared<SessionUpdates>(peer_, session_id);
     session->agent->agent().add_hooks(session->updates);
     Status approver = session->agent->set_approver(make_permission_approver(peer_, session_id, options_.permission_timeout));
@@ -217,6 +229,8 @@ class AgentServer final : public RpcHandler {
   JsonRpcPeer& peer_;
   std::mutex mu_;  // sessions_
   std::map<std::string, std::shared_ptr<Session>> sessions_;
+  bool editor_reads_ = false;   // the editor offered fs/read_text_file (set by initialize)
+  bool editor_writes_ = false;  // and fs/write_text_file
 };
 
 }  // namespace

@@ -14,8 +14,9 @@ namespace keel::assembly {
 namespace {
 
 Status register_own_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
-                          std::shared_ptr<UserAsker> asker) {
+                          std::shared_ptr<UserAsker> asker, std::shared_ptr<TextFileAccess> text_files) {
   BuiltinToolOptions builtin;
+  builtin.text_files = std::move(text_files);
   builtin.workspace_root = workspace;
   builtin.enable_shell = config.shell_enabled;
   builtin.shell_timeout_ms = config.shell_timeout_ms;
@@ -51,10 +52,10 @@ Status register_own_tools(ToolRegistry& tools, const KeelConfig& config, const s
 }  // namespace
 
 Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
-                           std::shared_ptr<UserAsker> asker) {
+                           std::shared_ptr<UserAsker> asker, std::shared_ptr<TextFileAccess> text_files) {
   // keel's own tools: their schemas are compiled at their first call (their tests compile them all).
   tools.defer_schema_compilation(true);
-  Status status = register_own_tools(tools, config, workspace, store, std::move(asker));
+  Status status = register_own_tools(tools, config, workspace, store, std::move(asker), std::move(text_files));
   tools.defer_schema_compilation(false);
   return status;
 }

@@ -7,6 +7,7 @@
 
 
 #include "keel/ask_user.hpp"
+#include "keel/builtin_tools.hpp"
 #include "keel/config.hpp"
 #include "keel/knowledge_skills.hpp"
 #include "keel/result.hpp"
@@ -19,8 +20,9 @@ namespace keel::assembly {
 // nullptr: nobody, and the tool says so) and, with a store, the memory and todo tools. Relative
 // fs roots are taken from the workspace. spawn_agent is added by the assembled agent (it needs the
 // backend and the host's approver).
+// `text_files`: an editor serving fs_read and fs_write (nullptr: the disk).
 Status register_host_tools(ToolRegistry& tools, const KeelConfig& config, const std::string& workspace, Store* store,
-                           std::shared_ptr<UserAsker> asker);
+                           std::shared_ptr<UserAsker> asker, std::shared_ptr<TextFileAccess> text_files = nullptr);
 
 // The knowledge skills of config.skill_dirs with the enable/disable overrides `store` keeps for
 // `workspace` (nullptr: none). Problems (a skill that does not load, overrides that cannot be

@@ -20,7 +20,7 @@ Result<std::unique_ptr<Toolbox>> Toolbox::create(const KeelConfig& config, const
     if (host.notice) host.notice(line);
   };
   box->registry_ = std::make_unique<ToolRegistry>();
-  KEEL_TRY(register_host_tools(*box->registry_, config, workspace, store, host.asker));
+  KEEL_TRY(register_host_tools(*box->registry_, config, workspace, store, host.asker, host.text_files));
   if (config.skills.enabled) {
     KnowledgeSkillSet skills = load_workspace_knowledge_skills(config, workspace, store);
     for (const std::string& problem : skills.problems) notice("warning: " + problem);

@@ -9,7 +9,9 @@
 // on the same session; a denied call (not run, the card fails); session/cancel while a permission
 // question is open (stopReason cancelled); session/load replaying the conversation; the protocol's
 // errors for an unknown method and an unknown session; and `keel chat --session` continuing the
-// session afterwards. Every check runs; the exit code is the number that failed.
+// session afterwards; and with an editor that offers its file system, fs_write and fs_read going
+// through fs/write_text_file and fs/read_text_file instead of the disk. Every check runs; the exit
+// code is the number that failed.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -182,6 +184,70 @@ check(code === 0, "keel acp exits 0 when the editor closes stdin", `exit ${code}
 const chat = spawnSync(keel, ["chat", "--session", firstSession, ...modelFlags], { env, input: "one more\n", encoding: "utf8", timeout: 30000 });
 check(chat.status === 0 && chat.stdout.includes("done"), "keel chat --session continues the editor's session",
       `exit ${chat.status}; stdout ${chat.stdout}; stderr ${chat.stderr}`);
+
+// An editor that offers its file system: fs_write and fs_read go through it, not the disk.
+const wsFiles = path.join(work, "ws-files");
+fs.mkdirSync(wsFiles);
+fs.writeFileSync(path.join(wsFiles, "draft.txt"), "saved text\n");
+const readMock = spawn(mockServer, ["--tool", "fs_read", "--args", '{"path":"draft.txt"}'], { stdio: ["pipe", "pipe", "inherit"] });
+const readUrl = await new Promise((resolve, reject) => {
+  let out = "";
+  readMock.stdout.on("data", (d) => {
+    out += d;
+    const m = out.match(/listening (http:\/\/127\.0\.0\.1:\d+\/v1)/);
+    if (m) resolve(m[1]);
+  });
+  readMock.on("exit", () => reject(new Error("the second mock model server exited")));
+});
+const buffers = new Map([[path.join(fs.realpathSync(wsFiles), "draft.txt"), "unsaved text\n"]]);
+const editorWrites = [];
+async function withFileEditor(url, op) {
+  const proc = spawn(keel, ["acp", "--model", "mock-steps-1", "--base-url", url, "--api-key", "test-key", "--approve-mode", "auto"], {
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let err = "";
+  proc.stderr.on("data", (d) => (err += d));
+  const seen = [];
+  const app = acp
+    .client({ name: "keel-acp-files-test" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => seen.push(params.update))
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      if (!buffers.has(params.path)) throw acp.RequestError.resourceNotFound(params.path);
+      return { content: buffers.get(params.path) };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      editorWrites.push(params);
+      buffers.set(params.path, params.content);
+      return {};
+    });
+  await app.connectWith(acp.ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout)), async (ctx) => {
+    await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+    });
+    const { sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd: wsFiles, mcpServers: [] });
+    await op(ctx, sessionId, seen);
+  });
+  proc.stdin.end();
+  await new Promise((resolve) => proc.on("exit", resolve));
+  return err;
+}
+let filesErr = await withFileEditor(baseUrl, async (ctx, sessionId) => {
+  const r = await ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write a note" }] });
+  check(r.stopReason === "end_turn", "a turn with the editor's file system ends", JSON.stringify(r));
+});
+check(editorWrites.length === 1 && editorWrites[0].path === path.join(fs.realpathSync(wsFiles), "note.txt") && editorWrites[0].content === "hi",
+      "fs_write goes to the editor's fs/write_text_file with the absolute path", JSON.stringify(editorWrites) + filesErr);
+check(!fs.existsSync(path.join(wsFiles, "note.txt")), "with the editor's file system, the disk is not written");
+filesErr = await withFileEditor(readUrl, async (ctx, sessionId, seen) => {
+  const r = await ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the draft" }] });
+  check(r.stopReason === "end_turn", "a turn reading through the editor ends", JSON.stringify(r));
+  const result = seen.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  check(result?.content?.[0]?.content?.text?.includes("unsaved text"), "fs_read reads the editor's unsaved buffer",
+        JSON.stringify(seen));
+});
+readMock.stdin.end();
 
 mock.stdin.end();
 fs.rmSync(work, { recursive: true, force: true });

@@ -2,12 +2,14 @@
 // BuiltinToolOptions::max_output_bytes. A range is start_line/end_line (1-based, inclusive) or
 // offset_line/max_lines; the two forms cannot be mixed. The file is streamed, so reading late
 // lines of a large file does not load all of it. Binary files (a NUL byte in the first 8 KiB) are
-// refused.
+// refused. When an editor serves files (BuiltinToolOptions::text_files), its buffer is read instead.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <optional>
 
 #include "tools/builtin_factories.hpp"
 #include "tools/fs_common.hpp"
@@ -71,21 +73,18 @@ Result<LineRange> line_range(const nlohmann::json& args) {
   return r;
 }
 
-// Streams the file, keeping lines [offset, offset + max_lines) up to `cap` bytes.
-Result<LineWindow> read_window(const fs::path& path, std::string_view shown, int64_t offset, int64_t max_lines,
-                               size_t cap) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return fs_error("open", shown, std::error_code(errno, std::generic_category()));
+// The next piece of a file's text; empty at its end.
+using NextChunk = std::function<Result<std::string_view>()>;
+
+// Keeps lines [offset, offset + max_lines) of the text `next` gives, up to `cap` bytes.
+Result<LineWindow> read_window(const NextChunk& next, int64_t offset, int64_t max_lines, size_t cap) {
   LineWindow w;
   int64_t line = 1;
   bool last_was_newline = true;  // an empty file has no lines
-  std::string buf(64 * 1024, '\0');
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fs_error("read", shown, std::error_code(errno, std::generic_category()));
-    if (n == 0) break;
-    const size_t size = static_cast<size_t>(n);
+    KEEL_ASSIGN_OR_RETURN(const std::string_view buf, next());
+    if (buf.empty()) break;
+    const size_t size = buf.size();
     size_t i = 0;
     while (i < size) {
       if (max_lines > 0 && line >= offset + max_lines) {
@@ -97,11 +96,11 @@ Result<LineWindow> read_window(const fs::path& path, std::string_view shown, int
       if (line >= offset) {
         const size_t len = end - i;
         if (w.text.size() + len > cap) {
-          w.text.append(buf, i, cap - w.text.size());
+          w.text.append(buf.substr(i, cap - w.text.size()));
           w.cut = true;
           return w;
         }
-        w.text.append(buf, i, len);
+        w.text.append(buf.substr(i, len));
         if (nl != nullptr) ++w.complete_lines;
       }
       i = end;
@@ -113,7 +112,25 @@ Result<LineWindow> read_window(const fs::path& path, std::string_view shown, int
   return w;
 }
 
-Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann::json& args) {
+// The file's text in pieces, streamed from the disk (reading late lines of a large file does not
+// load all of it).
+Result<LineWindow> read_disk_window(const fs::path& path, std::string_view shown, int64_t offset, int64_t max_lines,
+                                    size_t cap) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return fs_error("open", shown, std::error_code(errno, std::generic_category()));
+  std::string buf(64 * 1024, '\0');
+  NextChunk next = [&]() -> Result<std::string_view> {
+    for (;;) {
+      const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fs_error("read", shown, std::error_code(errno, std::generic_category()));
+      return std::string_view(buf.data(), static_cast<size_t>(n));
+    }
+  };
+  return read_window(next, offset, max_lines, cap);
+}
+
+Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, TextFileAccess* editor, const nlohmann::json& args) {
   const std::string shown = string_arg(args, "path", "");
   KEEL_ASSIGN_OR_RETURN(const LineRange range, line_range(args));
   KEEL_ASSIGN_OR_RETURN(fs::path path, ws->resolve(shown, /*must_exist=*/true));
@@ -127,7 +144,17 @@ Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann
     return Status::InvalidArgument("'" + shown + "' is a " + std::string(file_type_name(st.type())) +
                                    ", not a regular file; fs_read only reads files");
   }
-  KEEL_ASSIGN_OR_RETURN(std::string head, read_prefix(path, kBinarySniffBytes, shown));
+  // The editor's buffer when an editor serves files (it may hold changes not saved yet).
+  std::optional<std::string> served;
+  if (editor != nullptr) {
+    KEEL_ASSIGN_OR_RETURN(served, editor->read(path.string()));
+  }
+  std::string head;
+  if (served) {
+    head = served->substr(0, kBinarySniffBytes);
+  } else {
+    KEEL_ASSIGN_OR_RETURN(head, read_prefix(path, kBinarySniffBytes, shown));
+  }
   if (looks_binary(head)) {
     return Status::InvalidArgument("'" + shown + "' is a binary file (it contains NUL bytes); fs_read only reads text");
   }
@@ -136,13 +163,24 @@ Result<std::string> read_file(const WorkspacePtr& ws, size_t cap, const nlohmann
   const int64_t offset = range.offset;
   const int64_t max_lines = range.max_lines;
   if (cap == 0) cap = 1;
-  KEEL_ASSIGN_OR_RETURN(LineWindow w, read_window(path, shown, offset, max_lines, cap));
+  LineWindow w;
+  if (served) {
+    bool given = false;
+    NextChunk whole = [&]() -> Result<std::string_view> {
+      if (given) return std::string_view();
+      given = true;
+      return std::string_view(*served);
+    };
+    KEEL_ASSIGN_OR_RETURN(w, read_window(whole, offset, max_lines, cap));
+  } else {
+    KEEL_ASSIGN_OR_RETURN(w, read_disk_window(path, shown, offset, max_lines, cap));
+  }
 
   std::string out = std::move(w.text);
   std::string note;
   const int64_t last = offset + w.complete_lines - 1;
   if (w.cut) {
-    const uintmax_t size = fs::file_size(path, ec);
+    const uintmax_t size = served ? served->size() : fs::file_size(path, ec);
     const std::string size_text = ec ? "" : " of a " + std::to_string(size) + "-byte file";
     const size_t keep = out.rfind('\n');
     if (keep != std::string::npos) {
@@ -177,8 +215,10 @@ std::unique_ptr<Tool> make_fs_read_tool(WorkspacePtr workspace, const BuiltinToo
       "files. Binary files are refused.",
       kSchema);
   const size_t cap = options.max_output_bytes;
-  return make_tool(std::move(spec), [ws = std::move(workspace), cap](const nlohmann::json& args, const ToolContext&) {
-    return read_file(ws, cap, args);
+  std::shared_ptr<TextFileAccess> editor = options.text_files && options.text_files->reads() ? options.text_files : nullptr;
+  return make_tool(std::move(spec), [ws = std::move(workspace), cap, editor](const nlohmann::json& args,
+                                                                             const ToolContext&) {
+    return read_file(ws, cap, editor.get(), args);
   });
 }
 

@@ -1,6 +1,7 @@
 // fs_write — creates, overwrites or appends to a file inside a writable root, creating missing
 // parent directories (also inside it). Contents larger than BuiltinToolOptions::max_write_bytes
-// are refused.
+// are refused. When an editor serves files (BuiltinToolOptions::text_files), the text is written
+// through it.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -43,7 +44,8 @@ Status write_all(const fs::path& path, std::string_view shown, std::string_view 
   return Status::Ok();
 }
 
-Result<std::string> write_file(const WorkspacePtr& ws, size_t max_bytes, const nlohmann::json& args) {
+Result<std::string> write_file(const WorkspacePtr& ws, size_t max_bytes, TextFileAccess* editor,
+                               const nlohmann::json& args) {
   const std::string shown = string_arg(args, "path", "");
   const std::string content = string_arg(args, "content", "");
   const bool append = bool_arg(args, "append", false);
@@ -75,7 +77,16 @@ Result<std::string> write_file(const WorkspacePtr& ws, size_t max_bytes, const n
   // created here lies inside the same root.
   fs::create_directories(path.parent_path(), ec);
   if (ec) return fs_error("create the directories for", shown, ec);
-  KEEL_TRY(write_all(path, shown, content, append));
+  if (editor != nullptr) {  // through the editor: the change shows in its buffer
+    std::string text = content;
+    if (append && existed) {
+      KEEL_ASSIGN_OR_RETURN(std::string before, editor->read(path.string()));
+      text = before + content;
+    }
+    KEEL_TRY(editor->write(path.string(), text));
+  } else {
+    KEEL_TRY(write_all(path, shown, content, append));
+  }
 
   const std::string where = ws->display(path);
   const std::string bytes = std::to_string(content.size()) + " bytes";
@@ -94,9 +105,10 @@ std::unique_ptr<Tool> make_fs_write_tool(WorkspacePtr workspace, const BuiltinTo
       Risk::kMedium);
   spec.timeout_ms = 30000;
   const size_t max_bytes = options.max_write_bytes;
-  return make_tool(std::move(spec), [ws = std::move(workspace), max_bytes](const nlohmann::json& args,
-                                                                            const ToolContext&) {
-    return write_file(ws, max_bytes, args);
+  std::shared_ptr<TextFileAccess> editor = options.text_files && options.text_files->writes() ? options.text_files : nullptr;
+  return make_tool(std::move(spec), [ws = std::move(workspace), max_bytes, editor](const nlohmann::json& args,
+                                                                                   const ToolContext&) {
+    return write_file(ws, max_bytes, editor.get(), args);
   });
 }
 
