@@ -212,6 +212,13 @@ void EventLog::unsubscribe(const std::string& session_id, uint64_t id) {
   impl_->subscriber_total.fetch_sub(before - s->subscribers.size());
 }
 
+Result<int64_t> EventLog::last_seq(const std::string& session_id) {
+  auto s = impl_->session(session_id);
+  std::lock_guard lock(s->mu);
+  impl_->load(*s, session_id);
+  return s->last_seq;
+}
+
 void EventLog::flush() { impl_->write_queued(); }
 
 void EventLog::drop_session(const std::string& session_id) {

@@ -54,6 +54,9 @@ class EventLog {
   using Sink = std::function<bool(const LoggedEvent&)>;
   Result<uint64_t> subscribe(const std::string& session_id, const std::string& run_id, int64_t after_seq, Sink sink);
   void unsubscribe(const std::string& session_id, uint64_t id);
+  // The seq of the session's newest event (0: none), for a subscription that wants only what
+  // comes next; or the store's error.
+  Result<int64_t> last_seq(const std::string& session_id);
 
   // Writes every queued event to the store now.
   void flush();

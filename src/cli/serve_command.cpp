@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "api/a2a_endpoint.hpp"
 #include "api/anthropic_endpoint.hpp"
 #include "api/api_server.hpp"
 #include "api/event_log.hpp"
@@ -115,6 +116,11 @@ int http_serve_command(const HttpServeArgs& args) {
   v1_pool.threads = args.workers;
   v1_pool.max_threads = args.workers;
   detail::ThreadPool v1_workers(v1_pool);
+  // A2A requests wait for their task (a run that may park for an approval): threads of their own.
+  detail::ThreadPool::Options a2a_pool;
+  a2a_pool.threads = 16;
+  a2a_pool.max_threads = 16;
+  detail::ThreadPool a2a_waiters(a2a_pool);
 
   server::HttpServerOptions http_options;
   http_options.host = args.host;
@@ -143,6 +149,7 @@ int http_serve_command(const HttpServeArgs& args) {
   if (Status mounted = api::mount_anthropic_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
     return fail(mounted.message());
   }
+  if (Status mounted = api::mount_a2a_endpoint(http, ctx, a2a_waiters); !mounted.ok()) return fail(mounted.message());
   Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);
   if (!mcp_server.ok()) return fail(mcp_server.status().message());
   mcp::McpHttpEndpointOptions mcp_options;
