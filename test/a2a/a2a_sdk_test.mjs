@@ -2,7 +2,7 @@
 // against keel_mock_model_server: a model that calls fs_write once per turn and then answers
 // "done". keel serve runs with --approve-mode confirm, so the call needs an approval.
 //
-//   node a2a_sdk_test.mjs KEEL MOCK_SERVER SDK_CLIENT_MODULE
+//   node a2a_sdk_test.mjs KEEL MOCK_SERVER SDK_CLIENT_MODULE   (test/support/node_peer_test.sh runs it)
 //
 // Checks: the agent card; a task that needs input (the approval) and goes on when the other agent
 // answers "yes"; the next turn in the same context, streamed; GetTask with history; CancelTask on a

@@ -2,7 +2,7 @@
 // editor uses), against keel_mock_model_server: a model that calls fs_write once per turn and then
 // answers "done". keel runs with --approve-mode confirm, so every call asks the editor.
 //
-//   node acp_sdk_test.mjs KEEL MOCK_SERVER SDK_MODULE
+//   node acp_sdk_test.mjs KEEL MOCK_SERVER SDK_MODULE   (test/support/node_peer_test.sh runs it)
 //
 // Checks: initialize; session/new; a turn with a permission request allowed in the editor (the
 // tool runs, its card goes in_progress → completed, the answer streams, end_turn); a second turn
@@ -34,19 +34,21 @@ const wsDeny = path.join(work, "ws-deny");
 const wsCancel = path.join(work, "ws-cancel");
 for (const d of [home, ws, wsDeny, wsCancel]) fs.mkdirSync(d, { recursive: true });
 
-// The mock model, in a process of its own; it stops when its stdin closes.
-const mock = spawn(mockServer, ["--tool", "fs_write", "--args", '{"path":"note.txt","content":"hi"}'], {
-  stdio: ["pipe", "pipe", "inherit"],
-});
-const baseUrl = await new Promise((resolve, reject) => {
-  let out = "";
-  mock.stdout.on("data", (d) => {
-    out += d;
-    const m = out.match(/listening (http:\/\/127\.0\.0\.1:\d+\/v1)/);
-    if (m) resolve(m[1]);
+// A mock model calling `tool` with `args`, in a process of its own; it stops when its stdin closes.
+async function startMock(tool, args) {
+  const proc = spawn(mockServer, ["--tool", tool, "--args", args], { stdio: ["pipe", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    proc.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening (http:\/\/127\.0\.0\.1:\d+\/v1)/);
+      if (m) resolve(m[1]);
+    });
+    proc.on("exit", () => reject(new Error("the mock model server exited")));
   });
-  mock.on("exit", () => reject(new Error("the mock model server exited")));
-});
+  return { proc, url };
+}
+const { proc: mock, url: baseUrl } = await startMock("fs_write", '{"path":"note.txt","content":"hi"}');
 
 // keel's environment: a home of its own, no provider keys from the caller.
 const env = { PATH: process.env.PATH, HOME: home, KEEL_HOME: path.join(home, ".keel"), XDG_CONFIG_HOME: path.join(home, ".config") };
@@ -189,16 +191,7 @@ check(chat.status === 0 && chat.stdout.includes("done"), "keel chat --session co
 const wsFiles = path.join(work, "ws-files");
 fs.mkdirSync(wsFiles);
 fs.writeFileSync(path.join(wsFiles, "draft.txt"), "saved text\n");
-const readMock = spawn(mockServer, ["--tool", "fs_read", "--args", '{"path":"draft.txt"}'], { stdio: ["pipe", "pipe", "inherit"] });
-const readUrl = await new Promise((resolve, reject) => {
-  let out = "";
-  readMock.stdout.on("data", (d) => {
-    out += d;
-    const m = out.match(/listening (http:\/\/127\.0\.0\.1:\d+\/v1)/);
-    if (m) resolve(m[1]);
-  });
-  readMock.on("exit", () => reject(new Error("the second mock model server exited")));
-});
+const { proc: readMock, url: readUrl } = await startMock("fs_read", '{"path":"draft.txt"}');
 const buffers = new Map([[path.join(fs.realpathSync(wsFiles), "draft.txt"), "unsaved text\n"]]);
 const editorWrites = [];
 async function withFileEditor(url, op) {
