@@ -7,14 +7,15 @@
 # KEEL_REQUIRE_NPM is set.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-module=$root/build/npm/node_modules/${1:?usage: node_peer_test.sh MODULE SCRIPT.mjs ARGS...}
+package_file=${1:?usage: node_peer_test.sh MODULE SCRIPT.mjs ARGS...}
+module=$root/build/npm/node_modules/$package_file
 script=${2:?usage: node_peer_test.sh MODULE SCRIPT.mjs ARGS...}
 shift 2
 node=$root/build/npm/node_modules/.bin/node
 name=$(basename "$script" .mjs)
 if [[ ! -x $node || ! -f $module ]]; then
   if [[ -n ${KEEL_REQUIRE_NPM:-} ]]; then
-    echo "$name: build/npm has no node or $1; run scripts/install-test-npm.sh" >&2
+    echo "$name: build/npm has no node or $package_file; run scripts/install-test-npm.sh" >&2
     exit 1
   fi
   echo "$name: skipped (run scripts/install-test-npm.sh to install it)"
