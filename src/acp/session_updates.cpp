@@ -53,12 +53,12 @@ void SessionUpdates::send(const std::string& kind, json fields) {
 
 void SessionUpdates::on_run_started(RunContext&) {
   plan_.clear();
-  streamed_text_ = streamed_reasoning_ = false;
+  answer_streamed_ = streamed_reasoning_ = false;
 }
 
 void SessionUpdates::on_model_delta(RunContext&, std::string_view text) {
   if (text.empty()) return;
-  streamed_text_ = true;
+  answer_streamed_ = true;
   send("agent_message_chunk", {{"content", text_block(std::string(text))}});
 }
 
@@ -69,11 +69,18 @@ void SessionUpdates::on_reasoning_delta(RunContext&, std::string_view text) {
 }
 
 void SessionUpdates::on_model_reply(RunContext&, const ModelReply& reply) {
-  // Whole replies (no streaming, or a backend that does not stream) arrive here only.
+  // Reasoning of a whole reply (no streaming, or a backend that does not stream) arrives here only.
   if (!streamed_reasoning_ && !reply.reasoning.empty())
     send("agent_thought_chunk", {{"content", text_block(reply.reasoning)}});
-  if (!streamed_text_ && !reply.text.empty()) send("agent_message_chunk", {{"content", text_block(reply.text)}});
-  streamed_text_ = streamed_reasoning_ = false;
+  streamed_reasoning_ = false;
+  // Text that came with tool calls was narration: the answer is still to come.
+  if (!reply.tool_calls.empty()) answer_streamed_ = false;
+}
+
+void SessionUpdates::on_run_finished(RunContext&, const RunOutcome& outcome) {
+  // A whole reply, or an answer the core wrote (a plan's reply with its results filled in), was
+  // not streamed: it goes out now.
+  if (!answer_streamed_ && !outcome.answer.empty()) send("agent_message_chunk", {{"content", text_block(outcome.answer)}});
 }
 
 void SessionUpdates::on_tool_call(RunContext&, const ToolCall& call) {

@@ -39,12 +39,13 @@ class SessionUpdates final : public Hooks {
   void on_approval_decided(RunContext&, const ApprovalRequest&, const ApprovalDecision&) override;
   void on_tool_result(RunContext&, const ToolCall& call, const ToolResult& result) override;
   void on_plan_step(RunContext&, const PlanStepUpdate& step) override;
+  void on_run_finished(RunContext&, const RunOutcome& outcome) override;
 
  private:
   JsonRpcPeer& peer_;
   std::string session_id_;
-  bool streamed_text_ = false;       // this model call's answer went out as deltas
-  bool streamed_reasoning_ = false;  // and its reasoning
+  bool answer_streamed_ = false;     // the answer went out as deltas (since the last call with tools)
+  bool streamed_reasoning_ = false;  // this model call's reasoning went out as deltas
   std::vector<nlohmann::json> plan_;
 };
 

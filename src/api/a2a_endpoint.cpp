@@ -145,7 +145,9 @@ void stream_run(const A2aEndpoint& e, a2a_ns::RunWatch& watch, const std::string
                             {{"taskId", run_id}, {"contextId", context_id},
                              {"artifact", {{"artifactId", artifact}, {"name", "answer"}, {"parts", json::array({{{"text", ev->data["text"]}}})}}},
                              {"append", streamed}, {"lastChunk", false}}}});
-      streamed = true;
+      streamed = true;  // the next chunk appends; a chunk with append false starts the artifact over
+    } else if (ev->type == "model_reply" && !ev->data.value("tool_calls", json::array()).empty()) {
+      streamed = false;  // text that came with tool calls was narration: the answer replaces it
     } else if (ev->type == "tool_call") {  // the event is the call itself: {"id", "name", "arguments"}
       status_update("TASK_STATE_WORKING", "calling " + ev->data.value("name", std::string("a tool")));
     }

@@ -210,5 +210,38 @@ TEST_F(AcpServerTest, MalformedMessagesGetTheProtocolsErrorsAndTheSessionSurvive
   EXPECT_EQ(turn["result"]["stopReason"], "end_turn") << turn.dump();
 }
 
+TEST_F(AcpServerTest, APlanShowsAsPlanUpdatesWithEveryStepsStatus) {
+  dir_.write("ws/sales.csv", "region,amount\nnorth,10\nsouth,32\n");
+  ASSERT_EQ(call(1, "initialize", {{"protocolVersion", 1}})["result"]["protocolVersion"], 1);
+  const std::string sid = call(2, "session/new", {{"cwd", ws()}, {"mcpServers", json::array()}})["result"]["sessionId"];
+  // The rules model answers a column question with a plan: read, parse, aggregate.
+  w_.send(json({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "session/prompt"},
+                {"params", {{"sessionId", sid}, {"prompt", json::array({{{"type", "text"}, {"text", "sum the amount column of sales.csv"}}})}}}})
+              .dump());
+  std::vector<json> plans;
+  json answer;
+  std::string text;
+  for (json m = w_.next(); !m.is_null(); m = w_.next()) {
+    if (m.value("id", json()) == 3) {
+      answer = m;
+      break;
+    }
+    const json update = m["params"]["update"];
+    if (update["sessionUpdate"] == "plan") plans.push_back(update);
+    if (update["sessionUpdate"] == "agent_message_chunk") text += update["content"]["text"].get<std::string>();
+  }
+  EXPECT_EQ(answer["result"]["stopReason"], "end_turn") << answer.dump();
+  ASSERT_FALSE(plans.empty());
+  const json& last = plans.back()["entries"];
+  ASSERT_GE(last.size(), 2u) << last.dump();
+  for (const json& entry : last) {
+    EXPECT_EQ(entry["status"], "completed") << last.dump();
+    EXPECT_EQ(entry["priority"], "medium");
+    EXPECT_FALSE(entry["content"].get<std::string>().empty());
+  }
+  EXPECT_EQ(plans.front()["entries"][0]["status"] == "completed", false) << "the first update shows work still to do";
+  EXPECT_NE(text.find("42"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace keel::acp
