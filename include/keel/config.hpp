@@ -40,7 +40,9 @@
 //     (camelCase defaultMode, clientMayLoosen, allowPatterns, denyPatterns are accepted too),
 //   secrets: [NAME, ...] (environment variables whose values are redacted from tool output),
 //   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp),
-//   lanes: [{model, base_url, timeout_floor_ms, rate_limit_per_minute}] (keel/lanes.hpp)
+//   lanes: [{model, base_url, timeout_floor_ms, rate_limit_per_minute}] (keel/lanes.hpp),
+//   a2a_agents: [{name, url, token_env, timeout_ms}] (remote agents as tools, keel/a2a_tools.hpp;
+//     token_env is honoured in the user file only)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
 // The shell sandbox (tools.shell.sandbox/network/env/max_processes): a workspace keel.yaml may only
 // tighten it (a stricter mode, a lower cap); turning it off or weaker, the network, passing names
@@ -59,6 +61,7 @@
 #include <string_view>
 #include <vector>
 
+#include "keel/a2a_config.hpp"
 #include "keel/base/sandbox_policy.hpp"
 #include "keel/core/preflight.hpp"  // IntentRule: the config adds rules to the built-in ones
 #include "keel/mcp_config.hpp"
@@ -258,6 +261,9 @@ struct KeelConfig {
   // `secrets:` of both files: names of environment variables whose values are redacted from tool
   // output, besides those keel recognises itself (keel/assembly/secrets.hpp).
   std::vector<std::string> secrets = {};
+  // `a2a_agents:` of both files: the user file's, then the workspace file's (which replaces a user
+  // agent of its name; token_env is refused there). Each becomes the tool a2a_NAME.
+  std::vector<A2aAgentConfig> a2a_agents = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

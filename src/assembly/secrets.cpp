@@ -58,6 +58,10 @@ std::vector<Secret> gather_secrets(const KeelConfig& config, const std::map<std:
   for (size_t i = 0; i < config.lanes.size(); ++i) {
     if (config.lanes[i].settings) add(out, "lanes[" + std::to_string(i) + "].api_key", config.lanes[i].settings->api_key);
   }
+  for (const A2aAgentConfig& agent : config.a2a_agents) {
+    if (agent.token_env.empty()) continue;
+    if (auto it = env.find(agent.token_env); it != env.end()) add(out, agent.token_env, it->second);
+  }
   for (const McpServerConfig& server : config.mcp_servers) {
     for (const auto& [header, value] : server.headers) {
       if (!is_credential_header(header)) continue;

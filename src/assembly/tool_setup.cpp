@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "keel/a2a_tools.hpp"
 #include "keel/ask_user.hpp"
 #include "keel/builtin_tools.hpp"
 #include "keel/data_tools.hpp"
@@ -42,6 +43,12 @@ Status register_own_tools(ToolRegistry& tools, const KeelConfig& config, const s
     KEEL_TRY(register_web_tools(tools, web));
   }
   KEEL_TRY(register_ask_user_tool(tools, std::move(asker)));
+  if (!config.a2a_agents.empty()) {
+    A2aToolOptions a2a;
+    a2a.agents = config.a2a_agents;
+    a2a.env = current_environment();
+    KEEL_TRY(register_a2a_tools(tools, a2a));
+  }
   if (store != nullptr) {
     KEEL_TRY(register_memory_tools(tools, *store, workspace));
     KEEL_TRY(register_todo_tools(tools, *store, workspace));

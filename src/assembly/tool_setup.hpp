@@ -17,7 +17,8 @@
 namespace keel::assembly {
 
 // Registers the fs, shell, datetime, data, script and web tools, ask_user (answered by `asker`;
-// nullptr: nobody, and the tool says so) and, with a store, the memory and todo tools. Relative
+// nullptr: nobody, and the tool says so), a2a_NAME for each of config.a2a_agents (their cards are
+// read now, briefly) and, with a store, the memory and todo tools. Relative
 // fs roots are taken from the workspace. spawn_agent is added by the assembled agent (it needs the
 // backend and the host's approver).
 // `text_files`: an editor serving fs_read and fs_write (nullptr: the disk).

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "assembly/tool_setup.hpp"
+#include "keel/assembly.hpp"
 #include "keel/core/postcondition.hpp"
 
 namespace keel::cli {
@@ -17,6 +18,12 @@ int tools_list_command(const ToolsListArgs& args) {
   }
   ToolRegistry tools;
   KeelConfig config;  // the defaults: every family, no extra roots (the database is not opened)
+  // The remote agents of the configuration are tools of their own: listed, described from their cards.
+  if (Result<KeelConfig> resolved = assembly::resolve_host_config({}, workspace); resolved.ok()) {
+    config.a2a_agents = resolved->a2a_agents;
+  } else {
+    std::fprintf(stderr, "keel: warning: a2a_agents are not listed: %s\n", resolved.status().message().c_str());
+  }
   if (Status s = assembly::register_host_tools(tools, config, workspace, nullptr, nullptr); !s.ok()) {
     std::fprintf(stderr, "keel: %s\n", s.message().c_str());
     return kExitUsage;

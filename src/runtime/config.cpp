@@ -290,6 +290,7 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     if (!*file) continue;
     apply_layer(**file, cfg);
     KEEL_TRY(detail::apply_shell_layer(**file, file == &workspace_file, user_config_path(in), cfg));
+    KEEL_TRY(detail::apply_a2a_layer(**file, file == &workspace_file, user_config_path(in), cfg));
     cfg.loaded_files.push_back((*file)->path);
   }
 

@@ -427,7 +427,8 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   KEEL_TRY(r.check_keys(root, "",
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
-                         "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local", "secrets"}));
+                         "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local", "secrets",
+                         "a2a_agents"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -450,6 +451,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   }
   if (const YAML::Node n = root["profiles"]) KEEL_TRY(parse_profiles(n, out.path, out.profiles));
   if (const YAML::Node n = root["lanes"]) KEEL_TRY(parse_lanes(n, out.path, out.lanes.emplace()));
+  if (const YAML::Node n = root["a2a_agents"]) KEEL_TRY(parse_a2a_agents(n, out.path, out.a2a_agents));
   return parse_sections(r, root, out);
 }
 

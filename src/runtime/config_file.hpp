@@ -60,6 +60,7 @@ struct ConfigLayer {
   std::optional<double> local_temperature;
   std::optional<int64_t> local_seed;
   std::vector<std::string> secrets;  // `secrets:` names, added to earlier layers'
+  std::vector<A2aAgentConfig> a2a_agents;  // `a2a_agents:`; an entry replaces an earlier file's of its name
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 
@@ -68,6 +69,16 @@ Status parse_profiles(const YAML::Node& node, const std::string& path, std::vect
 
 // Reads `lanes:` (a list of {model, base_url, timeout_floor_ms, rate_limit_per_minute}) of `path`.
 Status parse_lanes(const YAML::Node& node, const std::string& path, std::vector<LaneConfig>& out);
+
+// Reads `a2a_agents:` (a list of {name, url, token_env?, timeout_ms?}) of the file `path` into `out`;
+// each entry is checked with check_a2a_agent_config() and names are unique within the file.
+Status parse_a2a_agents(const YAML::Node& node, const std::string& path, std::vector<A2aAgentConfig>& out);
+
+// Adds the agents `layer` declares to `config` (replacing earlier ones of their names). A
+// workspace file (`from_workspace`) may not set token_env: an InvalidArgument points at the user
+// config `user_config`.
+Status apply_a2a_layer(const ConfigLayer& layer, bool from_workspace, const std::string& user_config,
+                       KeelConfig& config);
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument
 // naming the file (and key) when it cannot be read, is not valid YAML, has an unknown key, a value

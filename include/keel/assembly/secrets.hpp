@@ -8,6 +8,7 @@
 //   - the value of each variable keel.yaml's `secrets: [NAME, ...]` lists;
 //   - the API keys the configuration resolved: the model's (api_key, api_key_env, --api-key) and
 //     each lane's;
+//   - the value of each a2a_agents entry's token_env;
 //   - MCP servers' header values whose names look like credentials (Authorization, Cookie, names
 //     with token, key, secret, password or auth; a "Bearer X" value also yields X) and env values
 //     whose names look like credentials.
