@@ -1,11 +1,13 @@
-// `keel serve`: the HTTP API, live events, the OpenAI-compatible endpoint and the web UI, until
-// SIGINT or SIGTERM; running runs are checkpointed on the way out and resumed on the next start.
+// `keel serve`: the HTTP API, live events, the OpenAI-compatible and AG-UI endpoints and the web
+// UI, until SIGINT or SIGTERM; running runs are checkpointed on the way out and resumed on the next
+// start.
 #include <CLI/CLI.hpp>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
 
+#include "api/agui_endpoint.hpp"
 #include "api/anthropic_endpoint.hpp"
 #include "api/api_server.hpp"
 #include "api/event_log.hpp"
@@ -110,7 +112,7 @@ int http_serve_command(const HttpServeArgs& args) {
   run_options.workspace = (*factory)->workspace();
   api::RunService runs(**store, **factory, events, pending, asker, run_options);
 
-  // /v1 runs are not parked (no one answers approvals there): they get their own workers.
+  // /v1 and /agui runs are not parked (no one answers approvals there): they get their own workers.
   detail::ThreadPool::Options v1_pool;
   v1_pool.threads = args.workers;
   v1_pool.max_threads = args.workers;
@@ -141,6 +143,12 @@ int http_serve_command(const HttpServeArgs& args) {
     return fail(mounted.message());
   }
   if (Status mounted = api::mount_anthropic_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
+    return fail(mounted.message());
+  }
+  api::AguiEndpointOptions agui_options;
+  agui_options.workspaces = {(*factory)->workspace()};
+  if (Status mounted = api::mount_agui_endpoint(http, **factory, v1_workers, **store, api_options.access, agui_options);
+      !mounted.ok()) {
     return fail(mounted.message());
   }
   Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);
@@ -186,7 +194,7 @@ int http_serve_command(const HttpServeArgs& args) {
 void add_serve_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<HttpServeArgs>();
   if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
-  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, MCP at /mcp, web UI");
+  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, AG-UI at /agui, MCP at /mcp, web UI");
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
   cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
   cmd->add_option("--token", args->token,
