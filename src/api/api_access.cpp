@@ -22,7 +22,7 @@ void install_access_guard(server::HttpServer& http, const ApiAccess& access) {
   o.token = access.token;
   o.token_hint = access.token_hint;
   o.public_paths = {"/", "/ui/*"};
-  o.json_paths = {"/api/*", "/v1/*"};  // /mcp answers 415 itself, as a JSON-RPC error
+  o.json_paths = {"/api/*", "/v1/*", "/agui"};  // /mcp answers 415 itself, as a JSON-RPC error
   o.query_token_paths = {"/api/*/events"};
   o.api_key_paths = {"/v1/*"};  // Anthropic clients send the key as x-api-key
   o.throttle = access.throttle;

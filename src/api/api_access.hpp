@@ -35,8 +35,8 @@ server::HostOriginPolicy host_policy(const ApiAccess& access, std::string_view b
 // Sets `http`'s request guard: Host on every path; Origin / Sec-Fetch-Site on every request; the
 // token on every path but the web UI's files ("/", "/ui/*") and preflights, also as a `token`
 // query parameter on event streams (EventSource cannot send headers) and as an `x-api-key`
-// header on /v1 (Anthropic clients); application/json bodies on /api and /v1 (/mcp checks its
-// own). Call once, before the server starts.
+// header on /v1 (Anthropic clients); application/json bodies on /api, /v1 and /agui (/mcp checks
+// its own). Call once, before the server starts.
 void install_access_guard(server::HttpServer& http, const ApiAccess& access);
 
 // Access-Control-Allow-Origin (and Vary) for an allowed Origin; empty otherwise.

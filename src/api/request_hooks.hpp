@@ -1,9 +1,11 @@
-// api/request_hooks.hpp — what a /v1 client's request sets on the model calls of its run: its
-// sampling settings on every call, its tool_choice on the first call only (forcing a tool on
-// every call would loop, and the client chose for its next step).
+// api/request_hooks.hpp — what a client's request (/v1, /agui) sets on the model calls of its
+// run: its sampling settings on every call, its tool_choice on the first call only (forcing a tool
+// on every call would loop, and the client chose for its next step), its context notes with the
+// task.
 //
 //   agent.add_hooks(std::make_shared<ClientSampling>(request.sampling));
 //   agent.add_hooks(std::make_shared<FirstCallToolChoice>("required"));
+//   agent.add_hooks(std::make_shared<ClientContext>("city: Paris"));
 //
 // Thread-safety: one object per run; the run calls the hooks one at a time.
 #pragma once
@@ -46,6 +48,20 @@ class FirstCallToolChoice final : public Hooks {
  private:
   std::string choice_;
   bool used_ = false;
+};
+
+// Notes the client sends with its request (AG-UI's `context`) reach the model after the task.
+class ClientContext final : public Hooks {
+ public:
+  explicit ClientContext(std::string notes) : notes_(std::move(notes)) {}
+  void on_prompt_submitted(RunContext&, const std::string&, PromptActions& actions) override {
+    if (notes_.empty()) return;
+    if (!actions.context.empty()) actions.context.append("\n\n");
+    actions.context.append("Context from the application:\n").append(notes_);
+  }
+
+ private:
+  std::string notes_;
 };
 
 }  // namespace keel::api

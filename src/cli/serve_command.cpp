@@ -1,5 +1,6 @@
-// `keel serve`: the HTTP API, live events, the OpenAI-compatible endpoint and the web UI, until
-// SIGINT or SIGTERM; running runs are checkpointed on the way out and resumed on the next start.
+// `keel serve`: the HTTP API, live events, the OpenAI-compatible and AG-UI endpoints and the web
+// UI, until SIGINT or SIGTERM; running runs are checkpointed on the way out and resumed on the next
+// start.
 #include <CLI/CLI.hpp>
 #include <condition_variable>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <mutex>
 
 #include "api/a2a_endpoint.hpp"
+#include "api/agui_endpoint.hpp"
 #include "api/anthropic_endpoint.hpp"
 #include "api/api_server.hpp"
 #include "api/event_log.hpp"
@@ -111,7 +113,7 @@ int http_serve_command(const HttpServeArgs& args) {
   run_options.workspace = (*factory)->workspace();
   api::RunService runs(**store, **factory, events, pending, asker, run_options);
 
-  // /v1 runs are not parked (no one answers approvals there): they get their own workers.
+  // /v1 and /agui runs are not parked (no one answers approvals there): they get their own workers.
   detail::ThreadPool::Options v1_pool;
   v1_pool.threads = args.workers;
   v1_pool.max_threads = args.workers;
@@ -150,6 +152,12 @@ int http_serve_command(const HttpServeArgs& args) {
     return fail(mounted.message());
   }
   if (Status mounted = api::mount_a2a_endpoint(http, ctx, a2a_waiters); !mounted.ok()) return fail(mounted.message());
+  api::AguiEndpointOptions agui_options;
+  agui_options.workspaces = {(*factory)->workspace()};
+  if (Status mounted = api::mount_agui_endpoint(http, **factory, v1_workers, **store, api_options.access, agui_options);
+      !mounted.ok()) {
+    return fail(mounted.message());
+  }
   Result<std::unique_ptr<mcp::KeelMcpServer>> mcp_server = make_mcp_server(**factory, **store);
   if (!mcp_server.ok()) return fail(mcp_server.status().message());
   mcp::McpHttpEndpointOptions mcp_options;
@@ -193,7 +201,7 @@ int http_serve_command(const HttpServeArgs& args) {
 void add_serve_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<HttpServeArgs>();
   if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
-  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, MCP at /mcp, web UI");
+  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, AG-UI at /agui, MCP at /mcp, web UI");
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
   cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
   cmd->add_option("--token", args->token,

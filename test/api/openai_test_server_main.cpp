@@ -1,16 +1,20 @@
-// keel_openai_test_server: keel's OpenAI-compatible and Anthropic Messages endpoints on a scripted
-// mock model, for tests that drive them with real clients (test/api/openai_client_test.sh,
-// test/api/anthropic_client_test.sh).
+// keel_openai_test_server: keel's OpenAI-compatible, Anthropic Messages and AG-UI endpoints on a
+// scripted mock model, for tests that drive them with real clients (test/api/openai_client_test.sh,
+// test/api/anthropic_client_test.sh, test/api/agui_client_test.sh).
 //
 //   keel_openai_test_server        prints "listening http://127.0.0.1:PORT", serves until stdin ends
 //
 // Profiles "default" and "fast"; every request needs "Authorization: Bearer keel-test-token" (on
-// /v1 "x-api-key: keel-test-token" also does).
+// /v1 "x-api-key: keel-test-token" also does). GET /test/session-messages?session=ID lists what
+// the store holds for a session ({"messages":[{"role","content"}]}), so a test can check it.
 // The mock model answers from the conversation it is sent, so any request order works:
+//   - a conversation whose last user message mentions "earlier": "Earlier you asked: " and the
+//     conversation's first user message (shows that the history reached the model)
 //   - a conversation that holds a tool result: "The folder holds notes.txt."
 //   - a task that mentions "folder": the text "Let me look at the folder." and an fs_list call
 //     (a round whose text must never reach the client)
 //   - a task that mentions "fail": an HTTP 500 from the model (the run fails)
+//   - a task that mentions "slowly": a long text streamed a piece every 200 ms (about 15 s)
 //   - a conversation that holds a tool result saying "sunny": "It is sunny in Paris."
 //   - a task that mentions "weather" in a request offering get_weather (the client's tool): a
 //     get_weather call, which keel hands back to the client
@@ -22,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/agui_endpoint.hpp"
 #include "api/anthropic_endpoint.hpp"
 #include "api/openai_endpoint.hpp"
 #include "api/responses_endpoint.hpp"
@@ -44,6 +49,7 @@ keel::testing::MockResponse answer(const std::string& request_body) {
   bool has_tool_result = false;
   bool has_weather = false;
   std::string task;
+  std::string last_user;
   if (body.is_object() && body.contains("messages") && body["messages"].is_array()) {
     for (const json& m : body["messages"]) {
       const std::string role = m.value("role", "");
@@ -52,14 +58,25 @@ keel::testing::MockResponse answer(const std::string& request_body) {
           m["content"].get<std::string>().find("sunny") != std::string::npos) {
         has_weather = true;
       }
-      if (role == "user" && m.contains("content") && m["content"].is_string() && task.empty()) {
-        task = m["content"].get<std::string>();
+      if (role == "user" && m.contains("content") && m["content"].is_string()) {
+        if (task.empty()) task = m["content"].get<std::string>();
+        last_user = m["content"].get<std::string>();
       }
     }
   }
   const bool offers_weather = request_body.find("get_weather") != std::string::npos;
+  const bool stream = body.is_object() && body.value("stream", false);
+  if (last_user.find("earlier") != std::string::npos) {
+    reply.text = "Earlier you asked: " + task;
+    return stream ? keel::testing::mock_stream(reply, 3) : keel::testing::mock_completion(reply);
+  }
   if (task.find("fail") != std::string::npos) {
     return keel::testing::mock_error(500, "the scripted model fails this task");
+  }
+  if (task.find("slowly") != std::string::npos) {
+    reply.text.clear();
+    for (int i = 0; i < 60; ++i) reply.text += "word ";
+    return keel::testing::mock_slow_stream(reply, 200);
   }
   if (has_weather) {
     reply.text = "It is sunny in Paris.";
@@ -83,8 +100,27 @@ keel::testing::MockResponse answer(const std::string& request_body) {
   } else {
     reply.text = "Hello from keel.";
   }
-  const bool stream = body.is_object() && body.value("stream", false);
   return stream ? keel::testing::mock_stream(reply, 3) : keel::testing::mock_completion(reply);
+}
+
+// GET /test/session-messages?session=ID: the stored messages of a session.
+void session_messages(keel::Store& store, const keel::server::HttpRequest& request,
+                      keel::server::HttpResponder& out) {
+  auto id = request.query.find("session");
+  if (id == request.query.end()) {
+    keel::server::respond_json(out, 400, json{{"error", "session= is missing"}}.dump());
+    return;
+  }
+  auto stored = store.load_messages(id->second);
+  if (!stored.ok()) {
+    keel::server::respond_json(out, 404, json{{"error", stored.status().to_string()}}.dump());
+    return;
+  }
+  json messages = json::array();
+  for (const keel::StoredMessage& m : *stored) {
+    messages.push_back({{"role", keel::role_name(m.message.role)}, {"content", m.message.content}});
+  }
+  keel::server::respond_json(out, 200, json{{"messages", messages}}.dump());
 }
 
 int serve() {
@@ -131,9 +167,16 @@ int serve() {
                                                   std::shared_ptr<keel::server::HttpResponder> out) {
     keel::server::respond_json(*out, 200, json{{"count", mock.request_count()}}.dump());
   });
+  http.route("GET", "/test/session-messages", [&store](const keel::server::HttpRequest& request,
+                                                        std::shared_ptr<keel::server::HttpResponder> out) {
+    session_messages(**store, request, *out);
+  });
   keel::Status mounted = keel::api::mount_openai_endpoint(http, factory, workers, access);
   if (mounted.ok()) mounted = keel::api::mount_responses_endpoint(http, factory, workers, **store, access);
   if (mounted.ok()) mounted = keel::api::mount_anthropic_endpoint(http, factory, workers, access);
+  keel::api::AguiEndpointOptions agui;
+  agui.workspaces = {workspace.path().string()};
+  if (mounted.ok()) mounted = keel::api::mount_agui_endpoint(http, factory, workers, **store, access, agui);
   keel::Status started = mounted.ok() ? http.start() : mounted;
   if (!started.ok()) {
     std::cerr << "the endpoint could not start: " << started.to_string() << "\n";
