@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -46,15 +47,16 @@ void answer(server::HttpResponder& out, const AguiJob& job, int status, std::str
 }
 
 // The turn to run on the thread: from the client's messages alone (a new thread), or what follows
-// the stored conversation. False: answered.
+// the stored conversation. False: answered (the thread released first, so the client may go on).
 bool agui_turn(Endpoint& endpoint, AguiJob& job, const std::string& session_id, server::HttpResponder& out,
-               AguiTurn& turn) {
+               AguiTurn& turn, const std::function<void()>& release_thread) {
   std::variant<AguiTurn, AguiError> t;
   if (session_id.empty()) {
     t = new_thread_turn(job.request.messages);
   } else {
     Result<std::vector<StoredMessage>> stored = endpoint.store.load_messages(session_id);
     if (!stored.ok()) {
+      release_thread();
       answer(out, job, 500, error_code_name(stored.status().code()),
              detail::concat({"the thread's stored conversation could not be read: ", stored.status().message()}));
       return false;
@@ -65,6 +67,7 @@ bool agui_turn(Endpoint& endpoint, AguiJob& job, const std::string& session_id, 
     t = stored_thread_turn(job.request.messages, unanswered_calls(conversation));
   }
   if (const auto* e = std::get_if<AguiError>(&t)) {
+    release_thread();
     answer(out, job, e->status, e->code, e->message);
     return false;
   }
@@ -83,14 +86,18 @@ void run_agui(Endpoint& endpoint, AguiJob& job, const std::shared_ptr<server::Ht
   std::shared_ptr<AguiThreadLease> thread = std::move(claimed).value();
   const std::string session_id = thread->session_id();
   AguiTurn turn;
-  if (!agui_turn(endpoint, job, session_id, *out, turn)) return;
+  if (!agui_turn(endpoint, job, session_id, *out, turn, [&thread] { thread.reset(); })) return;
   ClientAgent leased = lease_client_agent(endpoint.factory, {job.request.profile, {}, job.request.client_tools, ""},
                                           endpoint.options.approval_denied_reason);
   if (!leased.lease_error.ok()) {
+    thread.reset();
     return answer(*out, job, 500, error_code_name(leased.lease_error.code()),
                   detail::concat({"the agent could not be set up: ", leased.lease_error.message()}));
   }
-  if (!leased.tools_error.ok()) return answer(*out, job, 400, "invalid_tools", leased.tools_error.message());
+  if (!leased.tools_error.ok()) {
+    thread.reset();
+    return answer(*out, job, 400, "invalid_tools", leased.tools_error.message());
+  }
   Agent& agent = *leased.lease->agent;
   if (!job.request.context.empty()) agent.add_hooks(std::make_shared<ClientContext>(job.request.context));
   job.relay = std::make_shared<AguiRelay>(out, AguiRunIds{job.request.thread_id, job.request.run_id},
@@ -103,6 +110,9 @@ void run_agui(Endpoint& endpoint, AguiJob& job, const std::shared_ptr<server::Ht
       session_id.empty() ? agent.run_after(std::move(turn.earlier), turn.task, stop)
                          : agent.continue_session(session_id, turn.task, stop,
                                                   RunStartOptions{.run_id = "", .added = std::move(turn.added)});
+  // The run is stored: the thread is free before the client reads the end of this one, so a next
+  // run sent as soon as it has is not refused as busy.
+  thread.reset();
   if (!result.ok()) {
     const Status& s = result.status();
     if (job.relay->started()) return job.relay->fail(error_code_name(s.code()), s.message());
