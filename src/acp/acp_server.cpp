@@ -53,15 +53,7 @@ class AgentServer final : public RpcHandler {
       std::lock_guard<std::mutex> lock(mu_);
       sessions.swap(sessions_);
     }
-    for (auto& [id, s] : sessions) {
-      std::thread worker;
-      {
-        std::lock_guard<std::mutex> lock(s->mu);
-        s->stop.request_stop();
-        worker = std::move(s->worker);
-      }
-      if (worker.joinable()) worker.join();
-    }
+    for (auto& [id, s] : sessions) retire(s);
   }
 
   void on_request(const json& id, const std::string& method, const json& params) override {
@@ -183,7 +175,7 @@ class AgentServer final : public RpcHandler {
     peer_.respond(id, {{"sessionId", session_id}});
   }
 
-  // A session replaced by a load of the same id: its last turn has ended; its thread is joined.
+  // Stops a session's turn, if one runs, and joins its thread (shutdown, or a load of the same id).
   static void retire(const std::shared_ptr<Session>& s) {
     std::thread worker;
     {

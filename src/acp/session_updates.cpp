@@ -21,18 +21,26 @@ std::string tool_kind(const std::string& tool) {
   return "other";
 }
 
-std::string tool_title(const ToolCall& call) {
-  const json args = json::parse(call.arguments, nullptr, false);
+namespace {
+
+// The title of a call whose arguments are already parsed.
+std::string title_of(const std::string& tool, const json& args) {
   if (args.is_object()) {
     for (const char* key : {"path", "command", "url", "query", "pattern", "question"}) {
       auto it = args.find(key);
       if (it != args.end() && it->is_string() && !it->get<std::string>().empty()) {
         const std::string& v = it->get_ref<const std::string&>();
-        return call.name + " " + v.substr(0, detail::utf8_prefix_bytes(v, 120));
+        return tool + " " + v.substr(0, detail::utf8_prefix_bytes(v, 120));
       }
     }
   }
-  return call.name;
+  return tool;
+}
+
+}  // namespace
+
+std::string tool_title(const ToolCall& call) {
+  return title_of(call.name, json::parse(call.arguments, nullptr, false));
 }
 
 json text_block(const std::string& text) {
@@ -40,9 +48,10 @@ json text_block(const std::string& text) {
 }
 
 json tool_call_json(const ToolCall& call) {
-  json raw = json::parse(call.arguments, nullptr, false);
+  json raw = json::parse(call.arguments, nullptr, false);  // once, for the title and as rawInput
+  std::string title = title_of(call.name, raw);
   if (raw.is_discarded()) raw = call.arguments;
-  return {{"toolCallId", call.id}, {"title", tool_title(call)}, {"kind", tool_kind(call.name)},
+  return {{"toolCallId", call.id}, {"title", std::move(title)}, {"kind", tool_kind(call.name)},
           {"status", "pending"},   {"rawInput", std::move(raw)}};
 }
 

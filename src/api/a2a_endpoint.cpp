@@ -1,7 +1,6 @@
 #include "api/a2a_endpoint.hpp"
 
 #include <chrono>
-#include <thread>
 
 #include "api/a2a_run_watch.hpp"
 #include "api/a2a_task.hpp"
@@ -259,11 +258,21 @@ void send_message(const A2aEndpoint& e, const HttpRequest& req, const std::share
 void cancel_task(const A2aEndpoint& e, const HttpRequest& req, HttpResponder& out, const json& id, const std::string& task_id) {
   Result<RunRecord> run = e.ctx->scope.run(e.ctx->store, task_id);
   if (!run.ok()) return reply_rpc(e, req, out, rpc_error(id, a2a_ns::kTaskNotFound, "no task " + task_id));
-  if (run_state_is_terminal(run->state) || !e.ctx->runs.abort(task_id).ok()) {
+  if (run_state_is_terminal(run->state)) {
     return reply_rpc(e, req, out, rpc_error(id, a2a_ns::kTaskNotCancelable, "task " + task_id + " has already ended"));
   }
-  // The abort lands when the run next stops (at once for a parked or queued one).
-  for (int i = 0; i < 100 && e.ctx->runs.phase(task_id).has_value(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  a2a_ns::RunWatch watch(e.ctx->events, run->session_id);  // before the abort, so its end is seen
+  watch.follow(task_id);
+  if (!e.ctx->runs.abort(task_id).ok()) {
+    return reply_rpc(e, req, out, rpc_error(id, a2a_ns::kTaskNotCancelable, "task " + task_id + " has already ended"));
+  }
+  // The abort lands when the run next stops (at once for a parked or queued one); the answer
+  // waits for its end, up to a few seconds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (watch.status().ok() && std::chrono::steady_clock::now() < deadline) {
+    std::optional<a2a_ns::WatchedEvent> ev = watch.next(std::chrono::milliseconds(200));
+    if (ev && (ev->type == "run_failed" || ev->type == "run_finished")) break;
+  }
   Result<json> task = current_task(e, task_id, false);
   if (!task.ok()) return reply_rpc(e, req, out, rpc_error(id, -32603, task.status().message()));
   reply_rpc(e, req, out, {{"jsonrpc", "2.0"}, {"id", id}, {"result", *task}});

@@ -1,8 +1,9 @@
 #include "api/a2a_task.hpp"
 
 #include <atomic>
-#include <chrono>
 #include <ctime>
+
+#include "core/text/utf8_text.hpp"
 
 namespace keel::api::a2a {
 
@@ -32,15 +33,6 @@ bool final_state(const std::string& state) {
 }
 
 namespace {
-
-std::string now_iso() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 json text_part(const std::string& text) { return {{"text", text}}; }
 
@@ -77,7 +69,7 @@ std::string waiting_for(const PendingInput& pending, const std::string& run_id) 
 json task_json(const RunRecord& run, std::optional<RunPhase> phase, const std::string& status_text,
                const std::vector<StoredMessage>* history) {
   const std::string state = task_state(run.state, phase);
-  json status = {{"state", state}, {"timestamp", now_iso()}};
+  json status = {{"state", state}, {"timestamp", detail::iso8601_utc(std::time(nullptr))}};
   std::string text = status_text;
   if (text.empty() && (state == "TASK_STATE_FAILED" || state == "TASK_STATE_CANCELED")) text = run.error;
   if (!text.empty()) status["message"] = agent_message(text, run.session_id, run.id);
