@@ -6,9 +6,11 @@
 //   KEEL_NPM_MODULES   build/npm/node_modules
 // The client validates every event against the protocol's schema and checks their order; it warns
 // when it strips something the protocol does not name, and such a warning fails this test too.
-// Exits non-zero on the first failed check.
+// Every check runs; the exit status is 1 when one failed (client_checks.mjs).
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
+
+import { check, finish } from './client_checks.mjs';
 
 const modules = process.env.KEEL_NPM_MODULES;
 const { HttpAgent } = await import(pathToFileURL(`${modules}/@ag-ui/client/dist/index.mjs`).href);
@@ -22,16 +24,6 @@ console.warn = (...args) => {
   warnings.push(args.map(String).join(' '));
   warn(...args);
 };
-
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (error) {
-    console.error(`not ok - ${name}`);
-    throw error;
-  }
-}
 
 // The events' types, with runs of TEXT_MESSAGE_CONTENT shown once.
 function types(events) {
@@ -204,3 +196,5 @@ await check('requests keel cannot run are HTTP errors before any event', async (
 await check('the client accepted every event as sent', async () => {
   assert.deepEqual(warnings.filter((w) => w.includes('[ag-ui]')), []);
 });
+
+finish('agui_client_test');
