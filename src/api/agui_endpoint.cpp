@@ -16,6 +16,7 @@
 #include "api/agui_threads.hpp"
 #include "api/client_agent.hpp"
 #include "api/request_hooks.hpp"
+#include "api/waiting_approver.hpp"
 #include "api/workspace_scope.hpp"
 #include "core/text/text_util.hpp"
 
@@ -106,6 +107,12 @@ void run_agui(Endpoint& endpoint, AguiJob& job, const std::shared_ptr<server::Ht
                                             if (auto t = held.lock()) t->bind(session);
                                           });
   agent.add_hooks(job.relay);
+  if (endpoint.options.pending != nullptr) {
+    auto approvals = std::make_shared<WaitingApprovals>(*endpoint.options.pending, endpoint.options.approval_timeout);
+    agent.add_hooks(approvals);
+    agent.set_approver(approvals->approver());
+    job.relay->ask_approvals();
+  }
   Result<RunOutcome> result =
       session_id.empty() ? agent.run_after(std::move(turn.earlier), turn.task, stop)
                          : agent.continue_session(session_id, turn.task, stop,

@@ -21,9 +21,15 @@
 // 401/403/415 come from the server's access guard (api_access.hpp): bearer token, Host, Origin.
 //
 // Runs go on `workers`, never on an io thread. A client that disconnects (HttpAgent.abortRun())
-// stops its run; the session keeps what was stored. An AG-UI client cannot answer keel's approval
-// requests: calls the profile's policy would ask about are denied with
-// AguiEndpointOptions::approval_denied_reason (the model sees it), as on the /v1 endpoints.
+// stops its run; the session keeps what was stored.
+//
+// Approvals stay the operator's: the client cannot loosen the profile's policy. With
+// AguiEndpointOptions::pending (keel serve), a call the policy asks about waits for a person's
+// decision through POST /api/approvals/{id} (the web UI or any client holding the server's
+// token); the stream shows CUSTOM keel.approval_requested with the id (agui_stream.hpp) and the
+// run goes on once it is decided (approval_timeout without one: denied). Without `pending` such
+// calls are denied with approval_denied_reason (the model sees it), as on the /v1 endpoints.
+// A waiting run holds its worker, so give the endpoint a pool of its own.
 //
 //   KEEL_TRY(keel::api::mount_agui_endpoint(http, factory, workers, store, access, {.workspaces = {ws}}));
 //
@@ -32,11 +38,13 @@
 // Thread-safety: call before http.start(); the handlers then run on any thread.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "api/agent_factory.hpp"
 #include "api/api_access.hpp"
+#include "api/pending_input.hpp"
 #include "base/thread_pool.hpp"
 #include "keel/result.hpp"
 #include "keel/store/store.hpp"
@@ -48,7 +56,12 @@ struct AguiEndpointOptions {
   // The workspaces whose stored sessions a threadId may name (the agents' workspace, as sessions
   // record it); empty: only threads started on this server continue a session.
   std::vector<std::string> workspaces;
-  // What the model is told when a call needs a person's approval (an AG-UI client cannot give one).
+  // Where calls that need a person's approval wait for one (keel serve's /api/approvals);
+  // nullptr: they are denied with approval_denied_reason. Must outlive the endpoint's runs.
+  PendingInput* pending = nullptr;
+  // How long a call waits for a decision before it is denied.
+  std::chrono::milliseconds approval_timeout = std::chrono::minutes(10);
+  // What the model is told when a call needs a person's approval and `pending` is not set.
   std::string approval_denied_reason =
       "denied: this call needs approval, and approvals are not possible over the AG-UI endpoint; "
       "do without it, or ask the user to run the task through keel's own API or CLI";

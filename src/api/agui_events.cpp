@@ -78,6 +78,10 @@ json tool_call_result(std::string_view message_id, std::string_view call_id, std
           {"role", "tool"}};
 }
 
+json custom(std::string_view name, json value) {
+  return {{"type", "CUSTOM"}, {"name", name}, {"value", std::move(value)}};
+}
+
 std::string new_message_id() {
   return "msg_" + detail::random_hex(12);
 }

@@ -40,6 +40,8 @@ nlohmann::json tool_call_start(std::string_view call_id, std::string_view name, 
 nlohmann::json tool_call_args(std::string_view call_id, std::string_view delta);
 nlohmann::json tool_call_end(std::string_view call_id);
 nlohmann::json tool_call_result(std::string_view message_id, std::string_view call_id, std::string_view content);
+// An application event the protocol passes through: {type:"CUSTOM", name, value}.
+nlohmann::json custom(std::string_view name, nlohmann::json value);
 
 // A new message id: "msg_" and 24 random hex digits.
 std::string new_message_id();

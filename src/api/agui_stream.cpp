@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "api/agui_events.hpp"
+#include "api/pending_input.hpp"
+#include "keel/tool_spec.hpp"
 
 namespace keel::api {
 
@@ -66,8 +68,34 @@ void AguiRelay::on_tool_result(RunContext&, const ToolCall& call, const ToolResu
   send_result(call, result.content);
 }
 
-void AguiRelay::on_approval_decided(RunContext&, const ApprovalRequest& request, const ApprovalDecision& decision) {
-  if (!started_ || decision.verdict != ApprovalVerdict::kDeny) return;
+void AguiRelay::on_approval_requested(RunContext& ctx, const ApprovalRequest& request) {
+  if (!started_ || !ask_approvals_) return;
+  end_text();
+  const std::string call_id = agui::agui_call_id(request.call.id, call_tag());
+  if (std::find(announced_.begin(), announced_.end(), call_id) == announced_.end()) announce_call(request.call);
+  const std::string approval_id = PendingInput::item_id(ctx.run_id, request.call.id);
+  send(agui::custom("keel.approval_requested", {{"approvalId", approval_id},
+                                                {"toolCallId", call_id},
+                                                {"toolCallName", request.call.name},
+                                                {"arguments", request.call.arguments},
+                                                {"risk", risk_name(request.risk)},
+                                                {"reason", request.reason},
+                                                {"decideUrl", "/api/approvals/" + approval_id}}));
+  asked_.push_back(approval_id);
+  snapshot(run_status_name(RunStatus::kWaitingApproval));
+}
+
+void AguiRelay::on_approval_decided(RunContext& ctx, const ApprovalRequest& request, const ApprovalDecision& decision) {
+  if (!started_) return;
+  const std::string approval_id = PendingInput::item_id(ctx.run_id, request.call.id);
+  if (std::find(asked_.begin(), asked_.end(), approval_id) != asked_.end()) {  // not the policy's own decisions
+    send(agui::custom("keel.approval_decided",
+                      {{"approvalId", approval_id},
+                       {"toolCallId", agui::agui_call_id(request.call.id, call_tag())},
+                       {"verdict", approval_verdict_name(decision.verdict)},
+                       {"reason", decision.reason}}));
+  }
+  if (decision.verdict != ApprovalVerdict::kDeny) return;
   end_text();
   send_result(request.call, decision.reason.empty() ? "denied" : decision.reason);
 }

@@ -16,6 +16,13 @@
 //     what it returned (for a call the approval policy denied: the denial);
 //   - a STATE_SNAPSHOT when a model call starts: the client's state with a "keel" object
 //     {session_id, run_id, round, status}.
+// With ask_approvals() (the run's approvals wait for a person, waiting_approver.hpp), each call
+// the policy asks about is announced (START/ARGS/END) and followed by
+//   CUSTOM keel.approval_requested {approvalId, toolCallId, toolCallName, arguments, risk, reason,
+//                                   decideUrl}
+// and a STATE_SNAPSHOT with status "waiting_approval"; decideUrl is keel serve's
+// POST /api/approvals/{approvalId}. Once decided: CUSTOM keel.approval_decided {approvalId,
+// toolCallId, verdict, reason}; a denied call's TOOL_CALL_RESULT is its denial.
 // finish(): the client's tool calls the run handed over (START/ARGS/END, no result: the front
 // end runs them and sends a new run with their results), a last STATE_SNAPSHOT, RUN_FINISHED
 // with outcome {type:"success", pendingToolCallIds} and the run's token usage. fail(): the last
@@ -50,6 +57,9 @@ class AguiRelay final : public Hooks {
   AguiRelay(std::shared_ptr<server::HttpResponder> out, AguiRunIds ids, nlohmann::json client_state,
             server::HttpHeaders headers, std::function<void(const std::string&)> on_session = {});
 
+  // Calls that need approval are shown as waiting for a decision (see above); without it they are
+  // only shown denied, as the approver decides at once.
+  void ask_approvals() { ask_approvals_ = true; }
   // Whether the stream has started (the run began).
   bool started() const { return started_; }
   void finish(const RunOutcome& outcome);
@@ -60,6 +70,7 @@ class AguiRelay final : public Hooks {
   void on_model_delta(RunContext& ctx, std::string_view text) override;
   void on_tool_call(RunContext& ctx, const ToolCall& call) override;
   void on_tool_result(RunContext& ctx, const ToolCall& call, const ToolResult& result) override;
+  void on_approval_requested(RunContext& ctx, const ApprovalRequest& request) override;
   // A denied call never runs: it is shown with the denial the model reads as its result.
   void on_approval_decided(RunContext& ctx, const ApprovalRequest& request, const ApprovalDecision& decision) override;
 
@@ -82,6 +93,7 @@ class AguiRelay final : public Hooks {
   server::HttpHeaders headers_;
   std::function<void(const std::string&)> on_session_;
   bool started_ = false;
+  bool ask_approvals_ = false;
   std::string tag_;                     // the run's tag of tool call ids
   int round_ = 0;                       // the model call in progress (RunContext::round)
   std::string message_id_;              // the current model call's assistant message; empty: none yet
@@ -89,6 +101,7 @@ class AguiRelay final : public Hooks {
   bool text_in_round_ = false;          // the current model call has shown text
   std::vector<std::string> announced_;  // AG-UI ids of the calls whose START/ARGS/END went out
   std::vector<std::string> answered_;   // AG-UI ids of the calls whose TOOL_CALL_RESULT went out
+  std::vector<std::string> asked_;      // approval ids announced by keel.approval_requested
 };
 
 }  // namespace keel::api

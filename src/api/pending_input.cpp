@@ -42,6 +42,22 @@ std::optional<std::vector<ApprovalDecision>> PendingInput::take_decisions(const 
   return out;
 }
 
+std::optional<std::vector<ApprovalDecision>> PendingInput::wait_decisions(const std::string& run_id,
+                                                                          const std::string& session_id,
+                                                                          const std::vector<ApprovalRequest>& requests,
+                                                                          std::stop_token stop,
+                                                                          std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (auto decided = take_decisions(run_id, session_id, requests)) return decided;
+    std::unique_lock lock(mu_);
+    const bool ready = decided_.wait_until(lock, stop, deadline, [&] { return ready_locked(run_id); });
+    if (!ready) break;  // stopped or timed out
+  }
+  forget_run(run_id);
+  return std::nullopt;
+}
+
 std::optional<UserAnswer> PendingInput::take_answer(const UserQuestion& q) {
   std::lock_guard lock(mu_);
   std::string id = item_id(q.run_id, q.call_id);
@@ -99,6 +115,7 @@ Status PendingInput::decide(const std::string& approval_id, ApprovalVerdict verd
     run_id = it->item.run_id;
     if (ready_locked(run_id)) notify = on_ready_;
   }
+  decided_.notify_all();
   if (notify) notify(run_id);
   return Status::Ok();
 }
@@ -127,6 +144,7 @@ Status PendingInput::answer(const std::string& question_id, UserAnswer answer) {
     run_id = it->item.run_id;
     if (ready_locked(run_id)) notify = on_ready_;
   }
+  decided_.notify_all();
   if (notify) notify(run_id);
   return Status::Ok();
 }

@@ -12,9 +12,12 @@
 // held.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,12 @@ class PendingInput {
   // the undecided ones are registered as pending and nullopt is returned.
   std::optional<std::vector<ApprovalDecision>> take_decisions(const std::string& run_id, const std::string& session_id,
                                                               const std::vector<ApprovalRequest>& requests);
+  // take_decisions for a run whose thread waits (it is not parked): blocks until every one of
+  // `requests` is decided, `stop` is requested or `timeout` passes. On a stop or a timeout the
+  // run's undecided items are dropped and nullopt is returned.
+  std::optional<std::vector<ApprovalDecision>> wait_decisions(const std::string& run_id, const std::string& session_id,
+                                                              const std::vector<ApprovalRequest>& requests,
+                                                              std::stop_token stop, std::chrono::milliseconds timeout);
   // The answer to the question asked by `question.call_id` when given (consumed); otherwise it
   // is registered as pending and nullopt is returned.
   std::optional<UserAnswer> take_answer(const UserQuestion& question);
@@ -81,6 +90,7 @@ class PendingInput {
     std::optional<UserAnswer> answer;
   };
   mutable std::mutex mu_;
+  std::condition_variable_any decided_;  // a decision or an answer was recorded
   std::vector<Approval> approvals_;
   std::vector<Question> questions_;
   std::function<void(const std::string&)> on_ready_;

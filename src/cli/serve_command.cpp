@@ -113,7 +113,7 @@ int http_serve_command(const HttpServeArgs& args) {
   run_options.workspace = (*factory)->workspace();
   api::RunService runs(**store, **factory, events, pending, asker, run_options);
 
-  // /v1 and /agui runs are not parked (no one answers approvals there): they get their own workers.
+  // /v1 runs are not parked (no one answers approvals there): they get their own workers.
   detail::ThreadPool::Options v1_pool;
   v1_pool.threads = args.workers;
   v1_pool.max_threads = args.workers;
@@ -123,6 +123,9 @@ int http_serve_command(const HttpServeArgs& args) {
   a2a_pool.threads = 16;
   a2a_pool.max_threads = 16;
   detail::ThreadPool a2a_waiters(a2a_pool);
+  // An /agui run holds its worker while a call waits for approval: workers of their own, so
+  // waiting runs never hold up /v1.
+  detail::ThreadPool agui_workers(v1_pool);
 
   server::HttpServerOptions http_options;
   http_options.host = args.host;
@@ -154,7 +157,8 @@ int http_serve_command(const HttpServeArgs& args) {
   if (Status mounted = api::mount_a2a_endpoint(http, ctx, a2a_waiters); !mounted.ok()) return fail(mounted.message());
   api::AguiEndpointOptions agui_options;
   agui_options.workspaces = {(*factory)->workspace()};
-  if (Status mounted = api::mount_agui_endpoint(http, **factory, v1_workers, **store, api_options.access, agui_options);
+  agui_options.pending = &pending;
+  if (Status mounted = api::mount_agui_endpoint(http, **factory, agui_workers, **store, api_options.access, agui_options);
       !mounted.ok()) {
     return fail(mounted.message());
   }

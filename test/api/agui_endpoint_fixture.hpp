@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -98,8 +99,17 @@ class AguiEndpointFixture : public OpenAiEndpointFixture {
   void mount(const api::ApiAccess& access) override {
     api::AguiEndpointOptions options;
     options.workspaces = {dir_.path().string()};
+    if (approvals_wait_) {
+      options.pending = &pending_;
+      options.approval_timeout = approval_timeout_;
+    }
     ASSERT_TRUE(api::mount_agui_endpoint(*http_, *factory_, *workers_, *store_, access, options).ok());
   }
+
+  // Set before start(): calls that need approval wait on pending_ (as under keel serve).
+  bool approvals_wait_ = false;
+  std::chrono::milliseconds approval_timeout_ = std::chrono::seconds(20);
+  api::PendingInput pending_;
 
   // POST /agui with `body` (sent as is) and `extra` header lines.
   std::optional<RawHttpResponse> post(std::string_view body, std::string_view extra = "") {

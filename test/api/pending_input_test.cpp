@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <stop_token>
+#include <thread>
+
 namespace keel::testing {
 namespace {
 
@@ -73,6 +78,47 @@ TEST(PendingInput, ForgetDropsARunsItems) {
   p.forget_run("r_3");
   EXPECT_TRUE(p.approvals().empty());
   EXPECT_EQ(p.decide("r_3:x", ApprovalVerdict::kAllow, "").code(), ErrorCode::kNotFound);
+}
+
+// A waiting run (not parked) blocks until a person decides, then gets the decisions once.
+TEST(PendingInput, AWaitingRunGetsTheDecisionsOnceTheyAreGiven) {
+  api::PendingInput p;
+  std::vector<ApprovalRequest> batch = {approval_request("a"), approval_request("b")};
+  std::stop_source stop;
+  auto waited = std::async(std::launch::async, [&] {
+    return p.wait_decisions("r_w", "s_w", batch, stop.get_token(), std::chrono::seconds(20));
+  });
+  for (int i = 0; i < 1000 && p.approvals().size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(p.approvals().size(), 2u);
+  ASSERT_TRUE(p.decide("r_w:b", ApprovalVerdict::kDeny, "not b").ok());
+  EXPECT_EQ(waited.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "a is still open";
+  ASSERT_TRUE(p.decide("r_w:a", ApprovalVerdict::kAllow, "fine").ok());
+  std::optional<std::vector<ApprovalDecision>> got = waited.get();
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].call_id, "a");
+  EXPECT_EQ((*got)[0].verdict, ApprovalVerdict::kAllow);
+  EXPECT_EQ((*got)[1].reason, "not b");
+  EXPECT_TRUE(p.approvals().empty());
+}
+
+TEST(PendingInput, AWaitThatTimesOutOrIsStoppedDropsTheRunsItems) {
+  api::PendingInput p;
+  std::vector<ApprovalRequest> batch = {approval_request("a")};
+  EXPECT_FALSE(p.wait_decisions("r_t", "s", batch, {}, std::chrono::milliseconds(50)));
+  EXPECT_TRUE(p.approvals().empty());
+  EXPECT_EQ(p.decide("r_t:a", ApprovalVerdict::kAllow, "late").code(), ErrorCode::kNotFound);
+
+  std::stop_source stop;
+  auto waited = std::async(std::launch::async, [&] {
+    return p.wait_decisions("r_s", "s", batch, stop.get_token(), std::chrono::seconds(20));
+  });
+  for (int i = 0; i < 1000 && p.approvals().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(p.approvals().size(), 1u);
+  stop.request_stop();
+  ASSERT_EQ(waited.wait_for(std::chrono::seconds(5)), std::future_status::ready) << "a stop ends the wait";
+  EXPECT_FALSE(waited.get());
+  EXPECT_TRUE(p.approvals().empty());
 }
 
 }  // namespace
