@@ -4,6 +4,7 @@
 
 #include "api/a2a_run_watch.hpp"
 #include "api/a2a_task.hpp"
+#include "api/a2a_v03.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::api {
@@ -35,6 +36,7 @@ void reply_rpc(const A2aEndpoint& e, const HttpRequest& req, HttpResponder& out,
 
 void handle_card(const A2aEndpoint& e, const HttpRequest& req, HttpResponder& out) {
   const std::string host(req.header("Host"));  // the access guard admitted it
+  const std::string url = "http://" + host + kRpcPath;
   json skills = json::array();
   for (const ProfileInfo& p : e.ctx->factory.profiles()) {
     skills.push_back({{"id", p.name},
@@ -49,7 +51,12 @@ void handle_card(const A2aEndpoint& e, const HttpRequest& req, HttpResponder& ou
       {"name", "keel"},
       {"description", "keel agent: runs tasks with tools in its workspace, asking for approval where its policy says so"},
       {"supportedInterfaces",
-       json::array({{{"url", "http://" + host + kRpcPath}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", a2a_ns::kProtocolVersion}}})},
+       json::array({{{"url", url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", a2a_ns::kProtocolVersion}},
+                    {{"url", url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", a2a_ns::kV03ProtocolVersion}}})},
+      // What a 0.3 client reads (1.0 clients read supportedInterfaces): the same endpoint.
+      {"url", url},
+      {"preferredTransport", "JSONRPC"},
+      {"protocolVersion", a2a_ns::kV03ProtocolVersion},
       {"version", e.ctx->version},
       {"capabilities", {{"streaming", true}, {"pushNotifications", false}}},
       {"defaultInputModes", json::array({"text/plain", "application/json"})},
@@ -57,8 +64,14 @@ void handle_card(const A2aEndpoint& e, const HttpRequest& req, HttpResponder& ou
       {"skills", std::move(skills)},
   };
   if (!e.ctx->access.token.empty()) {
-    card["securitySchemes"] = {{"bearer", {{"httpAuthSecurityScheme", {{"scheme", "bearer"}, {"description", "keel serve's token"}}}}}};
+    // The scheme in both versions' shapes: 1.0's oneof field, 0.3's "type" with its fields.
+    card["securitySchemes"] = {{"bearer",
+                                {{"httpAuthSecurityScheme", {{"scheme", "bearer"}, {"description", "keel serve's token"}}},
+                                 {"type", "http"},
+                                 {"scheme", "bearer"},
+                                 {"description", "keel serve's token"}}}};
     card["securityRequirements"] = json::array({{{"schemes", {{"bearer", {{"list", json::array()}}}}}}});
+    card["security"] = json::array({{{"bearer", json::array()}}});  // 0.3
   }
   reply_json(*e.ctx, req, out, 200, card);
 }
@@ -282,15 +295,21 @@ void handle_rpc(const std::shared_ptr<const A2aEndpoint>& e, const HttpRequest& 
   const std::string_view version = req.header("A2A-Version");
   json body = json::parse(req.body, nullptr, false);
   const json id = body.is_object() ? body.value("id", json()) : json();
-  if (!version.empty() && version != a2a_ns::kProtocolVersion) {
+  // A 0.3 method is answered in 0.3's shapes (a2a_v03.hpp), whatever version the header names.
+  const std::string v1_of_v03 = body.is_object() && body.value("method", json()).is_string()
+                                    ? a2a_ns::v1_method_of_v03(body["method"].get<std::string>())
+                                    : std::string();
+  if (!v1_of_v03.empty()) out = a2a_ns::v03_responder(std::move(out), v1_of_v03);
+  if (!version.empty() && version != a2a_ns::kProtocolVersion && !(a2a_ns::is_v03_version(version) && !v1_of_v03.empty())) {
     return reply_rpc(*e, req, *out, rpc_error(id, a2a_ns::kVersionNotSupported,
                                               "keel speaks A2A " + std::string(a2a_ns::kProtocolVersion) + ", not " + std::string(version)));
   }
   if (body.is_discarded()) return reply_rpc(*e, req, *out, rpc_error(nullptr, -32700, "the body is not JSON"));
   if (!body.is_object() || body.value("jsonrpc", json()) != "2.0" || !body.value("method", json()).is_string())
     return reply_rpc(*e, req, *out, rpc_error(id, -32600, "not a JSON-RPC 2.0 request"));
-  const std::string method = body["method"].get<std::string>();
-  const json params = body.value("params", json::object());
+  const std::string method = v1_of_v03.empty() ? body["method"].get<std::string>() : v1_of_v03;
+  const json params =
+      v1_of_v03.empty() ? body.value("params", json::object()) : a2a_ns::v1_params_from_v03(body.value("params", json::object()));
   if (!params.is_object()) return reply_rpc(*e, req, *out, rpc_error(id, -32602, "params must be an object"));
   if (method == "GetTask" || method == "CancelTask") {
     if (!params.value("id", json()).is_string()) return reply_rpc(*e, req, *out, rpc_error(id, -32602, "'id' must be a string"));

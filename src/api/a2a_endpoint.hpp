@@ -6,6 +6,10 @@
 //   POST /a2a                           JSON-RPC 2.0: SendMessage, SendStreamingMessage (SSE),
 //                                        GetTask, CancelTask
 //
+// Clients of A2A 0.3 are answered at the same endpoint: the card also carries 0.3's fields, and
+// 0.3's methods (message/send, message/stream, tasks/get, tasks/cancel) run their 1.0 handlers
+// with the answers rewritten into 0.3's shapes (a2a_v03.hpp).
+//
 // A task is one of keel serve's runs (RunService), so it is stored, resumable and visible in the
 // web UI like any other; its context is the run's session, and a message with that contextId is
 // the next turn of the same conversation. A run parked for an approval or an ask_user question is

@@ -108,8 +108,8 @@ Result<std::string> message_text(const json& message) {
     } else if (p.contains("data")) {
       if (!text.empty()) text += "\n";
       text += p["data"].dump();
-    } else if (p.contains("url") || p.contains("raw")) {
-      return Status::FailedPrecondition("keel takes text and data parts; file parts (url, raw) are not supported");
+    } else if (p.contains("url") || p.contains("raw") || p.contains("file")) {
+      return Status::FailedPrecondition("keel takes text and data parts; file parts (url, raw, file) are not supported");
     } else {
       return Status::InvalidArgument("a part must hold text, data, url or raw");
     }

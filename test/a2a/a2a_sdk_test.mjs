@@ -9,13 +9,16 @@
 // task waiting for input; the protocol's errors (unknown task, a task that cannot be cancelled,
 // unknown method, malformed JSON, another protocol version, no token); and `keel chat --session`
 // continuing the context afterwards. Every check runs; the exit code is the number that failed.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+
+import { startServe } from "../support/keel_serve_process.mjs";
 
 const [keel, mockServer, sdkModule] = process.argv.slice(2);
 const a2a = await import(sdkModule);
+// The SDK's client for agents that speak A2A 0.3 (the JSON-RPC methods message/send, tasks/get, ...).
+const legacyClient = await import(path.resolve(path.dirname(sdkModule), "../compat/v0_3/client/index.js"));
 
 let failures = 0;
 function check(ok, what, detail = "") {
@@ -23,36 +26,15 @@ function check(ok, what, detail = "") {
   if (!ok) failures++;
 }
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "keel-a2a-"));
-const home = path.join(work, "home");
-const ws = path.join(work, "ws");
-for (const d of [home, ws]) fs.mkdirSync(d, { recursive: true });
 const token = "a2a-test-token-0123456789";
-
-function waitForLine(proc, stream, pattern) {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    proc[stream].on("data", (d) => {
-      out += d;
-      const m = out.match(pattern);
-      if (m) resolve(m[1]);
-    });
-    proc.on("exit", (code) => reject(new Error(`exited (${code}) before printing ${pattern}: ${out}`)));
-  });
-}
-
-const mock = spawn(mockServer, ["--tool", "fs_write", "--args", '{"path":"note.txt","content":"hi"}'], {
-  stdio: ["pipe", "pipe", "inherit"],
+const served = await startServe({
+  keel,
+  mockServer,
+  mockArgs: ["--tool", "fs_write", "--args", '{"path":"note.txt","content":"hi"}'],
+  serveArgs: ["--approve-mode", "confirm"],
+  token,
 });
-const modelUrl = await waitForLine(mock, "stdout", /listening (http:\/\/127\.0\.0\.1:\d+\/v1)/);
-const env = { PATH: process.env.PATH, HOME: home, KEEL_HOME: path.join(home, ".keel"), XDG_CONFIG_HOME: path.join(home, ".config") };
-const modelFlags = ["--model", "mock-steps-1", "--base-url", modelUrl, "--api-key", "test-key"];
-const serve = spawn(keel, ["serve", "--port", "0", "--token", token, "--approve-mode", "confirm", ...modelFlags], {
-  cwd: ws,
-  env,
-  stdio: ["ignore", "ignore", "pipe"],
-});
-const base = await waitForLine(serve, "stderr", /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+const { base, ws, env, modelFlags } = served;
 
 const authFetch = (url, init = {}) => {
   const headers = new Headers(init.headers ?? {});
@@ -147,6 +129,39 @@ try {
   const card401 = await fetch(`${base}/.well-known/agent-card.json`);
   check(card401.status === 401, "the card needs the token too", String(card401.status));
 
+  // A 0.3 client: the SDK's LegacyJsonRpcTransport speaks 0.3's wire and reads keel's answers back
+  // through its own 0.3 translators, which check each task, message and part.
+  const rawCard = await (await authFetch(`${base}/.well-known/agent-card.json`)).json();
+  const { supportedInterfaces: _v1, ...cardAsV03 } = rawCard;
+  check(legacyClient.isLegacyAgentCard(cardAsV03), "the card's 0.3 fields make a 0.3 card");
+  const v03Card = legacyClient.parseLegacyAgentCard(cardAsV03);
+  check(v03Card.supportedInterfaces?.[0]?.url === `${base}/a2a` && v03Card.supportedInterfaces[0].protocolVersion === "0.3.0",
+        "a 0.3 client finds the JSON-RPC endpoint", JSON.stringify(v03Card.supportedInterfaces));
+  check(v03Card.securitySchemes?.bearer?.scheme?.$case === "httpAuthSecurityScheme", "a 0.3 client reads the bearer scheme",
+        JSON.stringify(v03Card.securitySchemes));
+  const legacy = new legacyClient.LegacyJsonRpcTransport({ endpoint: `${base}/a2a`, fetchImpl: authFetch });
+  const asked = await legacy.sendMessage(userMessage("write another note"));
+  check(asked.status?.state === INPUT_REQUIRED && textOf(asked.status?.message?.parts).includes("fs_write"),
+        "0.3 message/send: the task needs input", JSON.stringify(asked.status));
+  const deniedV03 = await legacy.sendMessage(userMessage("no, not now", { taskId: asked.id, contextId: asked.contextId }));
+  check(deniedV03.id === asked.id && deniedV03.status?.state === COMPLETED && textOf(deniedV03.artifacts?.[0]?.parts) === "done",
+        "0.3: answering no completes the task", JSON.stringify(deniedV03.status));
+  const v03Events = [];
+  for await (const ev of legacy.sendMessageStream(userMessage("thanks", { contextId: asked.contextId }))) v03Events.push(ev);
+  const v03Kinds = v03Events.map((e) => e.payload?.$case);
+  const v03Last = v03Events.at(-1)?.payload;
+  check(v03Kinds[0] === "task" && v03Last?.$case === "statusUpdate" && v03Last.value.status?.state === COMPLETED,
+        "0.3 message/stream: the task, then its updates to completed", JSON.stringify(v03Kinds));
+  const v03Text = v03Events.filter((e) => e.payload?.$case === "artifactUpdate").map((e) => textOf(e.payload.value.artifact?.parts)).join("");
+  check(v03Text === "done", "0.3: the answer streams as artifact updates", v03Text);
+  const v03Got = await legacy.getTask({ id: asked.id, historyLength: 10 });
+  check(v03Got.status?.state === COMPLETED && v03Got.history?.some((m) => textOf(m.parts) === "write another note"),
+        "0.3 tasks/get gives the task with its history", JSON.stringify(v03Got.history));
+  const v03Waiting = await legacy.sendMessage(userMessage("write a third note"));
+  const v03Cancelled = await legacy.cancelTask({ id: v03Waiting.id });
+  check(v03Cancelled.status?.state === CANCELED, "0.3 tasks/cancel cancels a waiting task", JSON.stringify(v03Cancelled.status));
+  check((await errorCode(legacy.getTask({ id: "r_nope" }))) === -32001, "0.3: an unknown task is -32001");
+
   // The context is a keel session: keel chat continues it.
   const chat = spawnSync(keel, ["chat", "--session", first.contextId, ...modelFlags], { env, cwd: ws, input: "one more\n", encoding: "utf8", timeout: 30000 });
   check(chat.status === 0 && chat.stdout.includes("done"), "keel chat --session continues the A2A context",
@@ -154,10 +169,7 @@ try {
 } catch (e) {
   check(false, "the run of checks", e.stack ?? String(e));
 } finally {
-  serve.kill("SIGTERM");
-  await new Promise((resolve) => serve.on("exit", resolve));
-  mock.stdin.end();
-  fs.rmSync(work, { recursive: true, force: true });
+  await served.stop();
 }
 if (failures > 0) console.log(`${failures} check(s) failed`);
 process.exit(failures);
