@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -137,6 +138,7 @@ struct McpServerStatus {
   nlohmann::json server_info = nullptr;
   std::vector<McpToolInfo> tools = {};  // allowed tools only
   std::vector<std::string> skipped_tools = {};  // "name: why" for tools that could not be offered
+  std::vector<std::string> held_tools = {};     // "name: why" for tools hold_tool kept back
 };
 
 struct McpHubOptions {
@@ -145,6 +147,11 @@ struct McpHubOptions {
   // Workspace servers (from .mcp.json or the workspace keel.yaml) start only when this says so;
   // the CLI answers from the store's trusted list. Without it they stay "untrusted".
   std::function<bool(const McpServerConfig&)> is_trusted = {};
+  // Asked about each allowed tool whenever a server's tools are listed (at start and after a
+  // restart): a reason to keep it back (its definition changed since the user accepted it, the
+  // tool lock), or nullopt to offer it. A held tool is not registered and its calls are refused.
+  // Called from the connecting threads, several servers at once. Unset: every tool is offered.
+  std::function<std::optional<std::string>(const McpServerConfig&, const McpToolInfo&)> hold_tool = {};
 };
 
 // The configured servers of one agent: connects them (in parallel), registers their tools as
@@ -168,6 +175,9 @@ class McpHub {
   Status register_tools(ToolRegistry& registry);
   // The connected client of `server`, reconnecting a dead one (bounded by max_restarts).
   Result<McpClient*> client(const std::string& server);
+  // client(), for a call of `tool`: PermissionDenied when the tool is held back (its definition
+  // changed, maybe on a restart mid-run), NotFound when the server no longer offers it.
+  Result<McpClient*> tool_client(const std::string& server, const std::string& tool);
   void close_all();
 
   class Impl;

@@ -38,6 +38,9 @@ struct McpServerConfig {
   int64_t startup_timeout_ms = 10000;         // spawn + initialize + first tools/list
   int64_t call_timeout_ms = 60000;            // each request after that
   bool enabled = true;
+  // Offer a tool whose definition changed since it was accepted, recording the new one, instead
+  // of holding it back (the tool lock). Only the user's own config may set it.
+  bool accept_tool_changes = false;
   bool from_workspace = false;  // declared by a workspace file: started only once trusted
   std::string source = {};      // the file it came from, for messages
 };

@@ -1,4 +1,5 @@
 #include "assembly/mcp_setup.hpp"
+#include "assembly/mcp_tool_lock.hpp"
 #include "assembly/workspace_trust.hpp"
 
 
@@ -26,9 +27,11 @@ bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::
   return workspace_trusts(store, workspace, mcp_trust_tool(server), mcp_trust_fingerprint(server));
 }
 
-std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store) {
+std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,
+                                     std::function<void(const std::string&)> notice) {
   McpHubOptions options;
   options.is_trusted = [store, workspace](const McpServerConfig& s) { return mcp_server_trusted(s, store, workspace); };
+  options.hold_tool = mcp_tool_lock(store, workspace, std::move(notice));
   return std::make_unique<McpHub>(config.mcp_servers, std::move(options));
 }
 
@@ -36,13 +39,14 @@ Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, cons
                                                   ToolRegistry& tools,
                                                   const std::function<void(const std::string&)>& warn) {
   if (config.mcp_servers.empty()) return std::unique_ptr<McpHub>();
-  std::unique_ptr<McpHub> hub = make_mcp_hub(config, workspace, store);
+  std::unique_ptr<McpHub> hub = make_mcp_hub(config, workspace, store, warn);
   hub->connect_all();
   KEEL_TRY(hub->register_tools(tools));
   for (const McpServerStatus& s : hub->status()) {
     if (s.state == "failed") warn("MCP server '" + s.name + "' did not start: " + s.error);
     if (s.state == "untrusted") warn("MCP server '" + s.name + "' is " + s.error);
     for (const std::string& skipped : s.skipped_tools) warn("MCP server '" + s.name + "': tool " + skipped);
+    for (const std::string& held : s.held_tools) warn("MCP server '" + s.name + "': tool " + held);
   }
   return hub;
 }

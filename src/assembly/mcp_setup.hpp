@@ -23,13 +23,16 @@ std::string mcp_trust_fingerprint(const McpServerConfig& server);  // "stdio: cm
 bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::string& workspace);
 
 // Starts the configured servers (in parallel, each within its startup timeout), registers their
-// tools in `tools`, and reports each server that could not start through `warn`. nullptr when
+// tools in `tools`, and reports through `warn` each server that could not start and each tool
+// held back by the tool lock. nullptr when
 // no server is configured. Errors only for a tool name clash.
 Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, const std::string& workspace, Store* store,
                                                   ToolRegistry& tools,
                                                   const std::function<void(const std::string&)>& warn);
 
-// A hub for the configured servers with the store's trust (not connected yet).
-std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store);
+// A hub for the configured servers with the store's trust and tool lock (mcp_tool_lock.hpp; not
+// connected yet). `notice` hears of tool definitions accepted automatically.
+std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,
+                                     std::function<void(const std::string&)> notice = {});
 
 }  // namespace keel::assembly

@@ -1,5 +1,6 @@
-// `keel mcp list | call | trust | serve`: the configured MCP servers, a direct tool call, trusting
-// a workspace server, and keel as an MCP server (mcp_serve_command.cpp).
+// `keel mcp list | call | trust | accept | serve`: the configured MCP servers, a direct tool call,
+// trusting a workspace server, accepting changed tool definitions (the tool lock), and keel as an
+// MCP server (mcp_serve_command.cpp).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "keel/assembly.hpp"
 #include "assembly/mcp_setup.hpp"
+#include "assembly/mcp_tool_lock.hpp"
 #include "assembly/store_access.hpp"
 #include "cli/store_output.hpp"
 #include "keel/config.hpp"
@@ -58,6 +60,22 @@ std::optional<Context> open_context(const std::optional<std::string>& flag, int&
   return c;
 }
 
+// The configured server `name` when it may start; otherwise nullptr and `code` after reporting.
+const McpServerConfig* trusted_server(const Context& c, const std::string& name, int& code) {
+  for (const auto& s : c.config.mcp_servers) {
+    if (s.name != name) continue;
+    if (!assembly::mcp_server_trusted(s, c.store.get(), c.workspace)) {
+      code = report_usage_error("MCP server '" + s.name + "' from " + s.source + " is not trusted; run `keel mcp trust " +
+                                s.name + "` first");
+      return nullptr;
+    }
+    return &s;
+  }
+  std::fprintf(stderr, "keel: no MCP server named '%s' (see keel mcp list)\n", name.c_str());
+  code = kExitNotFound;
+  return nullptr;
+}
+
 json tool_json(const McpToolInfo& t) {
   json o = {{"name", t.name}, {"description", t.description}};
   o["input_schema"] = json::parse(t.input_schema.dump());
@@ -80,6 +98,7 @@ int list_command(const McpArgs& args) {
       for (const auto& t : s.tools) tools.push_back(tool_json(t));
       json o = {{"name", s.name}, {"state", s.state}, {"transport", s.transport}, {"source", s.source}};
       if (!s.error.empty()) o["error"] = s.error;
+      if (!s.held_tools.empty()) o["held_tools"] = s.held_tools;
       if (!s.server_info.is_null()) o["server_info"] = json::parse(s.server_info.dump());
       o["tools"] = std::move(tools);
       out.push_back(std::move(o));
@@ -98,6 +117,7 @@ int list_command(const McpArgs& args) {
     for (const auto& t : s.tools) {
       std::printf("  %-40s %s\n", mcp_tool_name(s.name, t.name).c_str(), one_line(t.description, 80).c_str());
     }
+    for (const auto& held : s.held_tools) std::printf("  held back: %s\n", held.c_str());
   }
   return kExitOk;
 }
@@ -110,18 +130,8 @@ int call_command(const McpArgs& args) {
   if (parsed.is_discarded() || !parsed.is_object()) {
     return report_usage_error("the arguments must be a JSON object, e.g. '{\"path\": \".\"}'");
   }
-  const McpServerConfig* server = nullptr;
-  for (const auto& s : c->config.mcp_servers) {
-    if (s.name == args.server) server = &s;
-  }
-  if (server == nullptr) {
-    std::fprintf(stderr, "keel: no MCP server named '%s' (see keel mcp list)\n", args.server.c_str());
-    return kExitNotFound;
-  }
-  if (!assembly::mcp_server_trusted(*server, c->store.get(), c->workspace)) {
-    return report_usage_error("MCP server '" + server->name + "' from " + server->source +
-                              " is not trusted; run `keel mcp trust " + server->name + "` first");
-  }
+  const McpServerConfig* server = trusted_server(*c, args.server, code);
+  if (server == nullptr) return code;
   Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
   if (!client.ok()) {
     std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
@@ -169,6 +179,45 @@ int trust_command(const McpArgs& args) {
   return kExitNotFound;
 }
 
+// Lists the server's tools as they are now, shows what changed since they were accepted, and
+// records them as accepted.
+int accept_command(const McpArgs& args) {
+  int code = 0;
+  std::optional<Context> c = open_context(args.workspace, code);
+  if (!c) return code;
+  if (!c->store) return report_usage_error("the database cannot be opened, so accepted tools cannot be recorded");
+  const McpServerConfig* server = trusted_server(*c, args.server, code);
+  if (server == nullptr) return code;
+  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
+  if (!client.ok()) {
+    std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
+    return kExitServerError;
+  }
+  Result<std::vector<McpToolInfo>> tools = (*client)->list_tools();
+  (*client)->close();
+  if (!tools.ok()) {
+    std::fprintf(stderr, "keel: %s\n", tools.status().message().c_str());
+    return kExitServerError;
+  }
+  Result<std::vector<McpToolLock>> before = c->store->list_mcp_tool_locks(c->workspace, server->name);
+  if (!before.ok()) return report_store_error(before.status());
+  Result<std::vector<std::string>> accepted = assembly::accept_mcp_tools(*c->store, c->workspace, server->name, *tools);
+  if (!accepted.ok()) return report_store_error(accepted.status());
+  for (const std::string& name : *accepted) {
+    std::string change = "new";
+    for (const McpToolLock& l : *before) {
+      if (l.tool != name) continue;
+      for (const McpToolInfo& t : *tools) {
+        if (t.name == name) change = assembly::describe_tool_change(l.definition, assembly::mcp_tool_definition(t));
+      }
+    }
+    std::printf("accepted %s: %s\n", mcp_tool_name(server->name, name).c_str(), change.c_str());
+  }
+  std::printf("%zu of %zu tools of MCP server '%s' accepted for %s (the others were unchanged)\n", accepted->size(),
+              tools->size(), server->name.c_str(), c->workspace.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_mcp_commands(CLI::App& app, CommandAction& action) {
@@ -178,6 +227,8 @@ void add_mcp_commands(CLI::App& app, CommandAction& action) {
       "Servers come from .mcp.json in the workspace ({\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} | "
       "{\"type\": \"http\", \"url\", \"headers\"}}}) and `mcpServers` in keel.yaml or your user config.\n"
       "Their tools appear to agents as NAME__tool. Workspace servers start only after `keel mcp trust NAME`.\n"
+      "A tool whose definition changed since keel first saw it in this workspace is held back until `keel mcp "
+      "accept NAME`.\n"
       "Exit codes: 0 ok, 1 no such server, 2 usage or configuration error, 3 the tool reported an error, 4 the "
       "server failed.");
   auto args = std::make_shared<McpArgs>();
@@ -199,6 +250,12 @@ void add_mcp_commands(CLI::App& app, CommandAction& action) {
   trust->add_option("server", args->server, "Server name")->required();
   trust->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
   trust->callback([&action, args] { action = [args] { return trust_command(*args); }; });
+
+  CLI::App* accept = mcp->add_subcommand(
+      "accept", "Accept a server's tool definitions as they are now (tools whose definition changed are held back)");
+  accept->add_option("server", args->server, "Server name")->required();
+  accept->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
+  accept->callback([&action, args] { action = [args] { return accept_command(*args); }; });
 
   add_mcp_serve_command(*mcp, action);
 }

@@ -41,7 +41,8 @@ namespace {
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {
       "type", "transport", "command", "args", "env", "cwd", "url", "headers", "allow", "deny",
-      "startup_timeout_ms", "startupTimeoutMs", "call_timeout_ms", "callTimeoutMs", "enabled", "disabled"};
+      "startup_timeout_ms", "startupTimeoutMs", "call_timeout_ms", "callTimeoutMs", "enabled", "disabled",
+      "accept_tool_changes", "acceptToolChanges"};
   return keys;
 }
 
@@ -191,7 +192,7 @@ Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::jso
       if (!known_keys().count(it.key())) {
         return Status::InvalidArgument(where + ": unknown key '" + it.key() +
                                        "' (known: type, command, args, env, cwd, url, headers, allow, deny, "
-                                       "startup_timeout_ms, call_timeout_ms, enabled)");
+                                       "startup_timeout_ms, call_timeout_ms, enabled, accept_tool_changes)");
       }
     }
   }
@@ -213,6 +214,8 @@ Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::jso
   KEEL_TRY(read.millis({"startup_timeout_ms", "startupTimeoutMs"}, c.startup_timeout_ms));
   KEEL_TRY(read.millis({"call_timeout_ms", "callTimeoutMs"}, c.call_timeout_ms));
   KEEL_TRY(read.boolean("enabled", c.enabled));
+  KEEL_TRY(read.boolean("accept_tool_changes", c.accept_tool_changes));
+  if (!c.accept_tool_changes) KEEL_TRY(read.boolean("acceptToolChanges", c.accept_tool_changes));
   bool disabled = false;
   KEEL_TRY(read.boolean("disabled", disabled));
   if (disabled) c.enabled = false;

@@ -30,6 +30,8 @@ class McpHub::Impl {
     std::string error;
     std::vector<McpToolInfo> tools;  // allowed ones
     std::vector<std::string> skipped;
+    std::vector<std::string> held;   // "name: why", kept back by hold_tool
+    std::vector<std::string> held_names;
     int restarts = 0;
   };
 
@@ -67,9 +69,18 @@ class McpHub::Impl {
       return tools.status();
     }
     e.tools.clear();
+    e.held.clear();
+    e.held_names.clear();
     for (auto& t : *tools) {
       if (!e.config.allow_tools.empty() && !listed(e.config.allow_tools, t.name)) continue;
       if (listed(e.config.deny_tools, t.name)) continue;
+      if (options_.hold_tool) {
+        if (std::optional<std::string> why = options_.hold_tool(e.config, t)) {
+          e.held.push_back(t.name + ": " + *why);
+          e.held_names.push_back(t.name);
+          continue;
+        }
+      }
       e.tools.push_back(std::move(t));
     }
     e.client = std::move(*client);
@@ -123,6 +134,7 @@ std::vector<McpServerStatus> McpHub::status() const {
     if (e->client) s.server_info = e->client->server_info();
     s.tools = e->tools;
     s.skipped_tools = e->skipped;
+    s.held_tools = e->held;
     out.push_back(std::move(s));
   }
   return out;
@@ -174,6 +186,21 @@ Result<McpClient*> McpHub::client(const std::string& server) {
   if (e->state != "not started") ++e->restarts;
   KEEL_TRY(impl_->connect_locked(*e));
   return e->client.get();
+}
+
+Result<McpClient*> McpHub::tool_client(const std::string& server, const std::string& tool) {
+  KEEL_ASSIGN_OR_RETURN(McpClient * c, client(server));
+  Impl::Entry* e = impl_->find(server);
+  std::lock_guard<std::mutex> lock(e->mu);
+  for (size_t i = 0; i < e->held_names.size(); ++i) {
+    if (e->held_names[i] == tool) {
+      return Status::PermissionDenied("MCP tool " + server + "/" + e->held[i] + "; it is not called");
+    }
+  }
+  const bool offered =
+      std::any_of(e->tools.begin(), e->tools.end(), [&](const McpToolInfo& t) { return t.name == tool; });
+  if (!offered) return Status::NotFound("MCP server '" + server + "' no longer offers tool '" + tool + "'");
+  return c;
 }
 
 void McpHub::close_all() {

@@ -38,7 +38,7 @@ class McpTool final : public Tool {
   const ToolSpec& spec() const override { return spec_; }
 
   Result<std::string> execute(const json& args, const ToolContext& ctx) override {
-    KEEL_ASSIGN_OR_RETURN(McpClient * client, hub_.client(server_));
+    KEEL_ASSIGN_OR_RETURN(McpClient * client, hub_.tool_client(server_, tool_));
     KEEL_ASSIGN_OR_RETURN(McpToolResult result,
                           client->call_tool(tool_, args, ctx.stop, std::chrono::milliseconds(timeout_ms_)));
     std::string text = result.text();

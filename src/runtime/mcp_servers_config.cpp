@@ -13,6 +13,17 @@ namespace keel::detail {
 
 namespace {
 
+// The tool lock is the user's: a workspace file may not turn it off for its servers.
+Status check_workspace_servers(const std::vector<McpServerConfig>& servers) {
+  for (const McpServerConfig& s : servers) {
+    if (s.accept_tool_changes) {
+      return Status::InvalidArgument(s.source + ": MCP server \"" + s.name +
+                                     "\": accept_tool_changes may be set only in your user config, not by a workspace");
+    }
+  }
+  return Status::Ok();
+}
+
 void add_all(std::vector<McpServerConfig>& out, std::vector<McpServerConfig> more, bool from_workspace) {
   for (auto& server : more) {
     server.from_workspace = from_workspace;
@@ -37,6 +48,7 @@ Result<std::vector<McpServerConfig>> load_mcp_servers(const ConfigLayer* user_fi
   }
   if (workspace_file && !workspace_file->mcp_servers.is_null()) {
     KEEL_ASSIGN_OR_RETURN(auto servers, parse_mcp_servers(workspace_file->mcp_servers, workspace_file->path, env));
+    KEEL_TRY(check_workspace_servers(servers));
     add_all(out, std::move(servers), true);
   }
   if (!workspace.empty()) {
@@ -47,6 +59,7 @@ Result<std::vector<McpServerConfig>> load_mcp_servers(const ConfigLayer* user_fi
       text << in.rdbuf();
       if (in.bad()) return Status::InvalidArgument("cannot read " + path + ": " + std::strerror(errno));
       KEEL_ASSIGN_OR_RETURN(auto servers, parse_mcp_json(text.str(), path, env));
+      KEEL_TRY(check_workspace_servers(servers));
       add_all(out, std::move(servers), true);
     }
   }

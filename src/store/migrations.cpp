@@ -250,13 +250,28 @@ Status fill_proposal_public_ids(Db& db) {
   return Status::Ok();
 }
 
-constexpr std::array<Migration, 6> kMigrations = {{
+// Version 7: the MCP tool lock: each MCP tool's definition as accepted per workspace, so a
+// server that changes a tool between runs is noticed.
+constexpr std::string_view kMcpToolLocks = R"sql(
+CREATE TABLE mcp_tool_locks (
+  workspace   TEXT NOT NULL,
+  server      TEXT NOT NULL,
+  tool        TEXT NOT NULL,
+  digest      TEXT NOT NULL,
+  definition  TEXT NOT NULL,
+  accepted_ms INTEGER NOT NULL,
+  PRIMARY KEY (workspace, server, tool)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<Migration, 7> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
     {3, kTodos},
     {4, kSkills},
     {5, kServer},
     {6, kProposalPublicIds, fill_proposal_public_ids},
+    {7, kMcpToolLocks},
 }};
 
 Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {

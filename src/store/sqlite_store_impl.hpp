@@ -49,6 +49,8 @@ class SqliteStore final : public Store {
   Status add_approval_rule(const ApprovalRule& rule) override;
   Result<std::vector<ApprovalRule>> list_approval_rules(std::string_view workspace) override;
   Status remove_approval_rule(std::string_view workspace, std::string_view tool, std::string_view pattern) override;
+  Result<std::vector<McpToolLock>> list_mcp_tool_locks(std::string_view workspace, std::string_view server) override;
+  Status put_mcp_tool_lock(const McpToolLock& lock) override;
 
   Result<int64_t> memory_write(std::string_view workspace, std::string_view text, std::string_view tags) override;
   Result<std::vector<MemoryHit>> memory_search(std::string_view workspace, std::string_view query, int limit) override;

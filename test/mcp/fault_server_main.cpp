@@ -14,6 +14,7 @@
 //   --stderr-noise         writes "fault-server: received <method>" to stderr for every message
 //   --ignore-stdin-eof     keeps running after stdin closes, and ignores SIGTERM (only SIGKILL ends it)
 //   --no-read MS           after answering initialize, reads nothing for MS milliseconds
+//   --echo-description T   the description `echo` is listed with (a server that changed a tool)
 // --hang-on and --crash-on may be repeated. At start it writes "fault-server: started, pid N" to stderr.
 //
 // Protocol: initialize (echoes protocolVersion 2025-06-18 or 2025-11-25, else answers 2025-11-25;
@@ -60,6 +61,7 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 
 struct Options {
+  std::string echo_description = "Answers with the text it was given.";
   size_t page_size = 0;  // 0: one page
   bool list_changed = false;
   std::set<std::string> hang_on;
@@ -136,7 +138,7 @@ json object_schema(json properties, json required) {
 json tool_list() {
   json tools = json::array();
   tools.push_back({{"name", "echo"},
-                   {"description", "Answers with the text it was given."},
+                   {"description", g_options.echo_description},
                    {"inputSchema", object_schema({{"text", {{"type", "string"}}}}, {"text"})}});
   tools.push_back(
       {{"name", "add"},
@@ -413,6 +415,8 @@ int main(int argc, char** argv) {
       return usage_error("unknown option or missing value: " + arg);
     } else if (arg == "--mode") {
       if (std::string(argv[++i]) != "normal") return usage_error("unknown mode: " + std::string(argv[i]));
+    } else if (arg == "--echo-description") {
+      g_options.echo_description = argv[++i];
     } else if (arg == "--hang-on") {
       g_options.hang_on.insert(argv[++i]);
     } else if (arg == "--crash-on") {

@@ -2,6 +2,7 @@
 // list_changed, timeouts with cancellation, hooks, registration with allow/deny, bounded restarts.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -202,6 +203,39 @@ TEST(McpHubStdio, RegistersAllowedToolsAndReportsFailures) {
   auto resources = registry.find("mcp_read_resource")->execute({{"server", "a"}, {"uri", "file:///greeting.txt"}}, ctx);
   ASSERT_TRUE(resources.ok()) << resources.status().message();
   EXPECT_EQ(*resources, "[file:///greeting.txt]\nhello");
+}
+
+// hold_tool (the tool lock) keeps a tool back at start, and again when a restarted server lists a
+// tool that is now held: its calls are refused from then on, even though it was registered.
+TEST(McpHubStdio, HeldToolsAreNotRegisteredAndTheirCallsAreRefusedAfterARestart) {
+  std::atomic<bool> hold_echo{false};
+  McpHubOptions options;
+  options.hold_tool = [&](const McpServerConfig&, const McpToolInfo& t) -> std::optional<std::string> {
+    if (t.name == "fail" || (t.name == "echo" && hold_echo)) return "its definition changed";
+    return std::nullopt;
+  };
+  McpServerConfig crashing = fault({"--crash-on", "tools/call"}, "a");
+  crashing.allow_tools = {"echo", "add", "fail"};
+  McpHub hub({crashing}, options);
+  hub.connect_all();
+  ToolRegistry registry;
+  ASSERT_TRUE(hub.register_tools(registry).ok());
+  EXPECT_NE(registry.find("a__echo"), nullptr);
+  EXPECT_EQ(registry.find("a__fail"), nullptr);
+  EXPECT_EQ(hub.status()[0].held_tools, std::vector<std::string>{"fail: its definition changed"});
+
+  hold_echo = true;
+  ToolContext ctx;
+  auto crashed = registry.find("a__add")->execute({{"a", 1}, {"b", 2}}, ctx);
+  ASSERT_FALSE(crashed.ok());  // the server died; the next call restarts it and lists its tools again
+  auto refused = registry.find("a__echo")->execute({{"text", "hi"}}, ctx);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("echo: its definition changed"), std::string::npos)
+      << refused.status().message();
+  auto held = hub.tool_client("a", "fail");
+  EXPECT_EQ(held.status().code(), ErrorCode::kPermissionDenied);
+  EXPECT_EQ(hub.tool_client("a", "nope").status().code(), ErrorCode::kNotFound);
 }
 
 TEST(McpHubStdio, ADeadServerIsRestartedOnNextUseAtMostMaxRestartsTimes) {

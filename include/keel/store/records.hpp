@@ -161,6 +161,17 @@ struct ApprovalRule {
   int64_t created_ms = 0;                            // 0: now
 };
 
+// The definition of one MCP server's tool as a user accepted it in a workspace (the tool lock):
+// a changed definition is held back until accepted again. Unique by (workspace, server, tool).
+struct McpToolLock {
+  std::string workspace;
+  std::string server;
+  std::string tool;
+  std::string digest;      // sha256 of `definition`, hex
+  std::string definition;  // the canonical JSON of what the server sent (name, description, schemas, ...)
+  int64_t accepted_ms = 0;  // 0: now
+};
+
 // ---------------------------------------------------------------- memory
 
 struct MemoryNote {

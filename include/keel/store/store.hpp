@@ -86,6 +86,13 @@ class Store {
   virtual Result<std::vector<ApprovalRule>> list_approval_rules(std::string_view workspace) = 0;
   virtual Status remove_approval_rule(std::string_view workspace, std::string_view tool, std::string_view pattern) = 0;
 
+  // ---- MCP tool locks (records.hpp)
+  // The accepted definitions of `server`'s tools in `workspace`, by tool.
+  virtual Result<std::vector<McpToolLock>> list_mcp_tool_locks(std::string_view workspace, std::string_view server) = 0;
+  // Inserts the lock or replaces the one of the same (workspace, server, tool). InvalidArgument
+  // for an empty server, tool or digest.
+  virtual Status put_mcp_tool_lock(const McpToolLock& lock) = 0;
+
   // ---- memory
   virtual Result<int64_t> memory_write(std::string_view workspace, std::string_view text, std::string_view tags) = 0;
   // Notes of `workspace` matching any word of `query`, best first. The query is plain text
