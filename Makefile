@@ -81,6 +81,7 @@ bench: build
 	@build/default/keel_parse_bench test/core/protocol_corpus
 	@build/default/keel_context_bench
 	@build/default/keel_store_bench
+	@build/default/keel_tool_defer_bench
 	@if [ -x build/default/keel_local_bench ]; then build/default/keel_local_bench; fi
 
 # Regenerates docs/parser-conformance.md from the parser corpora (a test checks it is current).

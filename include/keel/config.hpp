@@ -234,6 +234,10 @@ struct KeelConfig {
   // "127.0.0.1", "10.1.0.0/16", "wiki.internal"); empty: no private address is reachable.
   std::vector<std::string> web_allowed;
   int web_timeout_ms = 30000;             // web tools' per-request timeout, milliseconds
+  // When the MCP servers' tool definitions come to more than this many tokens (estimated), their
+  // tools are deferred: offered only once tool_search finds them (keel/core/deferred_tools.hpp).
+  // 0: always deferred. keel.yaml tools.mcp.defer_above_tokens.
+  int64_t mcp_defer_above_tokens = 10000;
   std::vector<FsRootConfig> fs_roots;     // folders the fs tools may use besides the workspace
   std::vector<IntentRule> intents;        // extra preflight rules: user file's, then workspace's
   bool planner_enabled = false;           // run the preflight planner

@@ -171,8 +171,9 @@ class McpHub {
   std::vector<McpServerStatus> status() const;
   // Adds SERVER__tool for every allowed tool of every connected server, and mcp_list_resources /
   // mcp_read_resource when a connected server offers resources. A tool whose schema the registry
-  // refuses is skipped and named in status(). Errors only for a duplicate name.
-  Status register_tools(ToolRegistry& registry);
+  // refuses is skipped and named in status(). Errors only for a duplicate name. `deferred`: the
+  // tools are offered to the model only once tool_search finds them (ToolSpec::deferred).
+  Status register_tools(ToolRegistry& registry, bool deferred = false);
   // The connected client of `server`, reconnecting a dead one (bounded by max_restarts).
   Result<McpClient*> client(const std::string& server);
   // client(), for a call of `tool`: PermissionDenied when the tool is held back (its definition

@@ -44,6 +44,10 @@ struct ToolSpec {
   // and its calls are handed back (Finish::client_calls, RunOutcome::client_calls). The caller's
   // results continue the conversation in a later run. No approval applies: the caller decides.
   bool client_side = false;
+  // Not offered to the model up front (its schema costs context): the system prompt says how many
+  // such tools there are, and a tool_search result that names one, or a call of it, loads it into
+  // the next model calls (keel/core/deferred_tools.hpp). Calls of it are accepted either way.
+  bool deferred = false;
 
   // The timeout a call actually gets: max(timeout_ms, timeout_floor_ms).
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }

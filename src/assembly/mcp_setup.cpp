@@ -2,6 +2,9 @@
 #include "assembly/mcp_tool_lock.hpp"
 #include "assembly/workspace_trust.hpp"
 
+#include "keel/core/deferred_tools.hpp"
+#include "keel/core/token_counter.hpp"
+
 
 namespace keel::assembly {
 
@@ -20,6 +23,26 @@ std::string mcp_trust_fingerprint(const McpServerConfig& server) {
     out += server.url;
   }
   return out;
+}
+
+bool defer_mcp_tools(const std::vector<McpServerStatus>& servers, int64_t above_tokens, const ToolRegistry& tools) {
+  if (tools.find(kToolSearchName) == nullptr) return false;  // nothing could load them
+  return above_tokens <= 0 || mcp_tool_tokens(servers) > static_cast<size_t>(above_tokens);
+}
+
+size_t mcp_tool_tokens(const std::vector<McpServerStatus>& servers) {
+  const EstimatingTokenCounter counter;
+  size_t total = 0;
+  for (const McpServerStatus& s : servers) {
+    for (const McpToolInfo& t : s.tools) {
+      ToolSpec spec;
+      spec.name = mcp_tool_name(s.name, t.name);
+      spec.description = t.description;
+      spec.parameters_schema = t.input_schema.dump();
+      total += counter.count_tool(spec);
+    }
+  }
+  return total;
 }
 
 bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::string& workspace) {
@@ -41,7 +64,7 @@ Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, cons
   if (config.mcp_servers.empty()) return std::unique_ptr<McpHub>();
   std::unique_ptr<McpHub> hub = make_mcp_hub(config, workspace, store, warn);
   hub->connect_all();
-  KEEL_TRY(hub->register_tools(tools));
+  KEEL_TRY(hub->register_tools(tools, defer_mcp_tools(hub->status(), config.mcp_defer_above_tokens, tools)));
   for (const McpServerStatus& s : hub->status()) {
     if (s.state == "failed") warn("MCP server '" + s.name + "' did not start: " + s.error);
     if (s.state == "untrusted") warn("MCP server '" + s.name + "' is " + s.error);

@@ -30,6 +30,12 @@ Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, cons
                                                   ToolRegistry& tools,
                                                   const std::function<void(const std::string&)>& warn);
 
+// The estimated tokens of the connected servers' tool definitions, as a model request carries them.
+size_t mcp_tool_tokens(const std::vector<McpServerStatus>& servers);
+// Whether the servers' tools are deferred (offered once tool_search finds them): their definitions
+// come to more than `above_tokens` (0: always) and `tools` has tool_search to find them.
+bool defer_mcp_tools(const std::vector<McpServerStatus>& servers, int64_t above_tokens, const ToolRegistry& tools);
+
 // A hub for the configured servers with the store's trust and tool lock (mcp_tool_lock.hpp; not
 // connected yet). `notice` hears of tool definitions accepted automatically.
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,

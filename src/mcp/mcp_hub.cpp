@@ -140,7 +140,7 @@ std::vector<McpServerStatus> McpHub::status() const {
   return out;
 }
 
-Status McpHub::register_tools(ToolRegistry& registry) {
+Status McpHub::register_tools(ToolRegistry& registry, bool deferred) {
   std::vector<std::string> with_resources;
   for (auto& e : impl_->entries_) {
     std::lock_guard<std::mutex> lock(e->mu);
@@ -160,10 +160,10 @@ Status McpHub::register_tools(ToolRegistry& registry) {
       // The schema as sent; then without "$schema" (a draft keel's validator does not know); then skipped.
       json schema = tool.input_schema.is_object() ? tool.input_schema : json::object();
       if (!schema.contains("type")) schema["type"] = "object";
-      Status added = registry.add(mcp::make_mcp_tool(*this, e->config, tool, schema.dump()));
+      Status added = registry.add(mcp::make_mcp_tool(*this, e->config, tool, schema.dump(), deferred));
       if (!added.ok() && schema.contains("$schema")) {
         schema.erase("$schema");
-        added = registry.add(mcp::make_mcp_tool(*this, e->config, tool, schema.dump()));
+        added = registry.add(mcp::make_mcp_tool(*this, e->config, tool, schema.dump(), deferred));
       }
       if (!added.ok()) e->skipped.push_back(tool.name + ": " + added.message());
     }

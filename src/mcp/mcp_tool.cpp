@@ -60,8 +60,9 @@ class McpTool final : public Tool {
 }  // namespace
 
 std::unique_ptr<Tool> make_mcp_tool(McpHub& hub, const McpServerConfig& server, const McpToolInfo& tool,
-                                    std::string schema) {
+                                    std::string schema, bool deferred) {
   ToolSpec spec = spec_for(server, tool, std::move(schema));
+  spec.deferred = deferred;
   return std::make_unique<McpTool>(hub, server.name, tool.name, std::move(spec), server.call_timeout_ms);
 }
 

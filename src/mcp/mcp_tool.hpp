@@ -19,8 +19,9 @@ Risk risk_from_annotations(const nlohmann::json& annotations);
 ToolSpec spec_for(const McpServerConfig& server, const McpToolInfo& tool, std::string schema);
 
 // A Tool that calls `tool` on `server` through `hub` (which must outlive it). A result with
-// isError becomes an error naming the tool, with the server's text.
+// isError becomes an error naming the tool, with the server's text. `deferred`: offered to the
+// model only once loaded (ToolSpec::deferred).
 std::unique_ptr<Tool> make_mcp_tool(McpHub& hub, const McpServerConfig& server, const McpToolInfo& tool,
-                                    std::string schema);
+                                    std::string schema, bool deferred = false);
 
 }  // namespace keel::mcp

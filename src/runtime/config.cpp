@@ -89,6 +89,7 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.shell_timeout_ms) cfg.shell_timeout_ms = *layer.shell_timeout_ms;
   if (layer.web_enabled) cfg.web_enabled = *layer.web_enabled;
   if (layer.web_timeout_ms) cfg.web_timeout_ms = *layer.web_timeout_ms;
+  if (layer.mcp_defer_above_tokens) cfg.mcp_defer_above_tokens = *layer.mcp_defer_above_tokens;
   for (const auto& a : layer.web_allowed) cfg.web_allowed.push_back(a);
   for (const auto& r : layer.fs_roots) cfg.fs_roots.push_back(r);
   if (layer.planner_enabled) cfg.planner_enabled = *layer.planner_enabled;

@@ -291,7 +291,13 @@ Status parse_sections(const FileReader& r, const YAML::Node& root, ConfigLayer& 
   }
   if (const YAML::Node n = root["tools"]) {
     KEEL_TRY(r.mapping(n, "tools"));
-    KEEL_TRY(r.check_keys(n, "tools", {"shell", "web", "fs"}));
+    KEEL_TRY(r.check_keys(n, "tools", {"shell", "web", "fs", "mcp"}));
+    if (const YAML::Node mcp_node = n["mcp"]) {
+      KEEL_TRY(r.mapping(mcp_node, "tools.mcp"));
+      KEEL_TRY(r.check_keys(mcp_node, "tools.mcp", {"defer_above_tokens"}));
+      SectionReader mcp(r, mcp_node, "tools.mcp.");
+      KEEL_TRY(mcp.integer("defer_above_tokens", 0, kNoMax, out.mcp_defer_above_tokens));
+    }
     if (const YAML::Node shell_node = n["shell"]) {
       KEEL_TRY(r.mapping(shell_node, "tools.shell"));
       KEEL_TRY(r.check_keys(shell_node, "tools.shell",

@@ -40,6 +40,7 @@ struct ConfigLayer {
   std::optional<bool> web_enabled;
   std::vector<std::string> web_allowed;  // added to the allow-lists of earlier layers
   std::optional<int> web_timeout_ms;
+  std::optional<int64_t> mcp_defer_above_tokens;
   std::vector<FsRootConfig> fs_roots;      // added to the roots of earlier layers
   std::vector<IntentRule> intents;
   std::optional<bool> planner_enabled;

@@ -251,6 +251,32 @@ TEST_F(McpCliTest, AWorkspaceCannotTurnTheToolLockOff) {
   EXPECT_NE(r.err.find("accept_tool_changes may be set only in your user config"), std::string::npos) << r.err;
 }
 
+// Lazy loading: with tools.mcp.defer_above_tokens 0 the server's tools are not offered up front;
+// tool_search finds one (with its arguments) and it is offered from the next model call.
+TEST_F(McpCliTest, DeferredMcpToolsAreOfferedOnceToolSearchFindsThem) {
+  home_.write("xdg/keel/config.yaml", "tools:\n  mcp:\n    defer_above_tokens: 0\nmcpServers: " +
+                                          json({{"fault", {{"command", KEEL_FAULT_MCP_SERVER}}}}).dump() + "\n");
+  server_.push(testing::mock_tool_calls({{"s1", "tool_search", R"({"query":"echo text"})"}}));
+  server_.push(testing::mock_tool_calls({{"c1", "fault__echo", R"({"text":"hi"})"}}));
+  server_.push(testing::mock_text("done"));
+  CliRun r = run({"--yes"}, "echo hi");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json first = tools_offered(0);
+  EXPECT_NE(std::find(first.begin(), first.end(), "tool_search"), first.end()) << first;
+  EXPECT_EQ(std::find(first.begin(), first.end(), "fault__echo"), first.end()) << first;
+  const std::string system = json::parse(server_.requests().at(0).body)["messages"][0]["content"];
+  EXPECT_NE(system.find("8 more tools are not listed here"), std::string::npos) << system;
+  const json found = json::parse(tool_results(1).at(0));
+  ASSERT_FALSE(found["matches"].empty()) << found;
+  EXPECT_EQ(found["matches"][0]["name"], "fault__echo");
+  EXPECT_EQ(found["matches"][0]["loaded"], true);
+  EXPECT_EQ(found["matches"][0]["parameters"]["properties"]["text"]["type"], "string");
+  json second = tools_offered(1);
+  EXPECT_NE(std::find(second.begin(), second.end(), "fault__echo"), second.end()) << second;
+  EXPECT_EQ(std::find(second.begin(), second.end(), "fault__add"), second.end()) << "only what was found";
+  EXPECT_EQ(tool_results(2).at(1), "echo: hi");
+}
+
 }  // namespace
 }  // namespace keel
 

@@ -179,6 +179,8 @@ class AgentMachine {
 
   AgentConfig config_;
   std::vector<ToolSpec> tools_;
+  bool has_deferred_ = false;     // some tools are offered only once loaded (deferred_tools.hpp)
+  std::vector<ToolSpec> offered_;  // with deferred tools: what the last model call offers
   std::shared_ptr<const ToolCallParser> parser_;
   std::vector<Message> history_;
   std::vector<Message> committed_;  // appended since the last Decision

@@ -1,11 +1,14 @@
 #include "keel/core/agent_machine.hpp"
 
+#include "keel/core/deferred_tools.hpp"
+
 #include <algorithm>
 #include <optional>
 
 #include "core/guards/call_signature.hpp"
 #include "core/guards/result_budget.hpp"
 #include "core/text/text_util.hpp"
+#include "keel/core/deferred_tools.hpp"
 #include "keel/core/injection_detector.hpp"
 #include "keel/core/prompt_builder.hpp"
 
@@ -72,6 +75,7 @@ AgentMachine AgentMachine::resuming(AgentConfig config, std::vector<ToolSpec> to
 AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::shared_ptr<const ToolCallParser> parser)
     : config_(config),
       tools_(std::move(tools)),
+      has_deferred_(has_deferred_tools(tools_)),
       parser_(std::move(parser)),
       context_(config_.context, config_.token_counter) {
   if (!parser_) parser_ = make_default_tool_call_parser();
@@ -374,7 +378,14 @@ Decision AgentMachine::call_model() {
   ++model_calls_;
   CallModel call;
   call.request.history = history_;
-  if (config_.tool_protocol == ToolProtocol::kNative) call.request.tools = tools_;
+  if (config_.tool_protocol == ToolProtocol::kNative) {
+    if (has_deferred_) {
+      offered_ = offered_tools(tools_, history_);  // the request's span points into it until the next call
+      call.request.tools = offered_;
+    } else {
+      call.request.tools = tools_;
+    }
+  }
   call.context = context_.measure(history_, call.request.tools);
   call.context_window = config_.context.context_window;
   call.request.tools_enabled = !final_round_;

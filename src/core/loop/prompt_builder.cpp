@@ -29,10 +29,20 @@ std::string build_system_prompt(const SystemPromptParts& parts) {
   std::string out = parts.core_instructions.empty() ? default_core_instructions() : parts.core_instructions;
   if (!parts.tools.empty()) {
     out += "\n\n# Tools\n";
+    size_t deferred = 0;
     for (const auto& t : parts.tools) {
+      if (t.deferred) {
+        ++deferred;
+        continue;
+      }
       out += tool_line(t);
       if (parts.protocol == ToolProtocol::kText) out += "\n  arguments schema: " + t.parameters_schema;
       out += "\n";
+    }
+    if (deferred > 0) {
+      out += "\n" + std::to_string(deferred) +
+             " more tools are not listed here. Find them with tool_search (words of what you need); a tool it "
+             "finds can be called from then on.\n";
     }
     if (parts.protocol == ToolProtocol::kText) {
       out += "\nTo call a tool, reply with only this, one block per call:\n"

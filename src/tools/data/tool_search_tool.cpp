@@ -4,7 +4,8 @@
 // many their description contains, then by name. Tools matching no word are left out.
 //
 // Output: {"query", "matches": [{"name", "description", "risk", "read_only"}...], "total"} as
-// compact JSON; "total" counts every match, "matches" holds the best `limit`. The registry is read
+// compact JSON; a deferred tool's match also has "loaded": true and its "parameters" schema (the
+// match loads it into the next model calls); "total" counts every match, "matches" holds the best `limit`. The registry is read
 // at each call, so tools added after this one are found too.
 #include <algorithm>
 #include <cctype>
@@ -103,6 +104,13 @@ Result<std::string> search(const ToolRegistry& registry, int default_limit, cons
     m["description"] = hits[i].spec->description;
     m["risk"] = std::string(risk_name(hits[i].spec->risk));
     m["read_only"] = hits[i].spec->read_only;
+    if (hits[i].spec->deferred) {
+      // Not offered up front: finding it loads it (keel/core/deferred_tools.hpp); its arguments are
+      // shown here, so a model that reads tools from text knows them too.
+      m["loaded"] = true;
+      json schema = json::parse(hits[i].spec->parameters_schema, nullptr, false);
+      if (!schema.is_discarded()) m["parameters"] = std::move(schema);
+    }
     matches.push_back(std::move(m));
   }
   json out = json::object();
@@ -122,7 +130,7 @@ std::unique_ptr<Tool> make_tool_search_tool(const ToolRegistry& registry, const 
   ToolSpec spec = data_tool_spec(
       "tool_search",
       "Search the available tools by words in their names and descriptions; returns each match's name, "
-      "description, risk and whether it is read-only.",
+      "description, risk and whether it is read-only. Tools not listed up front become callable once found.",
       kSchema, /*cacheable=*/false);
   const int default_limit = options.tool_search_default_limit;
   return make_tool(std::move(spec), [&registry, default_limit](const nlohmann::json& args, const ToolContext&) {
