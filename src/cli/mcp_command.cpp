@@ -76,6 +76,21 @@ const McpServerConfig* trusted_server(const Context& c, const std::string& name,
   return nullptr;
 }
 
+// A client connected to the configured server `name` when it may start; otherwise nullptr and
+// `code` after reporting. `server` is set to its configuration.
+std::unique_ptr<McpClient> connect_trusted(const Context& c, const std::string& name, const McpServerConfig*& server,
+                                           int& code) {
+  server = trusted_server(c, name, code);
+  if (server == nullptr) return nullptr;
+  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
+  if (!client.ok()) {
+    std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
+    code = kExitServerError;
+    return nullptr;
+  }
+  return std::move(client).value();
+}
+
 json tool_json(const McpToolInfo& t) {
   json o = {{"name", t.name}, {"description", t.description}};
   o["input_schema"] = json::parse(t.input_schema.dump());
@@ -130,15 +145,11 @@ int call_command(const McpArgs& args) {
   if (parsed.is_discarded() || !parsed.is_object()) {
     return report_usage_error("the arguments must be a JSON object, e.g. '{\"path\": \".\"}'");
   }
-  const McpServerConfig* server = trusted_server(*c, args.server, code);
-  if (server == nullptr) return code;
-  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
-  if (!client.ok()) {
-    std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
-    return kExitServerError;
-  }
-  Result<McpToolResult> result = (*client)->call_tool(args.tool, nlohmann::json::parse(parsed.dump()));
-  (*client)->close();
+  const McpServerConfig* server = nullptr;
+  std::unique_ptr<McpClient> client = connect_trusted(*c, args.server, server, code);
+  if (!client) return code;
+  Result<McpToolResult> result = client->call_tool(args.tool, nlohmann::json::parse(parsed.dump()));
+  client->close();
   if (!result.ok()) {
     std::fprintf(stderr, "keel: %s\n", result.status().message().c_str());
     return result.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitServerError;
@@ -186,15 +197,11 @@ int accept_command(const McpArgs& args) {
   std::optional<Context> c = open_context(args.workspace, code);
   if (!c) return code;
   if (!c->store) return report_usage_error("the database cannot be opened, so accepted tools cannot be recorded");
-  const McpServerConfig* server = trusted_server(*c, args.server, code);
-  if (server == nullptr) return code;
-  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
-  if (!client.ok()) {
-    std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
-    return kExitServerError;
-  }
-  Result<std::vector<McpToolInfo>> tools = (*client)->list_tools();
-  (*client)->close();
+  const McpServerConfig* server = nullptr;
+  std::unique_ptr<McpClient> client = connect_trusted(*c, args.server, server, code);
+  if (!client) return code;
+  Result<std::vector<McpToolInfo>> tools = client->list_tools();
+  client->close();
   if (!tools.ok()) {
     std::fprintf(stderr, "keel: %s\n", tools.status().message().c_str());
     return kExitServerError;

@@ -129,14 +129,8 @@ TEST_F(AguiApprovalsTest, AClientThatLeavesStopsTheWaitAndDropsTheItem) {
   const std::string body = agui_input("thread-gone", json::array({agui_user("u1", "List the folder")})).dump();
   std::string session;
   {
-    RawHttpClient client(http_->port());
-    ASSERT_TRUE(client.ok());
-    std::string request = "POST /agui HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
-    request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
-    ASSERT_TRUE(client.send(request));
-    auto head = client.read_head(10000);
-    ASSERT_TRUE(head);
-    ASSERT_EQ(head->status, 200);
+    std::unique_ptr<RawHttpClient> client = open_stream(body);
+    ASSERT_TRUE(client);
     ASSERT_EQ(waiting_approvals().size(), 1u);
     session = pending_.approvals().at(0).session_id;
   }  // the client leaves while the call waits

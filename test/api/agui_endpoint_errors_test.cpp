@@ -183,17 +183,11 @@ TEST_F(AguiEndpointErrorsTest, ABusyThreadIs409AndAnAbortedRunLeavesItsSessionTo
   const std::string body = agui_input("t-busy", json::array({agui_user("u1", "Write a lot")})).dump();
   std::string session;
   {
-    RawHttpClient client(http_->port());
-    ASSERT_TRUE(client.ok());
-    std::string request = "POST /agui HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
-    request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
-    ASSERT_TRUE(client.send(request));
-    auto head = client.read_head(10000);
-    ASSERT_TRUE(head);
-    ASSERT_EQ(head->status, 200);
+    std::unique_ptr<RawHttpClient> client = open_stream(body);
+    ASSERT_TRUE(client);
     std::string seen;
     while (seen.find("STATE_SNAPSHOT") == std::string::npos) {
-      auto chunk = client.read_chunk(10000);
+      auto chunk = client->read_chunk(10000);
       ASSERT_TRUE(chunk && !chunk->empty());
       seen += *chunk;
     }

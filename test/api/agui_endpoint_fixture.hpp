@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -122,6 +123,20 @@ class AguiEndpointFixture : public OpenAiEndpointFixture {
   }
   std::optional<RawHttpResponse> post(const nlohmann::json& body, std::string_view extra = "") {
     return post(std::string_view(body.dump()), extra);
+  }
+
+  // Sends POST /agui with `body` on a connection of its own and reads the answer's head, which must
+  // be 200; the stream is then the caller's to read (read_chunk) or to drop (the client leaves).
+  std::unique_ptr<RawHttpClient> open_stream(const std::string& body) {
+    auto client = std::make_unique<RawHttpClient>(http_->port());
+    std::string request = "POST /agui HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+    request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n").append(body);
+    auto head = client->ok() && client->send(request) ? client->read_head(10000) : std::nullopt;
+    if (!head || head->status != 200) {
+      ADD_FAILURE() << "POST /agui did not answer 200";
+      return nullptr;
+    }
+    return client;
   }
 
   // The stored conversation of `session` as "role: content" lines (the system prompt left out).
