@@ -16,7 +16,7 @@
 #include "api/agui_threads.hpp"
 #include "api/client_agent.hpp"
 #include "api/request_hooks.hpp"
-#include "api/waiting_approver.hpp"
+#include "api/waiting_input.hpp"
 #include "api/workspace_scope.hpp"
 #include "core/text/text_util.hpp"
 
@@ -101,18 +101,24 @@ void run_agui(Endpoint& endpoint, AguiJob& job, const std::shared_ptr<server::Ht
   }
   Agent& agent = *leased.lease->agent;
   if (!job.request.context.empty()) agent.add_hooks(std::make_shared<ClientContext>(job.request.context));
+  // Waiting input registers each approval before the relay tells the client of it: its hooks go first.
+  std::shared_ptr<WaitingInput> input;
+  if (endpoint.options.pending != nullptr) {
+    input = std::make_shared<WaitingInput>(
+        *endpoint.options.pending, endpoint.options.asker, endpoint.options.approval_timeout,
+        [&job](const std::string& id, const UserQuestion& q) {
+          if (job.relay != nullptr) job.relay->question_asked(id, q);
+        });
+    agent.add_hooks(input);
+    agent.set_approver(input->approver());
+  }
   job.relay = std::make_shared<AguiRelay>(out, AguiRunIds{job.request.thread_id, job.request.run_id},
                                           std::move(job.request.state), job.headers,
                                           [held = std::weak_ptr<AguiThreadLease>(thread)](const std::string& session) {
                                             if (auto t = held.lock()) t->bind(session);
                                           });
   agent.add_hooks(job.relay);
-  if (endpoint.options.pending != nullptr) {
-    auto approvals = std::make_shared<WaitingApprovals>(*endpoint.options.pending, endpoint.options.approval_timeout);
-    agent.add_hooks(approvals);
-    agent.set_approver(approvals->approver());
-    job.relay->ask_approvals();
-  }
+  if (input != nullptr) job.relay->ask_approvals();
   Result<RunOutcome> result =
       session_id.empty() ? agent.run_after(std::move(turn.earlier), turn.task, stop)
                          : agent.continue_session(session_id, turn.task, stop,

@@ -29,6 +29,8 @@
 // token); the stream shows CUSTOM keel.approval_requested with the id (agui_stream.hpp) and the
 // run goes on once it is decided (approval_timeout without one: denied). Without `pending` such
 // calls are denied with approval_denied_reason (the model sees it), as on the /v1 endpoints.
+// Likewise an ask_user question (with `asker`): CUSTOM keel.question_asked, answered through
+// POST /api/questions/{id}.
 // A waiting run holds its worker, so give the endpoint a pool of its own.
 //
 //   KEEL_TRY(keel::api::mount_agui_endpoint(http, factory, workers, store, access, {.workspaces = {ws}}));
@@ -45,6 +47,7 @@
 #include "api/agent_factory.hpp"
 #include "api/api_access.hpp"
 #include "api/pending_input.hpp"
+#include "api/run_service.hpp"
 #include "base/thread_pool.hpp"
 #include "keel/result.hpp"
 #include "keel/store/store.hpp"
@@ -59,6 +62,9 @@ struct AguiEndpointOptions {
   // Where calls that need a person's approval wait for one (keel serve's /api/approvals);
   // nullptr: they are denied with approval_denied_reason. Must outlive the endpoint's runs.
   PendingInput* pending = nullptr;
+  // ask_user's asker in the factory's tools (keel serve's): with `pending`, a run's questions are
+  // routed to it and wait for an answer through POST /api/questions/{id}. nullptr: not routed.
+  std::shared_ptr<ForwardingAsker> asker;
   // How long a call waits for a decision before it is denied.
   std::chrono::milliseconds approval_timeout = std::chrono::minutes(10);
   // What the model is told when a call needs a person's approval and `pending` is not set.

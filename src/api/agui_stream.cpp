@@ -85,6 +85,15 @@ void AguiRelay::on_approval_requested(RunContext& ctx, const ApprovalRequest& re
   snapshot(run_status_name(RunStatus::kWaitingApproval));
 }
 
+void AguiRelay::question_asked(const std::string& question_id, const UserQuestion& question) {
+  if (!started_) return;
+  send(agui::custom("keel.question_asked", {{"questionId", question_id},
+                                            {"question", question.question},
+                                            {"options", question.options},
+                                            {"allowFreeText", question.allow_free_text},
+                                            {"answerUrl", "/api/questions/" + question_id}}));
+}
+
 void AguiRelay::on_approval_decided(RunContext& ctx, const ApprovalRequest& request, const ApprovalDecision& decision) {
   if (!started_) return;
   const std::string approval_id = PendingInput::item_id(ctx.run_id, request.call.id);

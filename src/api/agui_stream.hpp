@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "keel/ask_user.hpp"
 #include "keel/hooks.hpp"
 #include "server/http_responder.hpp"
 
@@ -60,6 +61,10 @@ class AguiRelay final : public Hooks {
   // Calls that need approval are shown as waiting for a decision (see above); without it they are
   // only shown denied, as the approver decides at once.
   void ask_approvals() { ask_approvals_ = true; }
+  // Shows an ask_user question waiting for an answer: CUSTOM keel.question_asked {questionId,
+  // question, options, allowFreeText, answerUrl} (answerUrl: POST /api/questions/{questionId}).
+  // Called from the tool's thread while the run's thread waits for the tools.
+  void question_asked(const std::string& question_id, const UserQuestion& question);
   // Whether the stream has started (the run began).
   bool started() const { return started_; }
   void finish(const RunOutcome& outcome);

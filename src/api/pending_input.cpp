@@ -42,6 +42,16 @@ std::optional<std::vector<ApprovalDecision>> PendingInput::take_decisions(const 
   return out;
 }
 
+void PendingInput::expect_approval(const std::string& run_id, const std::string& session_id,
+                                   const ApprovalRequest& request) {
+  std::lock_guard lock(mu_);
+  const std::string id = item_id(run_id, request.call.id);
+  if (std::any_of(approvals_.begin(), approvals_.end(), [&](const Approval& a) { return a.item.id == id; })) return;
+  Approval a;
+  a.item = {id, run_id, session_id, request};
+  approvals_.push_back(std::move(a));
+}
+
 std::optional<std::vector<ApprovalDecision>> PendingInput::wait_decisions(const std::string& run_id,
                                                                           const std::string& session_id,
                                                                           const std::vector<ApprovalRequest>& requests,
@@ -55,6 +65,23 @@ std::optional<std::vector<ApprovalDecision>> PendingInput::wait_decisions(const 
     if (!ready) break;  // stopped or timed out
   }
   forget_run(run_id);
+  return std::nullopt;
+}
+
+std::optional<UserAnswer> PendingInput::wait_answer(const UserQuestion& question, std::stop_token stop,
+                                                    std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const std::string id = item_id(question.run_id, question.call_id);
+  for (;;) {
+    if (auto answer = take_answer(question)) return answer;
+    std::unique_lock lock(mu_);
+    const bool answered = decided_.wait_until(lock, stop, deadline, [&] {
+      return std::any_of(questions_.begin(), questions_.end(), [&](const Question& q) { return q.item.id == id && q.answer; });
+    });
+    if (!answered) break;
+  }
+  std::lock_guard lock(mu_);
+  std::erase_if(questions_, [&](const Question& q) { return q.item.id == id; });
   return std::nullopt;
 }
 

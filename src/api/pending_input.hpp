@@ -53,12 +53,19 @@ class PendingInput {
   // the undecided ones are registered as pending and nullopt is returned.
   std::optional<std::vector<ApprovalDecision>> take_decisions(const std::string& run_id, const std::string& session_id,
                                                               const std::vector<ApprovalRequest>& requests);
+  // Registers `request` of `run_id` as pending (nothing when it is already), so it can be decided
+  // before its run asks for the decisions.
+  void expect_approval(const std::string& run_id, const std::string& session_id, const ApprovalRequest& request);
   // take_decisions for a run whose thread waits (it is not parked): blocks until every one of
   // `requests` is decided, `stop` is requested or `timeout` passes. On a stop or a timeout the
   // run's undecided items are dropped and nullopt is returned.
   std::optional<std::vector<ApprovalDecision>> wait_decisions(const std::string& run_id, const std::string& session_id,
                                                               const std::vector<ApprovalRequest>& requests,
                                                               std::stop_token stop, std::chrono::milliseconds timeout);
+  // take_answer for a run whose thread waits: blocks until the question is answered, `stop` is
+  // requested or `timeout` passes; then (no answer) the question is dropped and nullopt returned.
+  std::optional<UserAnswer> wait_answer(const UserQuestion& question, std::stop_token stop,
+                                        std::chrono::milliseconds timeout);
   // The answer to the question asked by `question.call_id` when given (consumed); otherwise it
   // is registered as pending and nullopt is returned.
   std::optional<UserAnswer> take_answer(const UserQuestion& question);

@@ -24,11 +24,22 @@ void ForwardingAsker::attach(Target target) {
   target_ = std::move(target);
 }
 
+void ForwardingAsker::route(const std::string& run_id, Target target) {
+  std::lock_guard lock(mu_);
+  routes_[run_id] = std::move(target);
+}
+
+void ForwardingAsker::unroute(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  routes_.erase(run_id);
+}
+
 Result<UserAnswer> ForwardingAsker::ask(const UserQuestion& question, std::stop_token stop) {
   Target target;
   {
     std::lock_guard lock(mu_);
-    target = target_;
+    auto routed = routes_.find(question.run_id);
+    target = routed != routes_.end() ? routed->second : target_;
   }
   if (!target) return Status::FailedPrecondition("no one can answer questions here");
   return target(question, std::move(stop));

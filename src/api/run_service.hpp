@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -44,11 +45,16 @@ class ForwardingAsker final : public UserAsker {
  public:
   using Target = std::function<Result<UserAnswer>(const UserQuestion&, std::stop_token)>;
   void attach(Target target);
+  // Questions of run `run_id` go to `target` instead (a run outside the service, e.g. an AG-UI
+  // run waiting on its connection) until unroute(run_id).
+  void route(const std::string& run_id, Target target);
+  void unroute(const std::string& run_id);
   Result<UserAnswer> ask(const UserQuestion& question, std::stop_token stop) override;
 
  private:
   std::mutex mu_;
   Target target_;
+  std::map<std::string, Target> routes_;
 };
 
 class RunService {

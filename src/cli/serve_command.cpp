@@ -158,6 +158,7 @@ int http_serve_command(const HttpServeArgs& args) {
   api::AguiEndpointOptions agui_options;
   agui_options.workspaces = {(*factory)->workspace()};
   agui_options.pending = &pending;
+  agui_options.asker = asker;
   if (Status mounted = api::mount_agui_endpoint(http, **factory, agui_workers, **store, api_options.access, agui_options);
       !mounted.ok()) {
     return fail(mounted.message());

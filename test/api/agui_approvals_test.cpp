@@ -1,7 +1,8 @@
 // POST /agui under keel serve's approvals: a call the operator's policy asks about waits for a
 // person's decision (PendingInput, which /api/approvals serves), the stream says so with CUSTOM
-// keel.approval_requested, and the run goes on with the decision; no decision in time, or a
-// client that leaves, ends the wait with a denial and drops the pending item.
+// keel.approval_requested, and the run goes on with the decision (an ask_user question likewise,
+// through /api/questions); no decision in time, or a client that leaves, ends the wait with a
+// denial and drops the pending item.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -117,7 +118,7 @@ TEST_F(AguiApprovalsTest, NoDecisionInTimeIsADenialAndTheItemIsDropped) {
   ASSERT_EQ(r->status, 200) << r->body;
   const std::vector<json> events = agui_events(r->body);
   const std::string result = agui_of(events, "TOOL_CALL_RESULT").at(0)["content"];
-  EXPECT_NE(result.find("no one decided within"), std::string::npos) << result;
+  EXPECT_NE(result.find("no one answered within 300 ms"), std::string::npos) << result;
   EXPECT_EQ(agui_of(events, "CUSTOM").at(1)["value"]["verdict"], "deny");
   EXPECT_TRUE(pending_.approvals().empty());
   EXPECT_EQ(events.back()["type"], "RUN_FINISHED");
@@ -148,6 +149,56 @@ TEST_F(AguiApprovalsTest, AClientThatLeavesStopsTheWaitAndDropsTheItem) {
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_EQ((*runs)[0].state, RunState::kAborted);
   EXPECT_EQ(mock_.request_count(), 1u) << "no model call after the client left";
+}
+
+// An ask_user question of an AG-UI run waits for an answer through /api/questions: the stream
+// shows it (CUSTOM keel.question_asked) and the run goes on with the answer.
+TEST_F(AguiApprovalsTest, AQuestionWaitsForItsAnswerAndTheRunGoesOnWithIt) {
+  asker_ = forwarding_;
+  approvals_wait_ = true;
+  start();  // ask_user needs no approval under the default policy
+  mock_.push(mock_stream(reply("", {call("call_q", "ask_user", R"({"question":"Which file?","options":["a.txt","b.txt"]})")})));
+  mock_.push(mock_stream(reply("You chose b.txt.")));
+  auto answer = post_async(agui_input("thread-q", json::array({agui_user("u1", "Ask me which file")})));
+  std::vector<api::PendingQuestion> asked;
+  for (int i = 0; i < 2000 && asked.empty(); ++i) {
+    asked = pending_.questions();
+    if (asked.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].question.question, "Which file?");
+  UserAnswer chosen;
+  chosen.option_index = 1;
+  ASSERT_TRUE(pending_.answer(asked[0].id, chosen).ok());
+  std::optional<RawHttpResponse> r = answer.get();
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const std::vector<json> events = agui_events(r->body);
+  const std::vector<json> custom = agui_of(events, "CUSTOM");
+  ASSERT_EQ(custom.size(), 1u) << r->body;
+  EXPECT_EQ(custom[0]["name"], "keel.question_asked");
+  EXPECT_EQ(custom[0]["value"]["questionId"], asked[0].id);
+  EXPECT_EQ(custom[0]["value"]["options"], json::array({"a.txt", "b.txt"}));
+  EXPECT_EQ(custom[0]["value"]["answerUrl"], "/api/questions/" + asked[0].id);
+  EXPECT_NE(model_tool_message(1)["content"].get<std::string>().find("b.txt"), std::string::npos);
+  EXPECT_EQ(events.back()["type"], "RUN_FINISHED");
+  EXPECT_TRUE(pending_.questions().empty());
+}
+
+TEST_F(AguiApprovalsTest, AQuestionNobodyAnswersInTimeIsAToolErrorAndIsDropped) {
+  asker_ = forwarding_;
+  approval_timeout_ = std::chrono::milliseconds(300);
+  approvals_wait_ = true;
+  start();
+  mock_.push(mock_stream(reply("", {call("call_q", "ask_user", R"({"question":"Which file?"})")})));
+  mock_.push(mock_stream(reply("Nobody answered.")));
+  auto r = post(agui_input("thread-q2", json::array({agui_user("u1", "Ask me")})));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_NE(model_tool_message(1)["content"].get<std::string>().find("the question was not answered: no one answered within 300 ms"),
+            std::string::npos)
+      << model_tool_message(1);
+  EXPECT_TRUE(pending_.questions().empty());
 }
 
 }  // namespace

@@ -103,6 +103,7 @@ class AguiEndpointFixture : public OpenAiEndpointFixture {
     if (approvals_wait_) {
       options.pending = &pending_;
       options.approval_timeout = approval_timeout_;
+      options.asker = forwarding_;
     }
     ASSERT_TRUE(api::mount_agui_endpoint(*http_, *factory_, *workers_, *store_, access, options).ok());
   }
@@ -111,6 +112,8 @@ class AguiEndpointFixture : public OpenAiEndpointFixture {
   bool approvals_wait_ = false;
   std::chrono::milliseconds approval_timeout_ = std::chrono::seconds(20);
   api::PendingInput pending_;
+  // Set as the agents' asker (asker_) by tests that ask questions, before start().
+  std::shared_ptr<api::ForwardingAsker> forwarding_ = std::make_shared<api::ForwardingAsker>();
 
   // POST /agui with `body` (sent as is) and `extra` header lines.
   std::optional<RawHttpResponse> post(std::string_view body, std::string_view extra = "") {

@@ -177,6 +177,7 @@ class OpenAiEndpointFixture : public ::testing::Test {
     options.workspace = dir_.path().string();
     options.store = store_.get();
     options.approvals = std::move(policy);
+    options.asker = asker_;
     api::ProfileInfo first;
     first.name = "default";
     first.model = "mock-model";
@@ -195,6 +196,9 @@ class OpenAiEndpointFixture : public ::testing::Test {
     mount(access);
     ASSERT_TRUE(http_->start().ok());
   }
+
+  // ask_user's asker for the profiles' agents; null (the default): no ask_user tool.
+  std::shared_ptr<UserAsker> asker_;
 
   // Mounts the endpoints under test on http_: /v1/chat/completions here; fixtures of the other
   // /v1 endpoints mount theirs.
