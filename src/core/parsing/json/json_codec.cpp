@@ -197,6 +197,7 @@ Result<ToolSpec> tool_spec_from_json(const json& j) {
   KEEL_ASSIGN_OR_RETURN(s.risk, risk_from(j.value("risk", std::string("low"))));
   s.timeout_ms = j.value("timeout_ms", s.timeout_ms);
   s.cacheable = j.value("cacheable", false);
+  s.deferred = j.value("deferred", false);
   if (j.contains("postconditions")) {
     KEEL_ASSIGN_OR_RETURN(s.postconditions, postconditions_from_json(j["postconditions"]));
   }
