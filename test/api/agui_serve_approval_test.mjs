@@ -6,7 +6,7 @@
 //
 // Checks: while the run streams, CUSTOM keel.approval_requested names the approval, which
 // GET /api/approvals lists; a decision posted to its decideUrl (with the server's token; without
-// it: 401) lets the same run go on: an approved call writes the file, a denied one writes nothing
+// it: 401) lets the same run go on (an ask_user question likewise, through /api/questions): an approved call writes the file, a denied one writes nothing
 // and the model reads the reason; `keel chat --session` continues the thread's session; the client validates every event against the protocol's schema
 // and any warning fails the test. Every check runs; the exit status is 1 when one failed.
 import assert from "node:assert/strict";
@@ -116,6 +116,42 @@ try {
     assert.equal(chat.status, 0, chat.stderr);
     assert.match(chat.stdout, /done/);
   });
+  // An ask_user question waits the same way, answered through /api/questions.
+  const asking = await startServe({
+    keel,
+    mockServer,
+    mockArgs: ["--tool", "ask_user", "--args", '{"question":"Which colour?","options":["red","blue"]}'],
+    token,
+  });
+  try {
+    const agent = new HttpAgent({ url: `${asking.base}/agui`, headers: auth, threadId: "thread-ask" });
+    agent.addMessage({ id: "u1", role: "user", content: "ask me a colour" });
+    const events = [];
+    let answered = null;
+    await agent.runAgent({ runId: "run-ask" }, {
+      onEvent: ({ event }) => {
+        events.push(event);
+        if (event.type === "CUSTOM" && event.name === "keel.question_asked") {
+          answered = fetch(`${asking.base}${event.value.answerUrl}`, {
+            method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ option_index: 1 }),
+          }).then((r) => r.status);
+        }
+      },
+    });
+    await check("an ask_user question is shown and answered through /api/questions while the run waits", async () => {
+      const asked = events.find((e) => e.type === "CUSTOM" && e.name === "keel.question_asked");
+      assert.ok(asked, JSON.stringify(events.map((e) => e.type)));
+      assert.equal(asked.value.question, "Which colour?");
+      assert.deepEqual(asked.value.options, ["red", "blue"]);
+      assert.equal(await answered, 200);
+      const result = events.find((e) => e.type === "TOOL_CALL_RESULT");
+      assert.match(result.content, /blue/);
+      assert.equal(events.at(-1).type, "RUN_FINISHED");
+    });
+  } finally {
+    await asking.stop();
+  }
+
   await check("the client accepted every event without a warning", async () => assert.deepEqual(warnings, []));
 } catch (e) {
   await check("the run of checks", async () => { throw e; });
