@@ -43,6 +43,8 @@ struct HostInputs {
   std::optional<std::string> model, base_url, api_key;
   std::optional<std::string> workspace;     // unset: the current directory
   std::optional<int> max_rounds;
+  std::optional<int64_t> max_tokens;        // the run's token cap (RunBudget)
+  std::optional<double> max_cost;           // the run's cost cap, in the prices' currency
   std::optional<std::string> approve_mode;  // auto | confirm | deny for every tool of the run
   std::optional<std::string> sandbox;       // workspace-write | read-only | off: the shell sandbox of the run
   std::optional<bool> stream;               // false: whole replies

@@ -215,6 +215,12 @@ struct LaneConfig {
   std::string load_error = {};
 };
 
+// What a model's tokens cost (keel.yaml `prices: {MODEL: {input, output}}`), per million tokens.
+struct ModelPrice {
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+};
+
 struct KeelConfig {
   ModelSettings model;
   int max_rounds = 20;                     // model calls per run, 1..1000
@@ -238,6 +244,11 @@ struct KeelConfig {
   // tools are deferred: offered only once tool_search finds them (keel/core/deferred_tools.hpp).
   // 0: always deferred. keel.yaml tools.mcp.defer_above_tokens.
   int64_t mcp_defer_above_tokens = 10000;
+  // Caps on one run's model calls (keel.yaml `budget`, --max-tokens, --max-cost); 0: none. A cost
+  // cap needs the model's entry in `prices`.
+  int64_t max_run_tokens = 0;
+  double max_run_cost = 0;
+  std::map<std::string, ModelPrice> prices = {};  // by model name, as --model names it
   std::vector<FsRootConfig> fs_roots;     // folders the fs tools may use besides the workspace
   std::vector<IntentRule> intents;        // extra preflight rules: user file's, then workspace's
   bool planner_enabled = false;           // run the preflight planner
@@ -277,6 +288,8 @@ struct ConfigInputs {
   std::optional<std::string> base_url;     // --base-url
   std::optional<std::string> api_key;      // --api-key
   std::optional<int> max_rounds;           // --max-rounds
+  std::optional<int64_t> max_tokens = std::nullopt;  // --max-tokens: the run's token cap
+  std::optional<double> max_cost = std::nullopt;     // --max-cost: the run's cost cap
   std::optional<bool> stream;              // --no-stream sets false
   std::optional<std::string> approve_mode = std::nullopt;  // --approve-mode: "auto", "confirm" or "deny"
   std::optional<std::string> sandbox = std::nullopt;       // --sandbox: "workspace-write", "read-only" or "off"
@@ -288,6 +301,9 @@ struct ConfigInputs {
 // Resolves the configuration. Errors (kInvalidArgument) name the flag, variable or file and key
 // at fault and say what is accepted, e.g. "/ws/keel.yaml: max_rounds must be an integer >= 1".
 Result<KeelConfig> resolve_config(const ConfigInputs& in);
+
+// The price of `config`'s model (`prices` by the name as given, then as sent); nullptr: none.
+const ModelPrice* model_price(const KeelConfig& config);
 
 // The process environment as a map (reads ::environ), for hosts to put in ConfigInputs::env.
 std::map<std::string, std::string> current_environment();

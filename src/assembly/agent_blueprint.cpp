@@ -24,6 +24,12 @@ AgentBlueprint agent_blueprint(const KeelConfig& config, const std::string& work
   o.knowledge_skills = tools.knowledge_skills();
   o.skill_disclosure.share_percent = config.skills.disclosure_percent;
   o.config.max_rounds = config.max_rounds;
+  o.config.budget.max_tokens = config.max_run_tokens;
+  o.config.budget.max_cost = config.max_run_cost;
+  if (const ModelPrice* price = model_price(config)) {
+    o.config.budget.input_price_per_mtok = price->input_per_mtok;
+    o.config.budget.output_price_per_mtok = price->output_per_mtok;
+  }
   o.config.repair_prompt = load_prompt("repair.md", workspace, env);
   o.config.context.context_window = static_cast<size_t>(config.context_window);
   if (!uses_lanes(config)) {

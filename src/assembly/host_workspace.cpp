@@ -26,6 +26,8 @@ Result<KeelConfig> resolve_host_config(const HostInputs& in, const std::string& 
   inputs.base_url = in.base_url;
   inputs.api_key = in.api_key;
   inputs.max_rounds = in.max_rounds;
+  inputs.max_tokens = in.max_tokens;
+  inputs.max_cost = in.max_cost;
   inputs.stream = in.stream;
   inputs.approve_mode = in.approve_mode;
   inputs.sandbox = in.sandbox;

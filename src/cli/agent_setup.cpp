@@ -47,6 +47,8 @@ Result<std::unique_ptr<CliAgent>> CliAgent::create(const AgentFlags& flags) {
   in.api_key = flags.api_key;
   in.workspace = flags.workspace;
   in.max_rounds = flags.max_rounds;
+  in.max_tokens = flags.max_tokens;
+  in.max_cost = flags.max_cost;
   in.approve_mode = flags.approve_mode;
   in.sandbox = flags.sandbox;
   if (flags.no_stream) in.stream = false;

@@ -20,6 +20,8 @@ namespace keel::cli {
 struct AgentFlags {
   std::optional<std::string> model, base_url, api_key, workspace;
   std::optional<int> max_rounds;
+  std::optional<int64_t> max_tokens;  // --max-tokens: the run's token cap
+  std::optional<double> max_cost;     // --max-cost: the run's cost cap
   bool yes = false;        // approve every call that would be asked about
   std::optional<std::string> approve_mode;  // every tool's approval mode for this run (auto|confirm|deny)
   std::optional<std::string> sandbox;       // the shell sandbox of this run (workspace-write|read-only|off)

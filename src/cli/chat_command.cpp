@@ -135,6 +135,8 @@ void add_chat_command(CLI::App& app, CommandAction& action) {
                   "Folder the tools are confined to (default: current directory)");
   cmd->add_option("--max-rounds", args->flags.max_rounds, "Tool rounds per turn (default 20)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-tokens", args->flags.max_tokens, kMaxTokensHelp)->check(CLI::PositiveNumber);
+  cmd->add_option("--max-cost", args->flags.max_cost, kMaxCostHelp)->check(CLI::PositiveNumber);
   cmd->add_flag("--yes,-y", args->flags.yes, kYesHelp);
   cmd->add_option("--approve-mode", args->flags.approve_mode, kApproveModeHelp);
   cmd->add_option("--sandbox", args->flags.sandbox, kSandboxHelp);

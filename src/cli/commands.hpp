@@ -30,6 +30,12 @@ inline constexpr const char* kRecordHelp =
 inline constexpr const char* kSandboxHelp =
     "workspace-write, read-only or off: how shell commands are confined for this run, instead of keel.yaml's "
     "tools.shell.sandbox (default workspace-write: only the workspace writable, no network)";
+inline constexpr const char* kMaxTokensHelp =
+    "Stop the run once its model calls have used this many tokens (prompt + completion), with a budget guard; "
+    "instead of keel.yaml's budget.max_tokens";
+inline constexpr const char* kMaxCostHelp =
+    "Stop the run once its model calls have cost this much (needs the model's entry in keel.yaml `prices`), "
+    "with a budget guard; instead of keel.yaml's budget.max_cost";
 inline constexpr const char* kApproveModeHelp =
     "auto, confirm or deny: the approval mode of every tool for this run, instead of keel.yaml's modes and the "
     "tools' risk (deny/allow patterns and saved rules still decide first)";
@@ -38,6 +44,8 @@ struct RunArgs {
   std::string task;
   std::optional<std::string> model, base_url, api_key, workspace;
   std::optional<int> max_rounds;
+  std::optional<int64_t> max_tokens;
+  std::optional<double> max_cost;
   bool yes = false;
   std::optional<std::string> approve_mode;  // auto | confirm | deny
   std::optional<std::string> sandbox;       // workspace-write | read-only | off

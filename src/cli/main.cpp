@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--workspace,-w", run.workspace, "Folder the tools are confined to (default: current directory)");
   run_cmd->add_option("--max-rounds", run.max_rounds, "Tool rounds before the agent must answer (default 20)")
       ->check(CLI::Range(1, 1000));
+  run_cmd->add_option("--max-tokens", run.max_tokens, kMaxTokensHelp)->check(CLI::PositiveNumber);
+  run_cmd->add_option("--max-cost", run.max_cost, kMaxCostHelp)->check(CLI::PositiveNumber);
   run_cmd->add_flag("--yes,-y", run.yes, kYesHelp);
   run_cmd->add_option("--approve-mode", run.approve_mode, kApproveModeHelp);
   run_cmd->add_option("--sandbox", run.sandbox, kSandboxHelp);

@@ -20,6 +20,8 @@ int run_command(const RunArgs& args) {
   flags.api_key = args.api_key;
   flags.workspace = args.workspace;
   flags.max_rounds = args.max_rounds;
+  flags.max_tokens = args.max_tokens;
+  flags.max_cost = args.max_cost;
   flags.yes = args.yes;
   flags.approve_mode = args.approve_mode;
   flags.sandbox = args.sandbox;

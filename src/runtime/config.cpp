@@ -90,6 +90,9 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.web_enabled) cfg.web_enabled = *layer.web_enabled;
   if (layer.web_timeout_ms) cfg.web_timeout_ms = *layer.web_timeout_ms;
   if (layer.mcp_defer_above_tokens) cfg.mcp_defer_above_tokens = *layer.mcp_defer_above_tokens;
+  if (layer.budget_max_tokens) cfg.max_run_tokens = *layer.budget_max_tokens;
+  if (layer.budget_max_cost) cfg.max_run_cost = *layer.budget_max_cost;
+  for (const auto& [model, price] : layer.prices) cfg.prices[model] = price;
   for (const auto& a : layer.web_allowed) cfg.web_allowed.push_back(a);
   for (const auto& r : layer.fs_roots) cfg.fs_roots.push_back(r);
   if (layer.planner_enabled) cfg.planner_enabled = *layer.planner_enabled;
@@ -272,6 +275,14 @@ Status check_approval_pattern(std::string_view pattern) {
   return detail::check_approval_pattern(std::string(pattern), "the pattern");
 }
 
+const ModelPrice* model_price(const KeelConfig& config) {
+  for (const std::string& name : {config.model.name, config.model.model}) {
+    auto it = config.prices.find(name);
+    if (it != config.prices.end()) return &it->second;
+  }
+  return nullptr;
+}
+
 Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   KeelConfig cfg;
   std::optional<ConfigLayer> user_file;
@@ -306,6 +317,14 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     cfg.max_rounds = *in.max_rounds;
   }
   if (in.stream) cfg.stream = *in.stream;
+  if (in.max_tokens) {
+    if (*in.max_tokens < 1) return Status::InvalidArgument("--max-tokens must be an integer >= 1");
+    cfg.max_run_tokens = *in.max_tokens;
+  }
+  if (in.max_cost) {
+    if (!(*in.max_cost > 0)) return Status::InvalidArgument("--max-cost must be a number > 0, e.g. 0.50");
+    cfg.max_run_cost = *in.max_cost;
+  }
   KEEL_TRY(detail::apply_sandbox_flag(in.sandbox, cfg));
   if (in.approve_mode) {
     std::optional<ApprovalMode> mode = parse_approval_mode(*in.approve_mode);
@@ -332,6 +351,11 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   KEEL_ASSIGN_OR_RETURN(cfg.model, detail::resolve_model(mi, in.env));
   resolve_lanes(mi, workspace_file ? &*workspace_file : nullptr, in.env, cfg.lanes);
   cfg.skill_dirs = skill_dirs(in);
+  if (cfg.max_run_cost > 0 && model_price(cfg) == nullptr) {
+    return Status::InvalidArgument("a cost cap needs the price of model '" + cfg.model.name +
+                                   "': add it to keel.yaml, e.g. prices: {\"" + cfg.model.name +
+                                   "\": {input: 3.0, output: 15.0}} (per million tokens)");
+  }
   return cfg;
 }
 

@@ -156,6 +156,19 @@ class SectionReader {
     KEEL_ASSIGN_OR_RETURN(field, r_.string(n, prefix_ + key));
     return Status::Ok();
   }
+  // A number >= 0 (an integer or a decimal).
+  Status amount(const char* key, std::optional<double>& field) const {
+    const YAML::Node n = map_[key];
+    if (!n) return Status::Ok();
+    double value = -1;
+    try {
+      value = n.as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    if (!(value >= 0)) return r_.error(prefix_ + key, "must be a number >= 0, e.g. 2.5");
+    field = value;
+    return Status::Ok();
+  }
   Status strings(const char* key, std::vector<std::string>& field) const {
     const YAML::Node n = map_[key];
     if (!n) return Status::Ok();
@@ -434,7 +447,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
                          "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local", "secrets",
-                         "a2a_agents"}));
+                         "a2a_agents", "budget", "prices"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -458,6 +471,29 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   if (const YAML::Node n = root["profiles"]) KEEL_TRY(parse_profiles(n, out.path, out.profiles));
   if (const YAML::Node n = root["lanes"]) KEEL_TRY(parse_lanes(n, out.path, out.lanes.emplace()));
   if (const YAML::Node n = root["a2a_agents"]) KEEL_TRY(parse_a2a_agents(n, out.path, out.a2a_agents));
+  if (const YAML::Node n = root["budget"]) {
+    KEEL_TRY(r.mapping(n, "budget"));
+    KEEL_TRY(r.check_keys(n, "budget", {"max_tokens", "max_cost"}));
+    SectionReader budget(r, n, "budget.");
+    KEEL_TRY(budget.integer("max_tokens", 1, kNoMax, out.budget_max_tokens));
+    KEEL_TRY(budget.amount("max_cost", out.budget_max_cost));
+  }
+  if (const YAML::Node n = root["prices"]) {
+    KEEL_TRY(r.mapping(n, "prices"));
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string model = it->first.as<std::string>();
+      const std::string where = "prices." + model;
+      const YAML::Node entry = it->second;  // SectionReader keeps a reference: no temporary
+      KEEL_TRY(r.mapping(entry, where));
+      KEEL_TRY(r.check_keys(entry, where, {"input", "output"}));
+      SectionReader fields(r, entry, where + ".");
+      std::optional<double> input, output;
+      KEEL_TRY(fields.amount("input", input));
+      KEEL_TRY(fields.amount("output", output));
+      if (!input || !output) return r.error(where, "needs input and output: the price of a million tokens of each");
+      out.prices[model] = ModelPrice{*input, *output};
+    }
+  }
   return parse_sections(r, root, out);
 }
 

@@ -41,6 +41,9 @@ struct ConfigLayer {
   std::vector<std::string> web_allowed;  // added to the allow-lists of earlier layers
   std::optional<int> web_timeout_ms;
   std::optional<int64_t> mcp_defer_above_tokens;
+  std::optional<int64_t> budget_max_tokens;
+  std::optional<double> budget_max_cost;
+  std::map<std::string, ModelPrice> prices;  // a later file's entry replaces an earlier one's
   std::vector<FsRootConfig> fs_roots;      // added to the roots of earlier layers
   std::vector<IntentRule> intents;
   std::optional<bool> planner_enabled;

@@ -35,6 +35,16 @@ struct PlannerPolicy {
   int64_t timeout_ms = 2000;  // the deadline the host applies to the planner call
 };
 
+// Caps on what one run may spend on model calls, checked before each call: once the tokens the
+// backend reported (prompt + completion) or their cost reach a cap, the run fails with a budget
+// guard instead of calling the model again; what it stored stays. 0: no cap.
+struct RunBudget {
+  int64_t max_tokens = 0;
+  double max_cost = 0;                // in the prices' currency
+  double input_price_per_mtok = 0;    // price of a million prompt tokens
+  double output_price_per_mtok = 0;   // price of a million completion tokens
+};
+
 struct AgentConfig {
   // Model calls with tools enabled before the round limit fires (then one last call without
   // tools asks for the final answer). >= 1.
@@ -70,6 +80,8 @@ struct AgentConfig {
   std::shared_ptr<const TokenCounter> token_counter;
   // The planner call before the first round (off by default).
   PlannerPolicy planner;
+  // Token and cost caps of the run (none by default).
+  RunBudget budget;
 };
 
 }  // namespace keel

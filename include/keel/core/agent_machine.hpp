@@ -176,9 +176,12 @@ class AgentMachine {
   void enforce_postconditions(PendingCall& pc);
   Decision fail_on_postcondition();
   const ToolSpec* find_tool(const std::string& name) const;
+  // Why no further model call may start (RunBudget), or nullopt.
+  std::optional<std::string> budget_spent() const;
 
   AgentConfig config_;
   std::vector<ToolSpec> tools_;
+  Usage used_;                    // what the model calls so far reported (RunBudget)
   bool has_deferred_ = false;     // some tools are offered only once loaded (deferred_tools.hpp)
   std::vector<ToolSpec> offered_;  // with deferred tools: what the last model call offers
   std::shared_ptr<const ToolCallParser> parser_;

@@ -112,11 +112,12 @@ enum class GuardKind {
   kPlanHalted,        // a plan stopped: a step failed or a reference/placeholder did not resolve
   kPostconditionFailed,  // an ok tool output broke one of the tool's postconditions: error result and
                          // one corrective retry; a second failure of the same tool fails the run
+  kBudget,               // the run's token or cost cap was reached: no further model call, the run fails
 };
 
 // "round_limit", "no_usable_call", "malformed_call", "repeated_failure", "semantic_repeat",
 // "permission_denied", "injection_flag", "context_limit", "repaired_call", "context_compacted",
-// "plan_halted", "postcondition_failed".
+// "plan_halted", "postcondition_failed", "budget".
 std::string_view guard_kind_name(GuardKind kind);
 
 struct GuardEvent {

@@ -3,6 +3,7 @@
 #include "keel/core/deferred_tools.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 
 #include "core/guards/call_signature.hpp"
@@ -156,6 +157,8 @@ Decision AgentMachine::step(const Event& event) {
 }
 
 Decision AgentMachine::on_model_reply(const ModelReply& reply) {
+  used_.prompt_tokens += reply.usage.prompt_tokens;
+  used_.completion_tokens += reply.usage.completion_tokens;
   std::vector<ToolCall> calls = reply.tool_calls;
   std::string text = reply.text;
   std::string reasoning = reply.reasoning;
@@ -367,6 +370,10 @@ Decision AgentMachine::on_continue(const ContinueRequested& req) {
 }
 
 Decision AgentMachine::call_model() {
+  if (std::optional<std::string> spent = budget_spent()) {
+    guards_.push_back({GuardKind::kBudget, *spent, "", ""});
+    return fail(FailureKind::kGuardrail, *spent);
+  }
   if (rounds_used_ >= config_.max_rounds) {
     final_round_ = true;
     guards_.push_back({GuardKind::kRoundLimit,
@@ -413,6 +420,36 @@ Decision AgentMachine::call_model() {
   injection_warning_ = false;
   phase_ = AgentPhase::kAwaitingModel;
   return decide(std::move(call));
+}
+
+namespace {
+
+// "0.0125": an amount of money with four decimals.
+std::string amount_text(double value) {
+  char buf[64];
+  const auto written = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::fixed, 4);
+  return std::string(buf, written.ptr);
+}
+
+}  // namespace
+
+std::optional<std::string> AgentMachine::budget_spent() const {
+  const RunBudget& b = config_.budget;
+  const int64_t tokens = used_.prompt_tokens + used_.completion_tokens;
+  if (b.max_tokens > 0 && tokens >= b.max_tokens) {
+    return "the run's token budget of " + std::to_string(b.max_tokens) + " is spent (" + std::to_string(tokens) +
+           " tokens used); raise the cap (--max-tokens) to let it go on";
+  }
+  if (b.max_cost > 0) {
+    const double cost = (static_cast<double>(used_.prompt_tokens) * b.input_price_per_mtok +
+                         static_cast<double>(used_.completion_tokens) * b.output_price_per_mtok) /
+                        1e6;
+    if (cost >= b.max_cost) {
+      return "the run's cost budget of " + amount_text(b.max_cost) + " is spent (" + amount_text(cost) +
+             " used by " + std::to_string(tokens) + " tokens); raise the cap (--max-cost) to let it go on";
+    }
+  }
+  return std::nullopt;
 }
 
 Decision AgentMachine::fail(FailureKind kind, std::string reason) {

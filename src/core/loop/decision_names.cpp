@@ -29,6 +29,7 @@ std::string_view guard_kind_name(GuardKind kind) {
     case GuardKind::kRepairedCall: return "repaired_call";
     case GuardKind::kPlanHalted: return "plan_halted";
     case GuardKind::kPostconditionFailed: return "postcondition_failed";
+    case GuardKind::kBudget: return "budget";
   }
   return "round_limit";
 }

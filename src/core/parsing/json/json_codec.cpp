@@ -53,6 +53,12 @@ Result<ModelReply> reply_from(const json& j) {
       r.tool_calls.push_back(std::move(call));
     }
   }
+  if (j.contains("usage")) {
+    const json& u = j["usage"];
+    if (!u.is_object()) return Status::InvalidArgument("'usage' must be an object");
+    r.usage.prompt_tokens = u.value("prompt_tokens", int64_t{0});
+    r.usage.completion_tokens = u.value("completion_tokens", int64_t{0});
+  }
   return r;
 }
 
@@ -222,6 +228,10 @@ Result<AgentConfig> agent_config_from_json(const json& j) {
       else if (k == "summary_cooldown_rounds") c.context.summary_cooldown_rounds = it->get<int>();
       else if (k == "planner") c.planner.enabled = it->get<bool>();
       else if (k == "planner_timeout_ms") c.planner.timeout_ms = it->get<int64_t>();
+      else if (k == "max_tokens") c.budget.max_tokens = it->get<int64_t>();
+      else if (k == "max_cost") c.budget.max_cost = it->get<double>();
+      else if (k == "input_price_per_mtok") c.budget.input_price_per_mtok = it->get<double>();
+      else if (k == "output_price_per_mtok") c.budget.output_price_per_mtok = it->get<double>();
       else if (k == "approval_threshold") {
         KEEL_ASSIGN_OR_RETURN(c.approval_threshold, risk_from(it->get<std::string>()));
       } else if (k == "tool_protocol") {
