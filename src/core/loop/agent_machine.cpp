@@ -3,7 +3,6 @@
 #include "keel/core/deferred_tools.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 
 #include "core/guards/call_signature.hpp"
@@ -424,11 +423,13 @@ Decision AgentMachine::call_model() {
 
 namespace {
 
-// "0.0125": an amount of money with four decimals.
+// "0.0125": an amount of money with four decimals (integer arithmetic: floating-point to_chars is
+// not in every standard library the core builds with).
 std::string amount_text(double value) {
-  char buf[64];
-  const auto written = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::fixed, 4);
-  return std::string(buf, written.ptr);
+  const auto ten_thousandths = static_cast<int64_t>(value * 10000.0 + 0.5);
+  std::string fraction = std::to_string(ten_thousandths % 10000);
+  fraction.insert(0, 4 - fraction.size(), '0');
+  return std::to_string(ten_thousandths / 10000) + "." + fraction;
 }
 
 }  // namespace
