@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { startServe } from "../support/keel_serve_process.mjs";
+import { startApprovalServe } from "../support/keel_serve_process.mjs";
 
 const [keel, mockServer, sdkModule] = process.argv.slice(2);
 const a2a = await import(sdkModule);
@@ -27,13 +27,7 @@ function check(ok, what, detail = "") {
 }
 
 const token = "a2a-test-token-0123456789";
-const served = await startServe({
-  keel,
-  mockServer,
-  mockArgs: ["--tool", "fs_write", "--args", '{"path":"note.txt","content":"hi"}'],
-  serveArgs: ["--approve-mode", "confirm"],
-  token,
-});
+const served = await startApprovalServe({ keel, mockServer, token });
 const { base, ws, env, modelFlags } = served;
 
 const authFetch = (url, init = {}) => {

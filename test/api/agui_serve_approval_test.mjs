@@ -16,7 +16,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { check, finish } from "./client_checks.mjs";
-import { startServe } from "../support/keel_serve_process.mjs";
+import { startApprovalServe, startServe } from "../support/keel_serve_process.mjs";
 
 const [keel, mockServer, clientModule] = process.argv.slice(2);
 const { HttpAgent } = await import(pathToFileURL(clientModule).href);
@@ -29,13 +29,7 @@ console.warn = (...args) => {
 };
 
 const token = "agui-approval-token-0123456789";
-const served = await startServe({
-  keel,
-  mockServer,
-  mockArgs: ["--tool", "fs_write", "--args", '{"path":"note.txt","content":"hi"}'],
-  serveArgs: ["--approve-mode", "confirm"],
-  token,
-});
+const served = await startApprovalServe({ keel, mockServer, token });
 const auth = { Authorization: `Bearer ${token}` };
 const note = path.join(served.ws, "note.txt");
 

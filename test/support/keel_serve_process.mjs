@@ -47,3 +47,15 @@ export async function startServe({ keel, mockServer, mockArgs = [], serveArgs = 
   };
   return { base, serve, mock, work, ws, env, modelFlags, stop };
 }
+
+// keel serve with --approve-mode confirm on a model that writes note.txt ("hi") with fs_write
+// once per turn and then answers "done": each turn's call waits for an approval.
+export function startApprovalServe({ keel, mockServer, token }) {
+  return startServe({
+    keel,
+    mockServer,
+    mockArgs: ["--tool", "fs_write", "--args", '{"path":"note.txt","content":"hi"}'],
+    serveArgs: ["--approve-mode", "confirm"],
+    token,
+  });
+}
