@@ -1,7 +1,6 @@
 #include "api/a2a_endpoint.hpp"
 
 #include <chrono>
-#include <thread>
 
 #include "api/a2a_run_watch.hpp"
 #include "api/a2a_task.hpp"
@@ -133,15 +132,6 @@ std::string state_after(const a2a_ns::WatchedEvent& ev) {
   return "";
 }
 
-// A run is retired just after its end event goes out; the answer waits for that (a little), so
-// the client's next message to the context is not refused because the run still counts as active.
-void await_retired(const A2aEndpoint& e, const std::string& run_id) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (e.ctx->runs.phase(run_id).has_value() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-}
-
 void write_sse(HttpResponder& out, const json& id, const json& result) {
   out.write("data: " + json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}.dump(-1, ' ', false, json::error_handler_t::replace) +
             "\n\n");
@@ -175,7 +165,6 @@ void stream_run(const A2aEndpoint& e, a2a_ns::RunWatch& watch, const std::string
     }
     const std::string state = state_after(*ev);
     if (state.empty()) continue;
-    if (a2a_ns::final_state(state)) await_retired(e, run_id);
     if (state == "TASK_STATE_COMPLETED") {
       json parts = streamed ? json::array() : json::array({{{"text", ev->data.value("answer", "")}}});
       write_sse(*out, id, {{"artifactUpdate",
@@ -198,11 +187,7 @@ void finish_blocking(const A2aEndpoint& e, a2a_ns::RunWatch& watch, const std::s
                      const HttpRequest& req, const std::shared_ptr<HttpResponder>& out) {
   while (!out->closed()) {
     std::optional<a2a_ns::WatchedEvent> ev = watch.next(kPoll);
-    if (!ev) continue;
-    const std::string state = state_after(*ev);
-    if (state.empty()) continue;
-    if (a2a_ns::final_state(state)) await_retired(e, run_id);
-    break;
+    if (ev && !state_after(*ev).empty()) break;
   }
   if (out->closed()) return;
   Result<json> task = current_task(e, run_id, true);

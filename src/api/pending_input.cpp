@@ -20,12 +20,7 @@ std::optional<std::vector<ApprovalDecision>> PendingInput::take_decisions(const 
     std::string id = item_id(run_id, r.call.id);
     auto it = std::find_if(approvals_.begin(), approvals_.end(), [&](const Approval& a) { return a.item.id == id; });
     if (it == approvals_.end()) {
-      Approval a;
-      a.item.id = id;
-      a.item.run_id = run_id;
-      a.item.session_id = session_id;
-      a.item.request = r;
-      approvals_.push_back(std::move(a));
+      approvals_.push_back(Approval{{std::move(id), run_id, session_id, r}, std::nullopt});
       all = false;
     } else if (!it->decision) {
       all = false;
@@ -45,11 +40,9 @@ std::optional<std::vector<ApprovalDecision>> PendingInput::take_decisions(const 
 void PendingInput::expect_approval(const std::string& run_id, const std::string& session_id,
                                    const ApprovalRequest& request) {
   std::lock_guard lock(mu_);
-  const std::string id = item_id(run_id, request.call.id);
+  std::string id = item_id(run_id, request.call.id);
   if (std::any_of(approvals_.begin(), approvals_.end(), [&](const Approval& a) { return a.item.id == id; })) return;
-  Approval a;
-  a.item = {id, run_id, session_id, request};
-  approvals_.push_back(std::move(a));
+  approvals_.push_back(Approval{{std::move(id), run_id, session_id, request}, std::nullopt});
 }
 
 std::optional<std::vector<ApprovalDecision>> PendingInput::wait_decisions(const std::string& run_id,

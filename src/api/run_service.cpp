@@ -100,6 +100,7 @@ void RunService::Impl::retire_locked(const std::shared_ptr<ActiveRun>& run) {
   if (s != session_runs.end() && s->second == run->id) session_runs.erase(s);
   pending.forget_run(run->id);
   (void)store.delete_server_checkpoint(run->id);
+  retired_cv.notify_all();
 }
 
 void RunService::Impl::abort_idle_locked(const std::shared_ptr<ActiveRun>& run, const std::string& why) {
@@ -179,9 +180,25 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
   run->task = content;
   run->settings = settings;
   {
-    std::lock_guard lock(impl_->mu);
+    std::unique_lock lock(impl_->mu);
     if (impl_->stopping) return Status::Unavailable("the server is shutting down");
     auto busy = impl_->session_runs.find(session_id);
+    if (busy != impl_->session_runs.end() && !busy->second.empty()) {
+      // A run whose end is stored has sent its end event and is retired a moment later: a client
+      // that answered that event at once waits for the retirement instead of being refused.
+      const std::string ending = busy->second;
+      lock.unlock();
+      Result<RunRecord> stored = impl_->store.get_run(ending);  // read outside the service's lock
+      lock.lock();
+      if (stored.ok() && run_state_is_terminal(stored->state)) {
+        impl_->retired_cv.wait_for(lock, std::chrono::seconds(1), [&] {
+          auto now = impl_->session_runs.find(session_id);
+          return now == impl_->session_runs.end() || now->second != ending;
+        });
+      }
+      if (impl_->stopping) return Status::Unavailable("the server is shutting down");
+      busy = impl_->session_runs.find(session_id);
+    }
     if (busy != impl_->session_runs.end()) {
       if (busy_run != nullptr) *busy_run = busy->second;
       return Status::FailedPrecondition("session '" + session_id + "' already has an active run (" + busy->second +

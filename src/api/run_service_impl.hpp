@@ -48,7 +48,8 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   RunServiceOptions options;
 
   mutable std::mutex mu;
-  std::condition_variable idle_cv;  // signalled when a run stops executing
+  std::condition_variable idle_cv;     // signalled when a run stops executing
+  std::condition_variable retired_cv;  // signalled when a run is retired
   std::unordered_map<std::string, std::shared_ptr<ActiveRun>> runs;   // by run id
   std::unordered_map<std::string, std::string> session_runs;          // session id -> run id
   size_t executing = 0;

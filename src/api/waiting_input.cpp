@@ -24,13 +24,13 @@ WaitingInput::WaitingInput(PendingInput& pending, std::shared_ptr<ForwardingAske
                            std::chrono::milliseconds timeout, QuestionShown on_question)
     : pending_(pending), asker_(std::move(asker)), timeout_(timeout), on_question_(std::move(on_question)) {}
 
-WaitingInput::~WaitingInput() { stop_routing(routed_); }
+WaitingInput::~WaitingInput() { stop_routing(); }
 
 void WaitingInput::on_run_started(RunContext& ctx) {
   run_id_ = ctx.run_id;
   session_id_ = ctx.session_id;
   if (asker_ == nullptr || ctx.run_id.empty()) return;
-  routed_ = ctx.run_id;
+  routed_ = true;
   // The asker outlives this object only through the route, which holds a weak reference.
   asker_->route(ctx.run_id, [self = weak_from_this()](const UserQuestion& q, std::stop_token stop) -> Result<UserAnswer> {
     auto input = self.lock();
@@ -43,10 +43,10 @@ void WaitingInput::on_approval_requested(RunContext& ctx, const ApprovalRequest&
   pending_.expect_approval(ctx.run_id, ctx.session_id, request);
 }
 
-void WaitingInput::stop_routing(const std::string& run_id) {
-  if (asker_ == nullptr || run_id.empty() || run_id != routed_) return;
-  asker_->unroute(run_id);
-  routed_.clear();
+void WaitingInput::stop_routing() {
+  if (!routed_) return;
+  asker_->unroute(run_id_);
+  routed_ = false;
 }
 
 std::unique_ptr<Approver> WaitingInput::approver() {

@@ -43,8 +43,8 @@ class WaitingInput final : public Hooks, public std::enable_shared_from_this<Wai
   void on_run_started(RunContext& ctx) override;
   // Registers the approval before anyone is told of it (add these hooks before the ones that tell).
   void on_approval_requested(RunContext& ctx, const ApprovalRequest& request) override;
-  void on_run_finished(RunContext& ctx, const RunOutcome&) override { stop_routing(ctx.run_id); }
-  void on_run_failed(RunContext& ctx, const RunOutcome&) override { stop_routing(ctx.run_id); }
+  void on_run_finished(RunContext&, const RunOutcome&) override { stop_routing(); }
+  void on_run_failed(RunContext&, const RunOutcome&) override { stop_routing(); }
 
   // The approver to give the agent; it shares this object.
   std::unique_ptr<Approver> approver();
@@ -52,7 +52,7 @@ class WaitingInput final : public Hooks, public std::enable_shared_from_this<Wai
   Result<UserAnswer> ask(const UserQuestion& question, std::stop_token stop);
 
  private:
-  void stop_routing(const std::string& run_id);
+  void stop_routing();
   std::string why_not(const std::stop_token& stop) const;
 
   PendingInput& pending_;
@@ -61,7 +61,7 @@ class WaitingInput final : public Hooks, public std::enable_shared_from_this<Wai
   QuestionShown on_question_;
   std::string run_id_;
   std::string session_id_;
-  std::string routed_;  // the run whose questions the asker sends here; empty: none
+  bool routed_ = false;  // the asker sends run_id_'s questions here
 };
 
 }  // namespace keel::api

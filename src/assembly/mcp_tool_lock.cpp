@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -39,33 +40,27 @@ std::string shown(const ToolJson& value) {
   return ToolJson(text).dump(-1, ' ', false, ToolJson::error_handler_t::replace);
 }
 
-const char* field_words(const std::string& key) {
-  if (key == "inputSchema") return "input schema";
-  return nullptr;
-}
-
 }  // namespace
 
 std::string describe_tool_change(const std::string& accepted, const std::string& now) {
   const ToolJson a = ToolJson::parse(accepted, nullptr, false);
   const ToolJson b = ToolJson::parse(now, nullptr, false);
   if (!a.is_object() || !b.is_object()) return "the definition changed";
+  std::set<std::string> keys;
+  for (auto it = a.begin(); it != a.end(); ++it) keys.insert(it.key());
+  for (auto it = b.begin(); it != b.end(); ++it) keys.insert(it.key());
   std::string out;
-  auto add = [&out](const std::string& part) { out.append(out.empty() ? "" : "; ").append(part); };
-  ToolJson keys = ToolJson::object();
-  for (auto it = a.begin(); it != a.end(); ++it) keys[it.key()] = true;
-  for (auto it = b.begin(); it != b.end(); ++it) keys[it.key()] = true;
-  for (auto it = keys.begin(); it != keys.end(); ++it) {
-    const std::string& key = it.key();
+  for (const std::string& key : keys) {
     const ToolJson before = a.value(key, ToolJson());
     const ToolJson after = b.value(key, ToolJson());
     if (before == after) continue;
-    if (const char* words = field_words(key)) {
-      add(std::string(words) + " changed");
+    out.append(out.empty() ? "" : "; ");
+    if (key == "inputSchema") {
+      out.append("input schema changed");
     } else if (before.is_string() && after.is_string()) {
-      add(key + ": " + shown(before) + " -> " + shown(after));
+      out.append(key + ": " + shown(before) + " -> " + shown(after));
     } else {
-      add(key + " changed");
+      out.append(key + " changed");
     }
   }
   return out.empty() ? "the definition changed" : out;

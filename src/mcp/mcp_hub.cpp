@@ -1,6 +1,7 @@
 // McpHub: an agent's MCP servers — parallel startup, tool registration with allow/deny lists,
 // bounded restarts of servers that died.
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -30,8 +31,7 @@ class McpHub::Impl {
     std::string error;
     std::vector<McpToolInfo> tools;  // allowed ones
     std::vector<std::string> skipped;
-    std::vector<std::string> held;   // "name: why", kept back by hold_tool
-    std::vector<std::string> held_names;
+    std::map<std::string, std::string> held;  // tool -> why hold_tool kept it back
     int restarts = 0;
   };
 
@@ -70,14 +70,12 @@ class McpHub::Impl {
     }
     e.tools.clear();
     e.held.clear();
-    e.held_names.clear();
     for (auto& t : *tools) {
       if (!e.config.allow_tools.empty() && !listed(e.config.allow_tools, t.name)) continue;
       if (listed(e.config.deny_tools, t.name)) continue;
       if (options_.hold_tool) {
         if (std::optional<std::string> why = options_.hold_tool(e.config, t)) {
-          e.held.push_back(t.name + ": " + *why);
-          e.held_names.push_back(t.name);
+          e.held[t.name] = std::move(*why);
           continue;
         }
       }
@@ -134,7 +132,7 @@ std::vector<McpServerStatus> McpHub::status() const {
     if (e->client) s.server_info = e->client->server_info();
     s.tools = e->tools;
     s.skipped_tools = e->skipped;
-    s.held_tools = e->held;
+    for (const auto& [tool, why] : e->held) s.held_tools.push_back(tool + ": " + why);
     out.push_back(std::move(s));
   }
   return out;
@@ -192,10 +190,8 @@ Result<McpClient*> McpHub::tool_client(const std::string& server, const std::str
   KEEL_ASSIGN_OR_RETURN(McpClient * c, client(server));
   Impl::Entry* e = impl_->find(server);
   std::lock_guard<std::mutex> lock(e->mu);
-  for (size_t i = 0; i < e->held_names.size(); ++i) {
-    if (e->held_names[i] == tool) {
-      return Status::PermissionDenied("MCP tool " + server + "/" + e->held[i] + "; it is not called");
-    }
+  if (auto held = e->held.find(tool); held != e->held.end()) {
+    return Status::PermissionDenied("MCP tool " + server + "/" + tool + ": " + held->second + "; it is not called");
   }
   const bool offered =
       std::any_of(e->tools.begin(), e->tools.end(), [&](const McpToolInfo& t) { return t.name == tool; });
