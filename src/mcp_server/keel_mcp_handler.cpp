@@ -1,12 +1,17 @@
-// KeelMcpServer: initialize, ping, logging/setLevel, tools/list and tools/call over keel's registry.
+// KeelMcpServer: the server-wide half of keel's MCP server (initialize's answer, the tool list,
+// running a call under the policy, the catalogs and the resource watch); keel_mcp_session.cpp
+// holds the per-session half.
 #include "mcp_server/keel_mcp_handler.hpp"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include "keel/tool_executor.hpp"
 #include "mcp/client_connect.hpp"
+#include "mcp_server/catalog_methods.hpp"
+#include "mcp_server/keel_mcp_session.hpp"
 
 #ifndef KEEL_VERSION
 #define KEEL_VERSION "0"
@@ -19,14 +24,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kRunAgent = "run_agent";
-
-json error_response(const json& id, int code, const std::string& message) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
-}
-
-json result_response(const json& id, json result) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-}
 
 json text_result(const std::string& text, bool is_error) {
   return {{"content", json::array({{{"type", "text"}, {"text", text}}})}, {"isError", is_error}};
@@ -55,60 +52,92 @@ ToolSpec run_agent_spec() {
 
 }  // namespace
 
-class KeelMcpServer::Impl {
+class KeelMcpServer::Impl final : public SessionHost {
  public:
-  explicit Impl(KeelMcpServerOptions options) : options_(std::move(options)) {
+  explicit Impl(KeelMcpServerOptions options)
+      : options_(std::move(options)),
+        watch_([this](const std::string& uri) { return catalog_resource_version(catalogs(), uri); },
+               options_.watch_interval) {
     ToolExecutorOptions eo;
     eo.workspace_root = options_.workspace_root;
     eo.redactor = options_.redactor;
     executor_ = std::make_unique<ToolExecutor>(*options_.tools, eo);
     tools_ = json::array();
-    for (const ToolSpec& spec : options_.tools->specs()) tools_.push_back(tool_json(spec));
-    if (options_.run_agent) tools_.push_back(tool_json(run_agent_spec()));
+    std::set<std::string> names;
+    for (const ToolSpec& spec : options_.tools->specs()) {
+      tools_.push_back(tool_json(spec));
+      names.insert(spec.name);
+    }
+    if (options_.run_agent) {
+      tools_.push_back(tool_json(run_agent_spec()));
+      names.insert(kRunAgent);
+    }
+    for (ServerTool& tool : options_.server_tools) {
+      std::string name = tool.definition.value("name", "");
+      if (name.empty() || !tool.call || !names.insert(name).second) continue;
+      tools_.push_back(tool.definition);
+      server_tools_.emplace(name, &tool);
+    }
   }
 
-  json initialize(const json& params) const {
+  json initialize_result(const json& params) const override {
     std::string asked = params.is_object() ? params.value("protocolVersion", "") : "";
     std::string version = supported_protocol_version(asked) ? asked : kProtocolVersions[0];
+    json capabilities = {{"tools", {{"listChanged", false}}}, {"logging", json::object()}};
+    if (!options_.catalogs.empty()) {
+      capabilities["resources"] = {{"subscribe", true}, {"listChanged", false}};
+      capabilities["prompts"] = {{"listChanged", false}};
+      capabilities["completions"] = json::object();
+    }
     json result = {{"protocolVersion", version},
-                   {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
+                   {"capabilities", std::move(capabilities)},
                    {"serverInfo", {{"name", "keel"}, {"version", KEEL_VERSION}}}};
     if (!options_.instructions.empty()) result["instructions"] = options_.instructions;
     return result;
   }
 
-  const json& tools() const { return tools_; }
+  const json& tool_list() const override { return tools_; }
+  Catalogs catalogs() const override { return options_.catalogs; }
+  const SecretRedactor* redactor() const override { return options_.redactor.get(); }
+  ResourceWatch& watch() override { return watch_; }
 
-  // The tools/call result, or a JSON-RPC error {code, message} for an unknown tool.
-  json call(const std::string& name, const json& arguments, std::stop_token stop, bool& unknown) {
-    unknown = false;
+  std::optional<json> call_tool(const std::string& name, const json& arguments, CallContext& context) override {
+    if (auto it = server_tools_.find(name); it != server_tools_.end()) {
+      json result = it->second->call(arguments, context);
+      log(name + (result.value("isError", false) ? " failed" : " answered"), context);
+      return result;
+    }
     bool is_agent = options_.run_agent && name == kRunAgent;
     const Tool* tool = is_agent ? nullptr : options_.tools->find(name);
-    if (!is_agent && tool == nullptr) {
-      unknown = true;
-      return {};
-    }
+    if (!is_agent && tool == nullptr) return std::nullopt;
     ToolSpec spec = is_agent ? run_agent_spec() : tool->spec();
     ToolCall call;
     call.id = "mcp_" + std::to_string(++calls_);
     call.name = name;
     call.arguments = arguments.dump();
     if (std::string refusal = refused(call, spec); !refusal.empty()) {
-      log(refusal);
+      log(refusal, context, "warning");
       return text_result(refusal, true);
     }
-    if (is_agent) return run_agent(arguments, stop);
-    std::vector<ToolResult> results;
-    {
-      std::lock_guard<std::mutex> lock(exec_mu_);
-      results = executor_->run_batch(std::span<const ToolCall>(&call, 1), {}, stop);
-    }
-    const ToolResult& r = results.front();
-    log(name + " " + std::string(tool_status_name(r.status)) + " in " + std::to_string(r.duration_ms) + " ms");
-    return text_result(r.content, !r.ok());
+    context.progress(0, 1, "running " + name);
+    json result = is_agent ? run_agent(arguments, context) : run_registry_tool(call, context);
+    context.progress(1, 1, "");
+    return result;
   }
 
  private:
+  json run_registry_tool(const ToolCall& call, CallContext& context) {
+    std::vector<ToolResult> results;
+    {
+      std::lock_guard<std::mutex> lock(exec_mu_);
+      results = executor_->run_batch(std::span<const ToolCall>(&call, 1), {}, context.stop());
+    }
+    const ToolResult& r = results.front();
+    log(call.name + " " + std::string(tool_status_name(r.status)) + " in " + std::to_string(r.duration_ms) + " ms",
+        context);
+    return text_result(r.content, !r.ok());
+  }
+
   // Why the policy refuses `call`, or empty when it may run. Nobody can be asked here.
   std::string refused(const ToolCall& call, const ToolSpec& spec) const {
     if (!options_.gate) {
@@ -125,7 +154,7 @@ class KeelMcpServer::Impl {
                  "allow pattern) or with `keel approvals add`";
   }
 
-  json run_agent(const json& arguments, std::stop_token stop) {
+  json run_agent(const json& arguments, CallContext& context) {
     std::string task = arguments.value("task", "");
     if (task.empty()) return text_result("run_agent needs a non-empty \"task\"", true);
     std::optional<int> rounds;
@@ -133,109 +162,30 @@ class KeelMcpServer::Impl {
       rounds = r->get<int>();
       if (*rounds < 1 || *rounds > 100) return text_result("run_agent: max_rounds must be from 1 to 100", true);
     }
-    Result<std::string> answer = options_.run_agent(task, rounds, stop);
-    log(std::string("run_agent ") + (answer.ok() ? "answered" : "failed: " + answer.status().message()));
+    Result<std::string> answer = options_.run_agent(task, rounds, context.stop());
+    log(std::string("run_agent ") + (answer.ok() ? "answered" : "failed: " + answer.status().message()), context);
     if (!answer.ok()) return text_result("the agent failed: " + answer.status().message(), true);
     return text_result(*answer, false);
   }
 
-  void log(const std::string& line) const {
+  // One line per call: to the operator's log, and to the client when its level asks for it.
+  void log(const std::string& line, CallContext& context, std::string_view level = "info") const {
     if (options_.on_log) options_.on_log(line);
+    context.log(level, line);
   }
 
   KeelMcpServerOptions options_;
   std::unique_ptr<ToolExecutor> executor_;
   std::mutex exec_mu_;
   json tools_;
+  std::map<std::string, const ServerTool*> server_tools_;
   std::atomic<uint64_t> calls_{0};
+  ResourceWatch watch_;  // last: its thread stops before the catalogs it reads go away
 };
-
-namespace {
-
-const std::set<std::string>& log_levels() {
-  static const std::set<std::string> levels = {"debug",    "info",  "notice", "warning",
-                                               "error",    "critical", "alert", "emergency"};
-  return levels;
-}
-
-// One MCP session: its in-flight requests (for notifications/cancelled) and logging level.
-class KeelSession final : public MessageHandler {
- public:
-  explicit KeelSession(KeelMcpServer::Impl& server) : server_(server) {}
-
-  std::optional<json> handle(const json& message, const Notify& notify) override {
-    (void)notify;
-    try {
-      return dispatch(message);
-    } catch (const std::exception& e) {
-      json id = message.is_object() && message.contains("id") ? message["id"] : json();
-      return error_response(id, -32603, std::string("internal error: ") + e.what());
-    }
-  }
-
- private:
-  std::optional<json> dispatch(const json& message) {
-    if (!message.is_object()) return error_response(nullptr, -32600, "a message must be a JSON object");
-    auto method_it = message.find("method");
-    bool has_id = message.contains("id");
-    json id = has_id ? message["id"] : json();
-    if (method_it == message.end()) return std::nullopt;  // a response to a request keel never sends
-    if (!method_it->is_string()) return has_id ? std::optional<json>(error_response(id, -32600, "method must be a string")) : std::nullopt;
-    const std::string method = method_it->get<std::string>();
-    json params = message.value("params", json::object());
-    if (!has_id) {
-      if (method == "notifications/cancelled" && params.is_object() && params.contains("requestId")) {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = in_flight_.find(params["requestId"].dump());
-        if (it != in_flight_.end()) it->second.request_stop();
-      }
-      return std::nullopt;
-    }
-    if (method == "initialize") return result_response(id, server_.initialize(params));
-    if (method == "ping") return result_response(id, json::object());
-    if (method == "tools/list") return result_response(id, {{"tools", server_.tools()}});
-    if (method == "logging/setLevel") {
-      std::string level = params.is_object() ? params.value("level", "") : "";
-      if (!log_levels().count(level)) return error_response(id, -32602, "unknown logging level \"" + level + "\"");
-      return result_response(id, json::object());
-    }
-    if (method == "tools/call") return call_tool(id, params);
-    return error_response(id, -32601, "method not found: " + method);
-  }
-
-  json call_tool(const json& id, const json& params) {
-    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
-      return error_response(id, -32602, "tools/call needs params.name (a string)");
-    }
-    json arguments = params.value("arguments", json::object());
-    if (!arguments.is_object()) return error_response(id, -32602, "tools/call params.arguments must be an object");
-    std::stop_source stop;
-    const std::string key = id.dump();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      in_flight_[key] = stop;
-    }
-    bool unknown = false;
-    std::string name = params["name"].get<std::string>();
-    json result = server_.call(name, arguments, stop.get_token(), unknown);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      in_flight_.erase(key);
-    }
-    if (unknown) return error_response(id, -32602, "unknown tool: " + name);
-    return result_response(id, std::move(result));
-  }
-
-  KeelMcpServer::Impl& server_;
-  std::mutex mu_;
-  std::map<std::string, std::stop_source> in_flight_;
-};
-
-}  // namespace
 
 KeelMcpServer::KeelMcpServer(KeelMcpServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 KeelMcpServer::~KeelMcpServer() = default;
 
-std::unique_ptr<MessageHandler> KeelMcpServer::new_session() { return std::make_unique<KeelSession>(*impl_); }
+std::unique_ptr<MessageHandler> KeelMcpServer::new_session() { return make_keel_session(*impl_); }
 
 }  // namespace keel::mcp

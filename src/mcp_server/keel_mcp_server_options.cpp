@@ -1,6 +1,8 @@
 #include "mcp_server/keel_mcp_server_options.hpp"
 
+#include "assembly/tool_setup.hpp"
 #include "keel/assembly/secrets.hpp"
+#include "mcp_server/keel_catalog.hpp"
 #include "runtime/approval_policy.hpp"
 
 namespace keel::mcp {
@@ -19,9 +21,21 @@ Result<KeelMcpServerOptions> keel_mcp_server_options(const KeelConfig& config, c
   options.gate = std::move(gate);
   options.workspace_root = workspace;
   options.instructions = "keel's tools for the workspace " + workspace +
-                         ". Calls follow keel's approval policy; what it would ask a person about is refused.";
+                         ". Calls follow keel's approval policy; what it would ask a person about is refused. "
+                         "Resources: the workspace's files, stored sessions and memory notes; prompts: its skills.";
   options.on_log = std::move(log);
   options.redactor = assembly::make_redactor(config, current_environment());
+  KeelCatalogOptions catalog;
+  catalog.store = store;
+  catalog.workspace = workspace;
+  if (config.skills.enabled) {
+    KnowledgeSkillSet skills = assembly::load_workspace_knowledge_skills(config, workspace, store);
+    for (const std::string& problem : skills.problems) {
+      if (options.on_log) options.on_log("skill skipped: " + problem);
+    }
+    catalog.skills = std::move(skills.skills);
+  }
+  options.catalogs.push_back(std::make_shared<KeelCatalog>(std::move(catalog)));
   return options;
 }
 

@@ -15,7 +15,8 @@ namespace keel::mcp {
 
 // What keel serves over MCP (`keel mcp serve`, `/mcp` on `keel serve`): `tools` under the
 // workspace's approval policy (its saved rules included; what it would ask a person about is
-// refused), and log lines through `log`. InvalidArgument for a policy that does not load. The
+// refused), and log lines through `log`; its catalog (keel_catalog.hpp): the workspace's files,
+// stored sessions and memory notes as resources, its enabled knowledge skills as prompts. InvalidArgument for a policy that does not load. The
 // caller adds run_agent.
 Result<KeelMcpServerOptions> keel_mcp_server_options(const KeelConfig& config, const std::string& workspace,
                                                           Store* store, const ToolRegistry& tools,

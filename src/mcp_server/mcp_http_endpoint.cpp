@@ -260,6 +260,51 @@ void run_delete(McpEndpointState& state, const std::string& id, HttpResponder& o
   out.respond(200, {}, "");
 }
 
+// GET: the session's stream for messages tied to no request (resource updates). A newer GET
+// replaces an older one, which is ended; the stream ends with the session.
+void open_standalone_stream(McpEndpointState& state, const HttpRequest& req, std::shared_ptr<HttpResponder> out) {
+  if (!detail::accepts_media_type(req.header("accept"), "text/event-stream")) {
+    rpc_error(*out, 406, kServerError, "Not Acceptable: a GET stream needs an Accept header listing text/event-stream");
+    return;
+  }
+  const std::string id(req.header("mcp-session-id"));
+  if (id.empty()) {
+    rpc_error(*out, 400, kServerError, "Bad Request: missing Mcp-Session-Id header; send the id from the initialize response");
+    return;
+  }
+  std::shared_ptr<McpSession> session = state.sessions.acquire(id, now());
+  if (!session) {
+    rpc_error(*out, 404, kSessionNotFound, "Session not found: it ended or expired; send initialize to start a new one");
+    return;
+  }
+  out->start_stream(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}, {"Mcp-Session-Id", id}});
+  std::weak_ptr<McpSession> weak = session;
+  std::function<void()> previous_end;
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(session->stream_mu);
+    generation = ++session->stream_generation;
+    previous_end = std::exchange(session->end_stream, [out] { out->end(); });
+  }
+  if (previous_end) previous_end();
+  std::weak_ptr<HttpResponder> weak_out = out;
+  session->handler->set_outbox([weak, weak_out](const json& m) {
+    auto s = weak.lock();
+    auto o = weak_out.lock();
+    if (!s || !o || o->closed()) return;
+    std::string event = "event: message\nid: ";
+    event.append(std::to_string(s->next_event_id.fetch_add(1))).append("\ndata: ").append(dump(m)).append("\n\n");
+    o->write(std::move(event));
+  });
+  out->on_close([weak, generation] {
+    auto s = weak.lock();
+    if (!s) return;
+    std::lock_guard lock(s->stream_mu);
+    if (s->stream_generation == generation) s->end_stream = nullptr;  // else a newer stream took over
+  });
+  state.sessions.release(*session, now());
+}
+
 // Runs `work` on a worker; 503 when the endpoint is gone.
 template <class Work>
 void submit(const std::shared_ptr<McpEndpointState>& state, const std::shared_ptr<HttpResponder>& out, Work work) {
@@ -296,8 +341,7 @@ void serve(const std::shared_ptr<McpEndpointState>& state, const HttpRequest& re
     return;
   }
   if (req.method == "GET") {
-    rpc_error(*out, 405, kServerError, "Method Not Allowed: this server opens no standalone SSE stream",
-              {{"Allow", "POST, DELETE"}});
+    open_standalone_stream(*state, req, std::move(out));
     return;
   }
   if (req.method == "DELETE") {

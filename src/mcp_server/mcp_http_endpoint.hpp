@@ -17,7 +17,10 @@
 //   as application/json; if the handler sends notifications while handling and the client
 //   accepts text/event-stream, the answer is an SSE stream instead: each notification as it is
 //   sent, then the response, then the end.
-// - DELETE with the session id ends the session (200). GET: 405 (no standalone stream).
+// - DELETE with the session id ends the session (200). GET with the session id (and an Accept
+//   listing text/event-stream, else 406) opens the session's standalone SSE stream: messages tied
+//   to no request (notifications/resources/updated) go there; a newer GET replaces it, and it
+//   ends with the session.
 // - Security: when the server is bound to loopback, Host must name localhost, 127.0.0.1 or [::1]
 //   (DNS-rebinding protection; 403), and an Origin must be the server's own or one listed
 //   (server/host_origin_policy.hpp); with a bearer token configured every

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,9 +31,21 @@ namespace keel::mcp::detail {
 using SteadyTime = std::chrono::steady_clock::time_point;
 
 struct McpSession {
+  // Ends the standalone stream (GET) when the session ends, then the handler.
+  ~McpSession() {
+    std::function<void()> end;
+    {
+      std::lock_guard lock(stream_mu);
+      end = std::move(end_stream);
+    }
+    if (end) end();
+  }
   std::string id;
   std::unique_ptr<MessageHandler> handler;
   std::atomic<uint64_t> next_event_id{1};  // SSE event ids, unique within the session
+  std::mutex stream_mu;
+  uint64_t stream_generation = 0;     // guarded by stream_mu: the GET stream now open
+  std::function<void()> end_stream;   // guarded by stream_mu: ends it; empty when none is open
   // Guarded by the table's mutex:
   SteadyTime last_used{};
   int in_use = 0;  // requests being handled

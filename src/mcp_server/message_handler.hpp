@@ -26,6 +26,11 @@ class MessageHandler {
   // request (a result or a JSON-RPC error object), nullopt for a notification or a response.
   // Never throws.
   virtual std::optional<nlohmann::json> handle(const nlohmann::json& message, const Notify& notify) = 0;
+
+  // The channel for messages tied to no request (notifications/resources/updated): stdio's
+  // output, or the HTTP session's standalone GET stream while one is open. An empty function
+  // closes it; messages sent while none is open are dropped. May be called from any thread.
+  virtual void set_outbox(Notify outbox) { (void)outbox; }
 };
 
 // Makes the handler of a new session (HTTP: at each initialize request; stdio: once).

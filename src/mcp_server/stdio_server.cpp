@@ -60,6 +60,11 @@ json parse_error(const std::string& why) {
 Status serve_stdio(MessageHandler& handler, const StdioServeOptions& options) {
   LineWriter out(options.out_fd);
   MessageHandler::Notify notify = [&out](const json& m) { (void)out.write(m); };
+  handler.set_outbox(notify);
+  struct CloseOutbox {  // the writer dies with this call: close the outbox first
+    MessageHandler& handler;
+    ~CloseOutbox() { handler.set_outbox(nullptr); }
+  } close_outbox{handler};
   std::mutex mu;
   std::condition_variable idle;
   size_t in_flight = 0;

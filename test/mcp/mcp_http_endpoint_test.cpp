@@ -31,6 +31,16 @@ struct FakeWorld {
   std::vector<json> received;
   bool release_slow = false;
   std::atomic<int> sessions_made{0};
+  MessageHandler::Notify outbox;  // the latest session's, as the endpoint set it
+
+  void push(const json& m) {
+    MessageHandler::Notify send;
+    {
+      std::lock_guard lock(mu);
+      send = outbox;
+    }
+    if (send) send(m);
+  }
 
   void open_gate() {
     std::lock_guard lock(mu);
@@ -42,6 +52,11 @@ struct FakeWorld {
 class FakeHandler : public MessageHandler {
  public:
   explicit FakeHandler(FakeWorld& world) : world_(world) {}
+
+  void set_outbox(Notify outbox) override {
+    std::lock_guard lock(world_.mu);
+    world_.outbox = std::move(outbox);
+  }
 
   std::optional<json> handle(const json& m, const Notify& notify) override {
     {
@@ -351,11 +366,12 @@ TEST_F(McpHttpEndpointTest, DeleteEndsTheSession) {
   expect_rpc_error(call("DELETE", host_), 400, -32000);
 }
 
-TEST_F(McpHttpEndpointTest, GetIs405AndBadAcceptOrContentTypeAreRefused) {
+TEST_F(McpHttpEndpointTest, GetNeedsASessionAndBadAcceptOrContentTypeAreRefused) {
   start();
-  auto get = call("GET", host_ + "Accept: text/event-stream\r\n");
-  expect_rpc_error(get, 405, -32000);
-  EXPECT_EQ(get->header("allow"), "POST, DELETE");
+  expect_rpc_error(call("GET", host_ + "Accept: text/event-stream\r\n"), 400, -32000);
+  expect_rpc_error(call("GET", host_ + "Accept: text/event-stream\r\nMcp-Session-Id: nope\r\n"), 404, -32001);
+  const std::string session = initialize();
+  expect_rpc_error(call("GET", host_ + "Accept: application/json\r\nMcp-Session-Id: " + session + "\r\n"), 406, -32000);
   expect_rpc_error(call("POST", host_ + "Accept: application/json\r\n" + kJson, rpc(1, "initialize")), 406, -32000);
   expect_rpc_error(call("POST", host_ + kJson, rpc(1, "initialize")), 406, -32000);
   expect_rpc_error(call("POST", host_ + kAccept + "Content-Type: text/plain\r\n", rpc(1, "initialize")), 415, -32000);
@@ -363,6 +379,37 @@ TEST_F(McpHttpEndpointTest, GetIs405AndBadAcceptOrContentTypeAreRefused) {
       call("POST", host_ + "Accept: */*\r\nContent-Type: application/json; charset=utf-8\r\n", rpc(1, "initialize"));
   ASSERT_TRUE(any.has_value());
   EXPECT_EQ(any->status, 200);
+}
+
+TEST_F(McpHttpEndpointTest, GetOpensTheSessionsStreamForMessagesTiedToNoRequest) {
+  start();
+  const std::string session = initialize();
+  keel::testing::RawHttpClient stream(server_->port());
+  ASSERT_TRUE(stream.send("GET /mcp HTTP/1.1\r\n" + host_ + "Accept: text/event-stream\r\nMcp-Session-Id: " + session +
+                          "\r\n\r\n"));
+  auto head = stream.read_head();
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->header("content-type"), "text/event-stream");
+  for (int i = 0; i < 200; ++i) {  // the outbox is set just after the head goes out
+    {
+      std::lock_guard lock(world_.mu);
+      if (world_.outbox) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  world_.push({{"jsonrpc", "2.0"}, {"method", "notifications/resources/updated"}, {"params", {{"uri", "test://x"}}}});
+  auto chunk = stream.read_chunk();
+  ASSERT_TRUE(chunk.has_value());
+  EXPECT_NE(chunk->find("event: message"), std::string::npos) << *chunk;
+  EXPECT_NE(chunk->find("notifications/resources/updated"), std::string::npos) << *chunk;
+  // Ending the session ends its stream.
+  auto del = call("DELETE", host_ + "Mcp-Session-Id: " + session + "\r\n");
+  ASSERT_TRUE(del.has_value());
+  EXPECT_EQ(del->status, 200);
+  auto last = stream.read_chunk();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(*last, "");
 }
 
 TEST_F(McpHttpEndpointTest, SlowHandlerDoesNotBlockAPing) {

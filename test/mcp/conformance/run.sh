@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (build/npm, see scripts/install-test-npm.sh) against keel:
 #   run.sh server KEEL_BINARY   — every server scenario against `keel mcp serve --http`
+#   run.sh fixtures SERVER_BINARY — every server scenario against keel's MCP server with the suite's
+#                                 fixtures (keel_mcp_conformance_server); known failures in
+#                                 fixtures-baseline.yml
 #   run.sh client CLIENT_BINARY — every client scenario against keel_mcp_conformance_client
 # Known failures are listed, with reasons, in baseline.yml next to this script; the suite fails on
 # a new failure and on a baseline entry that now passes, so the list can only shrink.
@@ -8,8 +11,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-mode=${1:?usage: run.sh server|client BINARY}
-binary=$(realpath "${2:?usage: run.sh server|client BINARY}")
+mode=${1:?usage: run.sh server|fixtures|client BINARY}
+binary=$(realpath "${2:?usage: run.sh server|fixtures|client BINARY}")
 node=$root/build/npm/node_modules/.bin/node
 suite=$root/build/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js
 if [[ ! -x $node || ! -f $suite ]]; then
@@ -31,10 +34,16 @@ export HOME=$work/home XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$work/ws"
 cd "$work"
 
-if [[ $mode == server ]]; then
-  # The suite's runner sends no Authorization header: the protocol is under test here, the token
-  # check is covered by keel's own tests (test/cli/serve_boundary_e2e_test.cpp).
-  "$binary" mcp serve --http 127.0.0.1:0 -w "$work/ws" --no-agent --no-auth 2>"$work/serve.log" &
+if [[ $mode == server || $mode == fixtures ]]; then
+  if [[ $mode == server ]]; then
+    # The suite's runner sends no Authorization header: the protocol is under test here, the token
+    # check is covered by keel's own tests (test/cli/serve_boundary_e2e_test.cpp).
+    "$binary" mcp serve --http 127.0.0.1:0 -w "$work/ws" --no-agent --no-auth 2>"$work/serve.log" &
+    baseline=$here/baseline.yml
+  else
+    "$binary" 2>"$work/serve.log" &
+    baseline=$here/fixtures-baseline.yml
+  fi
   server_pid=$!
   url=""
   for _ in $(seq 1 100); do
@@ -44,11 +53,11 @@ if [[ $mode == server ]]; then
     sleep 0.1
   done
   if [[ -z $url ]]; then
-    echo "conformance: keel mcp serve --http did not start:" >&2
+    echo "conformance: the MCP server did not start:" >&2
     cat "$work/serve.log" >&2
     exit 1
   fi
-  timeout 600 "$node" "$suite" server --url "$url" --expected-failures "$here/baseline.yml" -o "$work/results"
+  timeout 600 "$node" "$suite" server --url "$url" --expected-failures "$baseline" -o "$work/results"
 elif [[ $mode == client ]]; then
   # One scenario at a time: the suite's parallel mode starts them all at once, which a loaded
   # 2-core machine turns into timing failures (sse-retry measures the reconnect delay).
@@ -70,6 +79,6 @@ elif [[ $mode == client ]]; then
     exit 1
   fi
 else
-  echo "usage: run.sh server|client BINARY" >&2
+  echo "usage: run.sh server|fixtures|client BINARY" >&2
   exit 2
 fi
