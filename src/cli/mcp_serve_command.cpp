@@ -1,6 +1,7 @@
 // `keel mcp serve`: keel's built-in tools and a run_agent tool as an MCP server, on stdin/stdout
-// or over Streamable HTTP. Approvals follow the workspace's policy without asking anyone: what
-// the policy would ask about is refused.
+// or over Streamable HTTP, with the workspace's files, sessions, memory notes and skills as
+// resources and prompts. Approvals follow the workspace's policy: what it would ask about is asked
+// of the client's user (elicitation) when the client can ask, else refused.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>

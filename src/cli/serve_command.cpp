@@ -56,7 +56,8 @@ struct HttpServeArgs {
 };
 
 // keel's tools (and run_agent) over MCP's Streamable HTTP transport at /mcp, under the default
-// profile's approval policy: what it would ask a person about is refused.
+// profile's approval policy (what it would ask about is asked of the client's user, or refused), with
+// the workspace's resources and prompts.
 Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(api::ServeAgentFactory& factory, Store& store) {
   KEEL_ASSIGN_OR_RETURN(mcp::KeelMcpServerOptions options,
                         mcp::keel_mcp_server_options(factory.config(), factory.workspace(), &store, factory.tools(),

@@ -115,7 +115,7 @@ class KeelMcpServer::Impl final : public SessionHost {
     call.id = "mcp_" + std::to_string(++calls_);
     call.name = name;
     call.arguments = arguments.dump();
-    if (std::string refusal = refused(call, spec); !refusal.empty()) {
+    if (std::string refusal = refused(call, spec, context); !refusal.empty()) {
       log(refusal, context, "warning");
       return text_result(refusal, true);
     }
@@ -138,20 +138,50 @@ class KeelMcpServer::Impl final : public SessionHost {
     return text_result(r.content, !r.ok());
   }
 
-  // Why the policy refuses `call`, or empty when it may run. Nobody can be asked here.
-  std::string refused(const ToolCall& call, const ToolSpec& spec) const {
+  // Why the policy refuses `call`, or empty when it may run. A call the policy would ask a person
+  // about is asked of the client's user (elicitation) when the client can show the question;
+  // otherwise it is refused, saying how to allow it.
+  std::string refused(const ToolCall& call, const ToolSpec& spec, CallContext& context) const {
+    std::string reason;
     if (!options_.gate) {
       if (spec.risk != Risk::kHigh) return {};
-      return "keel refused " + call.name + ": it is a high-risk tool and this MCP server cannot ask anyone to approve "
-             "it (allow it in keel.yaml approvals)";
+      reason = "it is a high-risk tool";
+    } else {
+      GateVerdict v = options_.gate->check(call, call.arguments, spec);
+      if (v.kind == GateVerdict::Kind::kAllow) return {};
+      if (v.kind == GateVerdict::Kind::kDeny) return "keel refused " + call.name + ": " + v.reason;
+      reason = v.reason.empty() ? "the approval policy asks about it" : v.reason;
     }
-    GateVerdict v = options_.gate->check(call, call.arguments, spec);
-    if (v.kind == GateVerdict::Kind::kAllow) return {};
-    if (v.kind == GateVerdict::Kind::kDeny) return "keel refused " + call.name + ": " + v.reason;
-    std::string out = "keel refused " + call.name + ": it needs approval";
-    if (!v.reason.empty()) out += " (" + v.reason + ")";
-    return out + ", and this MCP server cannot ask anyone; allow it in keel.yaml approvals (mode auto or an "
-                 "allow pattern) or with `keel approvals add`";
+    if (context.client_capabilities().contains("elicitation")) return ask_user(call, spec, reason, context);
+    return "keel refused " + call.name + ": it needs approval (" + reason +
+           "), and this MCP client cannot ask anyone (it declared no elicitation capability); allow it in keel.yaml "
+           "approvals (mode auto or an allow pattern) or with `keel approvals add`";
+  }
+
+  // The approval question, as elicitation/create: empty when the user allowed the call.
+  std::string ask_user(const ToolCall& call, const ToolSpec& spec, const std::string& reason,
+                       CallContext& context) const {
+    std::string message = "keel wants to run " + call.name + " (risk " + std::string(risk_name(spec.risk)) + ", " +
+                          reason + ") with " + call.arguments + ". Allow it?";
+    json schema = {{"type", "object"},
+                   {"properties",
+                    {{"allow", {{"type", "boolean"}, {"title", "Allow this call"}, {"default", false}}}}},
+                   {"required", {"allow"}}};
+    Result<json> answer =
+        context.ask_client("elicitation/create", {{"message", message}, {"requestedSchema", std::move(schema)}},
+                           options_.approval_timeout);
+    const std::string refused = "keel refused " + call.name + ": it needs approval (" + reason + "), and ";
+    if (!answer.ok()) return refused + "no approval came from the client: " + answer.status().message();
+    const json content = answer->value("content", json::object());
+    auto allow = content.is_object() ? content.find("allow") : content.end();
+    bool allowed = answer->value("action", "") == "accept" && allow != content.end() && allow->is_boolean() &&
+                   allow->get<bool>();
+    if (allowed) {
+      if (options_.on_log) options_.on_log(call.name + " allowed by the client's user");
+      return {};
+    }
+    const json action = answer->value("action", json("no answer"));
+    return refused + "the client's user did not allow it (" + (action.is_string() ? action.get<std::string>() : action.dump()) + ")";
   }
 
   json run_agent(const json& arguments, CallContext& context) {

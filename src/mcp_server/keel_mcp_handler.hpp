@@ -2,8 +2,10 @@
 // a run_agent tool, and the resources, prompts and completions of its catalogs, behind the
 // transport-agnostic MessageHandler (stdio or Streamable HTTP).
 //
-// Approvals are non-interactive here: a call the policy allows runs, a call it would ask a person
-// about is refused (isError, naming why), a call it denies is refused. Arguments are validated
+// Approvals: a call the policy allows runs; a call it would ask a person about is asked of the
+// client's user with elicitation/create when the client declared that capability (an answer other
+// than an explicit allow, or none within approval_timeout, refuses it), and refused (isError,
+// saying how to allow it) when it did not; a call the policy denies is refused. Arguments are validated
 // against each tool's schema; a bad call is a tool error the calling model can correct.
 //
 // A call with a progress token gets progress 0 when it starts and 1 of 1 when it ends; a client
@@ -50,6 +52,7 @@ struct KeelMcpServerOptions {
   // or run_agent already has is left out).
   std::vector<ServerTool> server_tools;
   std::chrono::milliseconds watch_interval = std::chrono::seconds(1);  // subscribed resources checked this often
+  std::chrono::milliseconds approval_timeout = std::chrono::minutes(10);  // an unanswered approval refuses the call
 };
 
 class KeelMcpServer {

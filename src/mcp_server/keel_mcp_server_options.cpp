@@ -21,7 +21,8 @@ Result<KeelMcpServerOptions> keel_mcp_server_options(const KeelConfig& config, c
   options.gate = std::move(gate);
   options.workspace_root = workspace;
   options.instructions = "keel's tools for the workspace " + workspace +
-                         ". Calls follow keel's approval policy; what it would ask a person about is refused. "
+                         ". Calls follow keel's approval policy; what it would ask a person about is asked of your user "
+                         "(elicitation), or refused when this client cannot ask. "
                          "Resources: the workspace's files, stored sessions and memory notes; prompts: its skills.";
   options.on_log = std::move(log);
   options.redactor = assembly::make_redactor(config, current_environment());

@@ -146,8 +146,8 @@ TEST_F(McpCliTest, KeelsClientTalksToKeelsOwnStdioServer) {
   EXPECT_EQ(read.exit_code, 0) << read.err;
   EXPECT_NE(read.out.find("mcp works"), std::string::npos) << read.out;
   CliRun shell = keel({"mcp", "call", "self", "shell", R"({"command":"echo hi"})"});
-  EXPECT_EQ(shell.exit_code, 3) << shell.out;  // high risk: refused, nobody can be asked
-  EXPECT_NE(shell.out.find("cannot ask anyone"), std::string::npos) << shell.out;
+  EXPECT_EQ(shell.exit_code, 3) << shell.out;  // high risk: asked; keel's client answers with the default, no
+  EXPECT_NE(shell.out.find("did not allow it"), std::string::npos) << shell.out;
 }
 
 TEST_F(McpCliTest, RunAgentOverMcpRunsAKeelAgentAndReturnsItsAnswer) {

@@ -1,7 +1,7 @@
 // `keel mcp serve` as the official MCP TypeScript SDK's client (@modelcontextprotocol/sdk) sees
 // it, over stdio and over Streamable HTTP: the workspace's files as resources (list, read,
-// templates, completions, a subscription told of a change), a knowledge skill as a prompt, and a
-// path outside the workspace refused.
+// templates, completions, a subscription told of a change), a knowledge skill as a prompt, a
+// path outside the workspace refused, and a call the policy asks about put to the client's user.
 //
 //   node keel_mcp_serve_sdk_test.mjs KEEL SDK_CLIENT_MODULE   (test/support/node_peer_test.sh runs it)
 //
@@ -21,7 +21,7 @@ const load = (rel) => import(pathToFileURL(path.join(esm, rel)).href);
 const { Client } = await load("client/index.js");
 const { StdioClientTransport } = await load("client/stdio.js");
 const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
-const { ResourceUpdatedNotificationSchema } = await load("types.js");
+const { ElicitRequestSchema, ResourceUpdatedNotificationSchema } = await load("types.js");
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "keel-mcp-sdk-"));
 fs.mkdirSync(path.join(root, "ws"));
@@ -109,6 +109,39 @@ async function exercise(label, client) {
   const client = new Client({ name: "keel-sdk-test", version: "1.0.0" });
   await client.connect(transport);
   await exercise("stdio", client);
+  await client.close();
+}
+
+// A call the approval policy asks about is asked of the client's user (elicitation/create).
+{
+  const transport = new StdioClientTransport({
+    command: keel, args: ["mcp", "serve", "-w", ws, "--no-agent", "--sandbox", "off"], env, stderr: "pipe",
+  });
+  const client = new Client({ name: "keel-sdk-test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  const asked = [];
+  let allow = true;
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push(request.params);
+    return { action: "accept", content: { allow } };
+  });
+  await client.connect(transport);
+  await check("approval: the user allows the shell call and it runs", async () => {
+    const r = await client.callTool({ name: "shell", arguments: { command: "echo approved-by-user" } });
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].message, /shell/);
+    assert.equal(asked[0].requestedSchema.properties.allow.type, "boolean");
+    assert.ok(!r.isError, JSON.stringify(r));
+    assert.match(r.content[0].text, /approved-by-user/);
+  });
+  await check("approval: the user says no and nothing runs", async () => {
+    allow = false;
+    const marker = path.join(ws, "should-not-exist");
+    const r = await client.callTool({ name: "shell", arguments: { command: `touch ${marker}` } });
+    assert.equal(asked.length, 2);
+    assert.ok(r.isError);
+    assert.match(r.content[0].text, /did not allow it/);
+    assert.ok(!fs.existsSync(marker));
+  });
   await client.close();
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "keel/tool.hpp"
 #include "keel/tool_registry.hpp"
 #include "mcp/conformance_fixtures.hpp"
 #include "mcp_server/client_requests.hpp"
@@ -244,6 +245,81 @@ TEST_F(McpServerSessionTest, ASubscribedResourceThatChangesIsReportedOnTheOutbox
   changing_->version = 3;
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(outbox.with_method("notifications/resources/updated").size(), 1u);
+}
+
+// A high-risk tool with no policy: the client's user is asked, when the client can show it.
+class McpServerApprovalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ToolTraits traits;
+    traits.risk = Risk::kHigh;
+    ASSERT_TRUE(registry_
+                    .add(make_tool(make_tool_spec("danger", "Deletes things", R"({"type":"object","properties":{}})", traits),
+                                   [this](const json&, const ToolContext&) -> Result<std::string> {
+                                     ++runs_;
+                                     return std::string("deleted");
+                                   }))
+                    .ok());
+    KeelMcpServerOptions options;
+    options.tools = &registry_;
+    options.approval_timeout = 5s;
+    server_ = std::make_unique<KeelMcpServer>(std::move(options));
+    session_ = server_->new_session();
+  }
+
+  // Calls danger, answering the approval question with `answer` (nullopt: the client declared no
+  // elicitation capability).
+  json call_danger(std::optional<json> answer) {
+    Wire wire;
+    json caps = answer ? json{{"elicitation", json::object()}} : json::object();
+    session_->handle(session_request(0, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", caps}}),
+                     wire.sink());
+    auto result = std::async(std::launch::async, [&] {
+      return session_->handle(session_request(1, "tools/call", {{"name", "danger"}}), wire.sink()).value_or(json());
+    });
+    if (answer) {
+      std::optional<json> asked = wire.wait_for("elicitation/create");
+      EXPECT_TRUE(asked.has_value());
+      if (asked) {
+        EXPECT_NE((*asked)["params"]["message"].get<std::string>().find("danger"), std::string::npos);
+        session_->handle({{"jsonrpc", "2.0"}, {"id", (*asked)["id"]}, {"result", *answer}}, [](const json&) {});
+      }
+    }
+    return result.get()["result"];
+  }
+
+  ToolRegistry registry_;
+  std::atomic<int> runs_{0};
+  std::unique_ptr<KeelMcpServer> server_;
+  std::unique_ptr<MessageHandler> session_;
+};
+
+TEST_F(McpServerApprovalTest, TheClientsUserAllowsTheCall) {
+  json r = call_danger(json{{"action", "accept"}, {"content", {{"allow", true}}}});
+  EXPECT_FALSE(r.value("isError", true)) << r.dump();
+  EXPECT_EQ(r["content"][0]["text"], "deleted");
+  EXPECT_EQ(runs_, 1);
+}
+
+TEST_F(McpServerApprovalTest, AnythingButAnExplicitAllowRefuses) {
+  for (const json& answer : {json{{"action", "accept"}, {"content", {{"allow", false}}}},
+                             json{{"action", "accept"}, {"content", {{"allow", "yes"}}}},
+                             json{{"action", "decline"}}, json{{"action", "cancel"}}}) {
+    session_ = server_->new_session();
+    json r = call_danger(answer);
+    EXPECT_TRUE(r.value("isError", false)) << answer.dump();
+    EXPECT_NE(r["content"][0]["text"].get<std::string>().find("did not allow it"), std::string::npos) << r.dump();
+  }
+  EXPECT_EQ(runs_, 0);
+}
+
+TEST_F(McpServerApprovalTest, AClientThatCannotAskIsRefusedWithHowToAllow) {
+  json r = call_danger(std::nullopt);
+  EXPECT_TRUE(r.value("isError", false));
+  std::string text = r["content"][0]["text"];
+  EXPECT_NE(text.find("high-risk"), std::string::npos) << text;
+  EXPECT_NE(text.find("keel approvals add"), std::string::npos) << text;
+  EXPECT_EQ(runs_, 0);
 }
 
 TEST(McpServerRedaction, SecretsInResourcesAndPromptsAreReplaced) {
