@@ -71,6 +71,16 @@ struct McpClientHooks {
   // Without one keel accepts when every requested field has a default (using the defaults) and
   // declines otherwise.
   std::function<nlohmann::json(std::string_view server, const nlohmann::json& params)> on_elicitation;
+  // OAuth (McpServerConfig::oauth): shows `url` (the authorization request) to a person and returns
+  // the URL their browser was sent back to (`redirect_uri` with code and state). Without one, only
+  // tokens already stored are used, and a server that needs a new one fails with a message naming
+  // `keel mcp login`.
+  std::function<Result<std::string>(std::string_view server, const std::string& url, const std::string& redirect_uri)>
+      on_authorize;
+  // A server's OAuth state (client registration, tokens) as JSON: read before the first token is
+  // needed, written after each change. Without them the state lives as long as the client.
+  std::function<std::optional<nlohmann::json>(std::string_view server)> load_oauth;
+  std::function<void(std::string_view server, const nlohmann::json& state)> save_oauth;
 };
 
 class McpClient;

@@ -18,6 +18,18 @@ enum class McpTransportKind { kStdio, kHttp, kSse };
 std::string_view mcp_transport_name(McpTransportKind kind);
 
 // One server, as `.mcp.json` (`{"mcpServers": {NAME: {...}}}`) or keel.yaml `mcpServers` describes it.
+// OAuth 2.1 for an HTTP server that answers 401 with a Bearer challenge (MCP authorization,
+// 2025-11-25): the client keel registers as, and the scopes it asks for. Every field is optional:
+// without a client_id keel uses client_metadata_url where the authorization server accepts one,
+// else dynamic registration.
+struct McpOAuthConfig {
+  std::string client_id = {};            // pre-registered at the authorization server
+  std::string client_secret = {};        // with client_id, when the server issued one
+  std::string client_metadata_url = {};  // an https URL serving this client's metadata document
+  std::vector<std::string> scopes = {};  // asked for when neither the challenge nor the metadata names any
+  std::string redirect_uri = {};         // empty: `keel mcp login`'s loopback address
+};
+
 struct McpServerConfig {
   std::string name;  // [A-Za-z0-9_-], at most 32 characters; tools appear as NAME__tool
   McpTransportKind transport = McpTransportKind::kStdio;
@@ -32,6 +44,7 @@ struct McpServerConfig {
   // http, sse
   std::string url = {};
   std::map<std::string, std::string> headers = {};
+  McpOAuthConfig oauth = {};  // used only when the server asks for a token (and no Authorization header is set)
   // keel's additions (also accepted in .mcp.json)
   std::vector<std::string> allow_tools = {};  // only these tools (server names); empty: all
   std::vector<std::string> deny_tools = {};   // never these

@@ -1,4 +1,6 @@
 #include "assembly/mcp_setup.hpp"
+
+#include "assembly/mcp_oauth_files.hpp"
 #include "assembly/mcp_tool_lock.hpp"
 #include "assembly/workspace_trust.hpp"
 
@@ -54,6 +56,7 @@ std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string
                                      std::function<void(const std::string&)> notice) {
   McpHubOptions options;
   options.is_trusted = [store, workspace](const McpServerConfig& s) { return mcp_server_trusted(s, store, workspace); };
+  attach_mcp_oauth_files(options.hooks, config.mcp_servers, notice);
   options.hold_tool = mcp_tool_lock(store, workspace, std::move(notice));
   return std::make_unique<McpHub>(config.mcp_servers, std::move(options));
 }

@@ -1,13 +1,16 @@
-// `keel mcp list | call | trust | accept | serve`: the configured MCP servers, a direct tool call,
-// trusting a workspace server, accepting changed tool definitions (the tool lock), and keel as an
-// MCP server (mcp_serve_command.cpp).
+// `keel mcp list | call | trust | accept | login | serve`: the configured MCP servers, a direct
+// tool call, trusting a workspace server, accepting changed tool definitions (the tool lock), an
+// OAuth sign-in, and keel as an MCP server (mcp_serve_command.cpp).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/oauth_browser_sign_in.hpp"
 #include "keel/assembly.hpp"
+#include "assembly/mcp_oauth_files.hpp"
 #include "assembly/mcp_setup.hpp"
 #include "assembly/mcp_tool_lock.hpp"
 #include "assembly/store_access.hpp"
@@ -27,7 +30,10 @@ struct McpArgs {
   std::optional<std::string> workspace;
   bool json = false;
   std::string server, tool, arguments = "{}";
+  int sign_in_timeout_s = 300;
 };
+
+void warn_line(const std::string& line) { std::fprintf(stderr, "keel: %s\n", line.c_str()); }
 
 // The configuration of the workspace, for the mcp commands.
 Result<KeelConfig> load_config(const std::string& workspace) {
@@ -82,7 +88,9 @@ std::unique_ptr<McpClient> connect_trusted(const Context& c, const std::string& 
                                            int& code) {
   server = trusted_server(c, name, code);
   if (server == nullptr) return nullptr;
-  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server);
+  McpClientHooks hooks;
+  assembly::attach_mcp_oauth_files(hooks, c.config.mcp_servers, warn_line);
+  Result<std::unique_ptr<McpClient>> client = McpClient::connect(*server, std::move(hooks));
   if (!client.ok()) {
     std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
     code = kExitServerError;
@@ -225,6 +233,51 @@ int accept_command(const McpArgs& args) {
   return kExitOk;
 }
 
+// Connects to the server, signing in through a browser when it asks for OAuth, and keeps the
+// tokens for later runs.
+int login_command(const McpArgs& args) {
+  int code = 0;
+  std::optional<Context> c = open_context(args.workspace, code);
+  if (!c) return code;
+  const McpServerConfig* server = trusted_server(*c, args.server, code);
+  if (server == nullptr) return code;
+  if (server->transport != McpTransportKind::kHttp) {
+    return report_usage_error("MCP server '" + server->name +
+                              "' is not a Streamable HTTP server; only those sign in with OAuth");
+  }
+  const std::stop_token stop = install_interrupt_handler();
+  const auto timeout = std::chrono::seconds(args.sign_in_timeout_s);
+  int sign_ins = 0;
+  McpClientHooks hooks;
+  assembly::attach_mcp_oauth_files(hooks, c->config.mcp_servers, warn_line);
+  hooks.on_authorize = [&](std::string_view name, const std::string& url, const std::string& redirect) {
+    ++sign_ins;
+    return sign_in_through_browser(std::string(name), url, redirect, timeout, stop);
+  };
+  McpServerConfig config = *server;
+  config.startup_timeout_ms = std::max<int64_t>(config.startup_timeout_ms, args.sign_in_timeout_s * 1000LL + 60000);
+  Result<std::unique_ptr<McpClient>> client = McpClient::connect(config, std::move(hooks));
+  if (!client.ok()) {
+    std::fprintf(stderr, "keel: %s\n", client.status().message().c_str());
+    return kExitServerError;
+  }
+  Result<std::vector<McpToolInfo>> tools = (*client)->list_tools();
+  (*client)->close();
+  if (!tools.ok()) {
+    std::fprintf(stderr, "keel: %s\n", tools.status().message().c_str());
+    return kExitServerError;
+  }
+  Result<std::filesystem::path> file = assembly::mcp_oauth_file(server->name, server->url);
+  if (sign_ins > 0) {
+    std::printf("signed in to MCP server '%s' (%zu tools); the sign-in is kept in %s\n", server->name.c_str(),
+                tools->size(), file.ok() ? file->c_str() : "memory only");
+  } else {
+    std::printf("MCP server '%s' did not ask keel to sign in (already signed in, or it needs no OAuth); %zu tools\n",
+                server->name.c_str(), tools->size());
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_mcp_commands(CLI::App& app, CommandAction& action) {
@@ -263,6 +316,15 @@ void add_mcp_commands(CLI::App& app, CommandAction& action) {
   accept->add_option("server", args->server, "Server name")->required();
   accept->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
   accept->callback([&action, args] { action = [args] { return accept_command(*args); }; });
+
+  CLI::App* login = mcp->add_subcommand(
+      "login", "Sign in to an HTTP server that asks for OAuth: prints a URL to open, receives the browser's return "
+               "on a loopback address, and keeps the tokens under $KEEL_HOME/mcp-oauth");
+  login->add_option("server", args->server, "Server name")->required();
+  login->add_option("--workspace,-w", args->workspace, "Workspace folder (default: current directory)");
+  login->add_option("--timeout", args->sign_in_timeout_s, "Seconds to wait for the browser (default 300)")
+      ->check(CLI::Range(1, 3600));
+  login->callback([&action, args] { action = [args] { return login_command(*args); }; });
 
   add_mcp_serve_command(*mcp, action);
 }

@@ -10,7 +10,7 @@
 namespace keel::mcp {
 
 // The transport `config` describes: stdio, Streamable HTTP or legacy SSE.
-std::unique_ptr<Transport> make_transport(const McpServerConfig& config);
+std::unique_ptr<Transport> make_transport(const McpServerConfig& config, const McpClientHooks& hooks = {});
 
 // McpClient::connect() over `transport` (not yet started).
 Result<std::unique_ptr<McpClient>> connect_client(const McpServerConfig& config, std::unique_ptr<Transport> transport,

@@ -32,17 +32,35 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stop_token>
 #include <string>
+#include <string_view>
 
+#include "keel/result.hpp"
 #include "mcp/transport.hpp"
 
 namespace keel::mcp {
+
+// Obtains and renews the bearer token of an HTTP server that asks for one (OAuth: oauth_authorizer.hpp).
+class HttpAuthorizer {
+ public:
+  virtual ~HttpAuthorizer() = default;
+  // The token to send ("" before one was obtained).
+  virtual std::string access_token() = 0;
+  // The server answered `status` (401 or 403) with this WWW-Authenticate header: get a token that
+  // answers it (a new one, a refreshed one, one with more scope). Ok: send the request again;
+  // an error says why no token could be had (it is what the caller reports).
+  virtual Status answer_challenge(long status, std::string_view www_authenticate, std::stop_token stop) = 0;
+};
 
 // Where an HTTP MCP server lives and how to reach it.
 struct HttpServerSpec {
   std::string url;                             // the MCP endpoint (http:// or https://), e.g. http://127.0.0.1:3001/mcp
   std::map<std::string, std::string> headers;  // extra headers (e.g. Authorization), sent on every request
   int64_t connect_timeout_ms = 10000;          // TCP (and TLS) connection setup, per request
+  // Streamable HTTP: asked on a 401/403 when no Authorization header is set; its token goes to
+  // this URL only. nullptr: such an answer is an error.
+  std::shared_ptr<HttpAuthorizer> authorizer;
 };
 
 // A Streamable HTTP transport to `spec.url`; nothing is contacted before the first send().

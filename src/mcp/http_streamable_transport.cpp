@@ -1,5 +1,6 @@
 // The Streamable HTTP client transport; see http_client_transport.hpp.
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -32,6 +33,7 @@ constexpr int kMaxListenFailures = 5;      // failed listen-stream attempts in a
 constexpr int64_t kMaxListenBackoffMs = 30000;
 constexpr int64_t kListenOpenWaitMs = 2000;  // open_listen_stream() waits this long for the first answer
 constexpr std::string_view kPostAccept = "application/json, text/event-stream";
+constexpr int kMaxChallenges = 3;  // tokens obtained for one message before its 401/403 is the answer
 
 // One send(): what it is, for messages, and its limits.
 struct Exchange {
@@ -85,6 +87,7 @@ class StreamableHttpTransport final : public Transport {
 
  private:
   HttpRequest make_request(std::string method, std::string_view accept, std::string* session) const;
+  bool uses_authorizer() const;  // an authorizer is set and no Authorization header overrides it
   void listen_answered();  // the first listen GET got its head or ended
   Status outcome_status(const HttpOutcome& out, const detail::ResponseReader& reader, const Exchange& x);
   Status cancelled(const Exchange& x) const;
@@ -128,6 +131,11 @@ HttpRequest StreamableHttpTransport::make_request(std::string method, std::strin
     if (!session_id_.empty()) r.headers.push_back(cat("Mcp-Session-Id: ", session_id_));
     if (!protocol_version_.empty()) r.headers.push_back(cat("MCP-Protocol-Version: ", protocol_version_));
     if (session != nullptr) *session = session_id_;
+  }
+  if (uses_authorizer()) {
+    if (std::string token = spec_.authorizer->access_token(); !token.empty()) {
+      r.headers.push_back(cat("Authorization: Bearer ", token));
+    }
   }
   r.capture_headers = {"mcp-session-id", "www-authenticate", "location"};
   r.connect_timeout_ms = spec_.connect_timeout_ms;
@@ -213,26 +221,48 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
   x.keep_reading = [&options] { return !options.awaiting_response || options.awaiting_response(); };
 
   keel::detail::SseParser stream(detail::kMaxEventBytes);
-  HttpRequest post = make_request("POST", kPostAccept, &x.session);
-  post.body = std::move(body);
-  post.headers.push_back("Content-Type: application/json");
-  post.headers.push_back("Expect:");  // no 100-continue round trip for larger bodies
-  post.total_timeout_ms = detail::ms_until(x.deadline);
-  post.connect_timeout_ms = std::min(post.connect_timeout_ms, post.total_timeout_ms);
-  post.stop = x.stop;
-  detail::ResponseReader reader(stream, callbacks_, describe(), x.keep_reading);
-  reader.attach(post);
-  const HttpOutcome out = pool_.acquire()->perform(post);
-  const Clock::time_point ended = Clock::now();
-  remember_session(out, method == "initialize");
-  KEEL_TRY(outcome_status(out, reader, x));
-  reader.deliver_body();
-  if (!is_request || !options.awaiting_response || !options.awaiting_response()) return Status::Ok();
-  if (!detail::has_media_type(out.head.content_type, "text/event-stream")) {
-    return Status::Unavailable(
-        cat(spec_.url, " answered ", x.what, " (HTTP ", std::to_string(out.head.status), ") without its response"));
+  for (int challenges = 0;; ++challenges) {
+    HttpRequest post = make_request("POST", kPostAccept, &x.session);
+    post.body = body;
+    post.headers.push_back("Content-Type: application/json");
+    post.headers.push_back("Expect:");  // no 100-continue round trip for larger bodies
+    post.total_timeout_ms = detail::ms_until(x.deadline);
+    post.connect_timeout_ms = std::min(post.connect_timeout_ms, post.total_timeout_ms);
+    post.stop = x.stop;
+    detail::ResponseReader reader(stream, callbacks_, describe(), x.keep_reading);
+    reader.attach(post);
+    const HttpOutcome out = pool_.acquire()->perform(post);
+    const Clock::time_point ended = Clock::now();
+    remember_session(out, method == "initialize");
+    const long status = out.head.status;
+    if ((status == 401 || status == 403) && uses_authorizer() && challenges < kMaxChallenges &&
+        out.end == HttpEnd::kCompleted) {
+      // The server wants a (better) token: get one, then send the message again.
+      KEEL_TRY(spec_.authorizer->answer_challenge(status, out.head.header("www-authenticate"), x.stop));
+      stream.reset_connection();
+      continue;
+    }
+    KEEL_TRY(outcome_status(out, reader, x));
+    reader.deliver_body();
+    if (!is_request || !options.awaiting_response || !options.awaiting_response()) return Status::Ok();
+    if (!detail::has_media_type(out.head.content_type, "text/event-stream")) {
+      return Status::Unavailable(
+          cat(spec_.url, " answered ", x.what, " (HTTP ", std::to_string(out.head.status), ") without its response"));
+    }
+    return resume(stream, ended, x);
   }
-  return resume(stream, ended, x);
+}
+
+bool StreamableHttpTransport::uses_authorizer() const {
+  if (!spec_.authorizer) return false;
+  for (const auto& [name, value] : spec_.headers) {
+    if (name.size() == 13 && std::equal(name.begin(), name.end(), "authorization", [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == b;
+        })) {
+      return false;  // the operator's own credentials win
+    }
+  }
+  return true;
 }
 
 // The POST's event stream ended before the response: GET it again from the last event id, after

@@ -305,7 +305,8 @@ Result<std::unique_ptr<McpClient>> connect_client(const McpServerConfig& config,
 }  // namespace mcp
 
 Result<std::unique_ptr<McpClient>> McpClient::connect(const McpServerConfig& config, McpClientHooks hooks) {
-  return mcp::connect_client(config, mcp::make_transport(config), std::move(hooks));
+  auto transport = mcp::make_transport(config, hooks);
+  return mcp::connect_client(config, std::move(transport), std::move(hooks));
 }
 
 McpClient::McpClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -42,7 +42,7 @@ const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {
       "type", "transport", "command", "args", "env", "cwd", "url", "headers", "allow", "deny",
       "startup_timeout_ms", "startupTimeoutMs", "call_timeout_ms", "callTimeoutMs", "enabled", "disabled",
-      "accept_tool_changes", "acceptToolChanges"};
+      "accept_tool_changes", "acceptToolChanges", "oauth"};
   return keys;
 }
 
@@ -179,6 +179,46 @@ bool valid_server_name(const std::string& name) {
   return true;
 }
 
+// `oauth: {clientId, clientSecret, clientMetadataUrl, scopes, redirectUri}` (snake_case also
+// accepted); ${VAR} expands, so a secret can stay in the environment.
+Status parse_oauth(const nlohmann::json& entry, const std::string& where, const std::map<std::string, std::string>& env,
+                   McpOAuthConfig& out) {
+  auto it = entry.find("oauth");
+  if (it == entry.end() || it->is_null()) return Status::Ok();
+  const std::string at = where + ".oauth";
+  if (!it->is_object()) return Status::InvalidArgument(at + " must be a mapping (clientId, clientSecret, scopes, ...)");
+  static const std::map<std::string, std::string> kAliases = {
+      {"client_id", "clientId"},       {"client_secret", "clientSecret"}, {"client_metadata_url", "clientMetadataUrl"},
+      {"redirect_uri", "redirectUri"}, {"scopes", "scopes"}};
+  nlohmann::json fields = nlohmann::json::object();
+  for (auto kv = it->begin(); kv != it->end(); ++kv) {
+    std::string key = kv.key();
+    if (auto alias = kAliases.find(key); alias != kAliases.end()) key = alias->second;
+    bool known = false;
+    for (const auto& [snake, camel] : kAliases) known = known || key == camel;
+    if (!known) {
+      return Status::InvalidArgument(at + ": unknown key '" + kv.key() +
+                                     "' (known: clientId, clientSecret, clientMetadataUrl, scopes, redirectUri)");
+    }
+    fields[key] = kv.value();
+  }
+  EntryReader read(fields, at, env);
+  KEEL_TRY(read.string("clientId", out.client_id));
+  KEEL_TRY(read.string("clientSecret", out.client_secret));
+  KEEL_TRY(read.string("clientMetadataUrl", out.client_metadata_url));
+  KEEL_TRY(read.string("redirectUri", out.redirect_uri));
+  KEEL_TRY(read.strings("scopes", out.scopes));
+  if (!out.client_secret.empty() && out.client_id.empty()) {
+    return Status::InvalidArgument(at + ": clientSecret needs clientId");
+  }
+  for (const std::string* url : {&out.client_metadata_url, &out.redirect_uri}) {
+    if (!url->empty() && url->rfind("http://", 0) != 0 && url->rfind("https://", 0) != 0) {
+      return Status::InvalidArgument(at + ": \"" + *url + "\" is not an http(s) URL");
+    }
+  }
+  return Status::Ok();
+}
+
 Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::json& entry, const std::string& source,
                                     const std::map<std::string, std::string>& env, bool strict) {
   const std::string where = source + ": mcpServers." + name;
@@ -192,7 +232,7 @@ Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::jso
       if (!known_keys().count(it.key())) {
         return Status::InvalidArgument(where + ": unknown key '" + it.key() +
                                        "' (known: type, command, args, env, cwd, url, headers, allow, deny, "
-                                       "startup_timeout_ms, call_timeout_ms, enabled, accept_tool_changes)");
+                                       "startup_timeout_ms, call_timeout_ms, enabled, accept_tool_changes, oauth)");
       }
     }
   }
@@ -209,6 +249,7 @@ Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::jso
   KEEL_TRY(read.string("cwd", c.cwd));
   KEEL_TRY(read.string("url", c.url));
   KEEL_TRY(read.map("headers", c.headers));
+  KEEL_TRY(parse_oauth(entry, where, env, c.oauth));
   KEEL_TRY(read.strings("allow", c.allow_tools));
   KEEL_TRY(read.strings("deny", c.deny_tools));
   KEEL_TRY(read.millis({"startup_timeout_ms", "startupTimeoutMs"}, c.startup_timeout_ms));

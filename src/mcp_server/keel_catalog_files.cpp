@@ -17,6 +17,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "core/text/base64.hpp"
 #include "core/text/percent_decode.hpp"
 #include "core/text/utf8_text.hpp"
 #include "mcp_server/keel_catalog.hpp"
@@ -92,49 +93,9 @@ bool catalog_is_text(std::string_view bytes) {
   return true;
 }
 
-std::string catalog_base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
-                 static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
-                 static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 2]));
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (rest == 2) n |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 // "file://" and `path` with every byte but unreserved characters and '/' percent-encoded.
 std::string catalog_file_uri(const std::string& path) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out(catalog_kFileScheme);
-  for (char c : path) {
-    auto u = static_cast<unsigned char>(c);
-    bool keep = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || c == '-' || c == '.' ||
-                c == '_' || c == '~' || c == '/';
-    if (keep) {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
+  return std::string(catalog_kFileScheme) + detail::percent_encode(path, "/");
 }
 
 std::string catalog_outside(const std::string& shown, const fs::path& root) {
@@ -239,7 +200,7 @@ Result<nlohmann::json> KeelCatalog::read_file_resource(const std::string& uri) c
   std::string_view mime = catalog_binary_mime(ext);
   return Json::array({{{"uri", uri},
                        {"mimeType", mime.empty() ? "application/octet-stream" : mime},
-                       {"blob", catalog_base64(bytes)}}});
+                       {"blob", detail::base64_encode(bytes)}}});
 }
 
 Result<std::string> KeelCatalog::file_version(const std::string& uri) const {

@@ -1,11 +1,17 @@
 // keel's MCP client as the official conformance suite drives it: `keel_mcp_conformance_client URL`
 // with the scenario in MCP_CONFORMANCE_SCENARIO. It connects over Streamable HTTP, lists the
 // tools, makes the call the scenario expects, and exits non-zero on any error.
+//
+// OAuth: the suite's authorization server approves every request at once, so the sign-in a person
+// would do in a browser is one GET of the authorization URL whose redirect (Location) is the
+// answer. Pre-registered credentials come in MCP_CONFORMANCE_CONTEXT; the client ID metadata
+// document URL is the one the suite's scenarios accept.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "keel/mcp.hpp"
+#include "net/http_transport.hpp"
 
 namespace {
 
@@ -34,6 +40,26 @@ json sample_arguments(const keel::McpToolInfo& tool) {
   return args;
 }
 
+// The browser's part of a sign-in: GET the authorization URL, return where it redirects.
+keel::Result<std::string> follow_authorization(const std::string& url) {
+  keel::detail::HttpSession session;
+  keel::detail::HttpRequest request;
+  request.method = "GET";
+  request.url = url;
+  request.target = url;
+  request.capture_headers = {"location"};
+  request.total_timeout_ms = 10000;
+  request.on_body = [](const keel::detail::HttpHead&, std::string_view) { return true; };
+  keel::detail::HttpOutcome out = session.perform(request);
+  if (out.end != keel::detail::HttpEnd::kCompleted) return out.error;
+  std::string location(out.head.header("location"));
+  if (location.empty()) {
+    return keel::Status::Unauthenticated("the authorization endpoint answered HTTP " + std::to_string(out.head.status) +
+                                         " without a redirect");
+  }
+  return location;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,7 +75,19 @@ int main(int argc, char** argv) {
   config.url = argv[argc - 1];
   config.startup_timeout_ms = 10000;
   config.call_timeout_ms = 10000;
+  config.oauth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+  config.oauth.redirect_uri = "http://localhost:3000/callback";
+  if (const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+    json c = json::parse(context, nullptr, false);
+    if (c.is_object()) {
+      config.oauth.client_id = c.value("client_id", "");
+      config.oauth.client_secret = c.value("client_secret", "");
+    }
+  }
   keel::McpClientHooks hooks;
+  hooks.on_authorize = [](std::string_view, const std::string& url, const std::string&) {
+    return follow_authorization(url);
+  };
   hooks.on_log = [](std::string_view, std::string_view line) {
     std::fprintf(stderr, "server: %.*s\n", static_cast<int>(line.size()), line.data());
   };
