@@ -8,6 +8,7 @@ build_pkgs=(cmake ninja-build g++ make pkg-config git
   nlohmann-json3-dev libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libre2-dev libsqlite3-dev
   liblua5.4-dev libgumbo-dev libasio-dev
   libseccomp-dev  # the shell sandbox's seccomp filter
+  libssl-dev      # libcrypto: signed JWT client assertions for MCP servers behind OAuth
   bubblewrap      # the shell sandbox (bwrap); its tests fail without it
   libgtest-dev libgmock-dev
   tzdata  # the IANA zone files get_datetime reads at run time (its tests need them too)

@@ -28,6 +28,11 @@ struct McpOAuthConfig {
   std::string client_metadata_url = {};  // an https URL serving this client's metadata document
   std::vector<std::string> scopes = {};  // asked for when neither the challenge nor the metadata names any
   std::string redirect_uri = {};         // empty: `keel mcp login`'s loopback address
+  // "authorization_code" (a person signs in; default) or "client_credentials" (keel is the client
+  // itself, with client_id and a client_secret or private_key).
+  std::string grant = "authorization_code";
+  std::string private_key = {};                // PEM: authenticate with a signed JWT (private_key_jwt)
+  std::string signing_algorithm = "ES256";     // of private_key: ES256 or RS256
 };
 
 struct McpServerConfig {

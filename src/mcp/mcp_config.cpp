@@ -189,7 +189,8 @@ Status parse_oauth(const nlohmann::json& entry, const std::string& where, const 
   if (!it->is_object()) return Status::InvalidArgument(at + " must be a mapping (clientId, clientSecret, scopes, ...)");
   static const std::map<std::string, std::string> kAliases = {
       {"client_id", "clientId"},       {"client_secret", "clientSecret"}, {"client_metadata_url", "clientMetadataUrl"},
-      {"redirect_uri", "redirectUri"}, {"scopes", "scopes"}};
+      {"redirect_uri", "redirectUri"}, {"scopes", "scopes"},           {"grant", "grant"},
+      {"private_key", "privateKey"},   {"signing_algorithm", "signingAlgorithm"}};
   nlohmann::json fields = nlohmann::json::object();
   for (auto kv = it->begin(); kv != it->end(); ++kv) {
     std::string key = kv.key();
@@ -198,7 +199,8 @@ Status parse_oauth(const nlohmann::json& entry, const std::string& where, const 
     for (const auto& [snake, camel] : kAliases) known = known || key == camel;
     if (!known) {
       return Status::InvalidArgument(at + ": unknown key '" + kv.key() +
-                                     "' (known: clientId, clientSecret, clientMetadataUrl, scopes, redirectUri)");
+                                     "' (known: clientId, clientSecret, clientMetadataUrl, scopes, redirectUri, grant, privateKey, "
+                                     "signingAlgorithm)");
     }
     fields[key] = kv.value();
   }
@@ -208,6 +210,19 @@ Status parse_oauth(const nlohmann::json& entry, const std::string& where, const 
   KEEL_TRY(read.string("clientMetadataUrl", out.client_metadata_url));
   KEEL_TRY(read.string("redirectUri", out.redirect_uri));
   KEEL_TRY(read.strings("scopes", out.scopes));
+  KEEL_TRY(read.string("grant", out.grant));
+  KEEL_TRY(read.string("privateKey", out.private_key));
+  KEEL_TRY(read.string("signingAlgorithm", out.signing_algorithm));
+  if (out.grant.empty()) out.grant = "authorization_code";
+  if (out.grant != "authorization_code" && out.grant != "client_credentials") {
+    return Status::InvalidArgument(at + ".grant \"" + out.grant + "\" is not authorization_code or client_credentials");
+  }
+  if (out.grant == "client_credentials" && (out.client_id.empty() || (out.client_secret.empty() && out.private_key.empty()))) {
+    return Status::InvalidArgument(at + ": the client_credentials grant needs clientId and a clientSecret or privateKey");
+  }
+  if (out.signing_algorithm != "ES256" && out.signing_algorithm != "RS256") {
+    return Status::InvalidArgument(at + ".signingAlgorithm must be ES256 or RS256");
+  }
   if (!out.client_secret.empty() && out.client_id.empty()) {
     return Status::InvalidArgument(at + ": clientSecret needs clientId");
   }

@@ -3,12 +3,14 @@
 #include "mcp/oauth_authorizer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 
 #include "base/random_token.hpp"
 #include "core/text/base64.hpp"
 #include "core/text/percent_decode.hpp"
 #include "llm/sha256.hpp"
+#include "mcp/jwt_assertion.hpp"
 #include "net/http_transport.hpp"
 
 namespace keel::mcp {
@@ -130,14 +132,6 @@ std::string OAuthAuthorizer::access_token() {
   return tokens_.access;
 }
 
-json OAuthAuthorizer::state() const {
-  std::lock_guard lock(mu_);
-  return {{"client", {{"client_id", client_.id}, {"client_secret", client_.secret},
-                      {"token_endpoint_auth_method", client_.auth_method}, {"issuer", client_.issuer}}},
-          {"tokens", {{"access_token", tokens_.access}, {"refresh_token", tokens_.refresh}, {"scope", tokens_.scope}}},
-          {"server_url", options_.server_url}};
-}
-
 void OAuthAuthorizer::load_locked() {
   if (loaded_) return;
   loaded_ = true;
@@ -186,17 +180,23 @@ Status OAuthAuthorizer::answer_challenge(long status, std::string_view www_authe
     if (discover_locked(challenge, stop).ok() && refresh_locked(stop).ok()) return Status::Ok();
   }
   KEEL_TRY(discover_locked(challenge, stop));
+  if (options_.config.grant == "client_credentials") return client_credentials_locked(challenge, stop);
   KEEL_TRY(register_client_locked(stop));
   return authorize_locked(choose_scope_locked(challenge), stop);
 }
 
-Status OAuthAuthorizer::login(std::stop_token stop) {
-  std::lock_guard lock(mu_);
-  load_locked();
-  BearerChallenge none;
-  KEEL_TRY(discover_locked(none, stop));
-  KEEL_TRY(register_client_locked(stop));
-  return authorize_locked(choose_scope_locked(none), stop);
+Status OAuthAuthorizer::client_credentials_locked(const BearerChallenge& challenge, std::stop_token stop) {
+  const auto& methods = server_->token_endpoint_auth_methods;
+  client_ = Client{options_.config.client_id, options_.config.client_secret, "", server_->issuer};
+  client_.auth_method = !options_.config.private_key.empty()           ? "private_key_jwt"
+                        : contains(methods, "client_secret_basic")     ? "client_secret_basic"
+                        : contains(methods, "client_secret_post")      ? "client_secret_post"
+                                                                       : "client_secret_basic";
+  std::vector<std::pair<std::string, std::string>> form;
+  std::string scope = choose_scope_locked(challenge);
+  if (!scope.empty()) form.emplace_back("scope", scope);
+  tokens_.scope = scope;
+  return token_request_locked("client_credentials", std::move(form), stop);
 }
 
 Status OAuthAuthorizer::discover_locked(const BearerChallenge& challenge, std::stop_token stop) {
@@ -380,7 +380,16 @@ Status OAuthAuthorizer::token_request_locked(const std::string& grant,
   form.insert(form.begin(), {"grant_type", grant});
   form.emplace_back("resource", resource_uri_);
   std::vector<std::string> headers = {"Content-Type: application/x-www-form-urlencoded", "Accept: application/json"};
-  if (client_.auth_method == "client_secret_basic") {
+  if (client_.auth_method == "private_key_jwt") {
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    json claims = {{"iss", client_.id}, {"sub", client_.id}, {"aud", server_->issuer},
+                   {"iat", now}, {"exp", now + 300}, {"jti", keel::detail::random_hex(16)}};
+    Result<std::string> assertion = sign_jwt(claims, options_.config.private_key, options_.config.signing_algorithm);
+    if (!assertion.ok()) return Status::Unauthenticated(refused("its client assertion cannot be made: " + assertion.status().message()));
+    form.emplace_back("client_id", client_.id);
+    form.emplace_back("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    form.emplace_back("client_assertion", *assertion);
+  } else if (client_.auth_method == "client_secret_basic") {
     std::string credentials =
         keel::detail::percent_encode(client_.id) + ":" + keel::detail::percent_encode(client_.secret);
     headers.push_back("Authorization: Basic " + keel::detail::base64_encode(credentials));

@@ -6,7 +6,9 @@
 // client, client ID metadata document, or dynamic registration, RFC 7591), runs the authorization
 // code flow with PKCE S256, a state and a resource indicator (RFC 8707), and keeps the tokens.
 // A later 401 tries the refresh token first; a 403 insufficient_scope asks again with the union
-// of the scopes held and those the challenge names (step-up).
+// of the scopes held and those the challenge names (step-up). With McpOAuthConfig::grant
+// "client_credentials" keel is the client itself: no person signs in, the token comes from its
+// client secret or a JWT signed with its private key (private_key_jwt, RFC 7523).
 //
 // A token is only ever sent to the MCP server it was obtained for (the transport attaches it to
 // that URL alone), and protected-resource metadata whose `resource` does not cover the server's
@@ -47,13 +49,6 @@ class OAuthAuthorizer final : public HttpAuthorizer {
   std::string access_token() override;
   Status answer_challenge(long status, std::string_view www_authenticate, std::stop_token stop) override;
 
-  // Runs the whole flow now, whatever tokens are held (`keel mcp login`): discovery from the
-  // server's own 401 is not needed, the well-known URLs are tried.
-  Status login(std::stop_token stop);
-
-  // The state as stored: {client: {...}, tokens: {...}}.
-  nlohmann::json state() const;
-
  private:
   struct Client {
     std::string id, secret, auth_method, issuer;
@@ -67,6 +62,7 @@ class OAuthAuthorizer final : public HttpAuthorizer {
   Status discover_locked(const BearerChallenge& challenge, std::stop_token stop);
   Status register_client_locked(std::stop_token stop);
   Status authorize_locked(const std::string& scope, std::stop_token stop);
+  Status client_credentials_locked(const BearerChallenge& challenge, std::stop_token stop);
   Status refresh_locked(std::stop_token stop);
   Status token_request_locked(const std::string& grant, std::vector<std::pair<std::string, std::string>> form,
                               std::stop_token stop);

@@ -82,8 +82,12 @@ int main(int argc, char** argv) {
     if (c.is_object()) {
       config.oauth.client_id = c.value("client_id", "");
       config.oauth.client_secret = c.value("client_secret", "");
+      config.oauth.private_key = c.value("private_key_pem", "");
+      config.oauth.signing_algorithm = c.value("signing_algorithm", "ES256");
     }
   }
+  // The machine-to-machine scenarios: keel as the client itself, no person signing in.
+  if (scenario.rfind("auth/client-credentials", 0) == 0) config.oauth.grant = "client_credentials";
   keel::McpClientHooks hooks;
   hooks.on_authorize = [](std::string_view, const std::string& url, const std::string&) {
     return follow_authorization(url);

@@ -109,3 +109,40 @@ TEST(McpElicitation, AcceptsWithDefaultsOnlyWhenEveryRequiredFieldHasOne) {
 
 }  // namespace
 }  // namespace keel
+
+namespace keel {
+namespace {
+
+TEST(McpConfigOAuth, ReadsBothSpellingsAndExpandsSecrets) {
+  const std::map<std::string, std::string> env = {{"CLIENT_SECRET", "s3cret"}};
+  auto servers = parse_mcp_json(R"({"mcpServers": {"a": {"url": "https://mcp.example.com/mcp", "oauth": {
+      "clientId": "keel-app", "clientSecret": "${CLIENT_SECRET}", "scopes": ["files:read", "offline_access"],
+      "redirect_uri": "http://127.0.0.1:40000/cb"}}}})",
+                                "f", env);
+  ASSERT_TRUE(servers.ok()) << servers.status().message();
+  const McpOAuthConfig& o = (*servers)[0].oauth;
+  EXPECT_EQ(o.client_id, "keel-app");
+  EXPECT_EQ(o.client_secret, "s3cret");
+  EXPECT_EQ(o.scopes, (std::vector<std::string>{"files:read", "offline_access"}));
+  EXPECT_EQ(o.redirect_uri, "http://127.0.0.1:40000/cb");
+  EXPECT_EQ(o.grant, "authorization_code");
+}
+
+TEST(McpConfigOAuth, BadSettingsNameTheField) {
+  auto expect_error = [](const char* oauth, const char* says) {
+    std::string text = std::string(R"({"mcpServers": {"a": {"url": "https://h/mcp", "oauth": )") + oauth + "}}}";
+    auto r = parse_mcp_json(text, "f", {});
+    ASSERT_FALSE(r.ok()) << oauth;
+    EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().message();
+  };
+  expect_error(R"({"clientSecret": "x"})", "clientSecret needs clientId");
+  expect_error(R"({"grant": "password"})", "not authorization_code or client_credentials");
+  expect_error(R"({"grant": "client_credentials", "clientId": "c"})", "needs clientId and a clientSecret or privateKey");
+  expect_error(R"({"signingAlgorithm": "HS256"})", "ES256 or RS256");
+  expect_error(R"({"redirectUri": "myapp://cb"})", "not an http(s) URL");
+  expect_error(R"({"tokenUrl": "x"})", "unknown key 'tokenUrl'");
+  expect_error(R"("yes")", "must be a mapping");
+}
+
+}  // namespace
+}  // namespace keel
