@@ -281,7 +281,7 @@ int login_command(const McpArgs& args) {
 }  // namespace
 
 void add_mcp_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* mcp = app.add_subcommand("mcp", "MCP servers: list them, call a tool, trust one, or serve keel's tools");
+  CLI::App* mcp = app.add_subcommand("mcp", "MCP servers: list them, call a tool, trust one, sign in, or serve keel's tools");
   mcp->require_subcommand(1);
   mcp->footer(
       "Servers come from .mcp.json in the workspace ({\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} | "
@@ -289,6 +289,7 @@ void add_mcp_commands(CLI::App& app, CommandAction& action) {
       "Their tools appear to agents as NAME__tool. Workspace servers start only after `keel mcp trust NAME`.\n"
       "A tool whose definition changed since keel first saw it in this workspace is held back until `keel mcp "
       "accept NAME`.\n"
+      "An HTTP server behind OAuth: `keel mcp login NAME` signs in once; later runs use and refresh the kept tokens.\n"
       "Exit codes: 0 ok, 1 no such server, 2 usage or configuration error, 3 the tool reported an error, 4 the "
       "server failed.");
   auto args = std::make_shared<McpArgs>();

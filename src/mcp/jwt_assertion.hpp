@@ -1,6 +1,7 @@
 // mcp/jwt_assertion.hpp — a signed JWT (RFC 7519) that authenticates keel to an authorization
 // server with its private key (private_key_jwt, RFC 7523 §2.2): what a machine client sends
-// instead of a client secret. ES256 (P-256) and RS256, through OpenSSL's libcrypto.
+// instead of a client secret. ES256 (P-256) and RS256, through OpenSSL's libcrypto, loaded at the
+// first signature (Unavailable when it cannot be).
 #pragma once
 
 #include <nlohmann/json.hpp>
