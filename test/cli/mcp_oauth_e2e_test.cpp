@@ -66,6 +66,10 @@ class OAuthMcpServer {
     server_.set_responder([this](const McpRecordedRequest& r) { return answer(r); });
   }
   std::string url(std::string_view path = "/mcp") const { return server_.url(path); }
+  void refuse_tokens() {
+    std::lock_guard lock(mu_);
+    refuse_tokens_ = true;
+  }
   void revoke_access_tokens() {
     std::lock_guard lock(mu_);
     valid_access_.clear();
@@ -126,6 +130,10 @@ class OAuthMcpServer {
       ok = valid_refresh_.count(form["refresh_token"]) > 0;
       valid_refresh_.erase(form["refresh_token"]);
     }
+    if (refuse_tokens_) {
+      return testing::mcp_status_reply(400, R"({"error":"access_denied","error_description":"the user is suspended"})",
+                                       "application/json");
+    }
     if (!ok) return testing::mcp_status_reply(400, R"({"error":"invalid_grant"})", "application/json");
     ++issued_;
     std::string access = "access-" + std::to_string(issued_);
@@ -173,6 +181,7 @@ class OAuthMcpServer {
   std::vector<std::string> grants_;
   int authorizations_ = 0;
   int issued_ = 0;
+  bool refuse_tokens_ = false;
   testing::McpHttpTestServer server_;
 };
 
@@ -307,6 +316,40 @@ TEST_F(McpOAuthCliTest, MetadataForAnotherResourceGetsNoToken) {
   EXPECT_NE(login.err.find("guarded"), std::string::npos) << login.err;
   EXPECT_EQ(server.authorizations(), 0);
   EXPECT_TRUE(oauth_file().empty()) << "nothing is stored";
+}
+
+TEST_F(McpOAuthCliTest, ATokenEndpointErrorIsReportedByNameAndNoTokenIsKept) {
+  OAuthMcpServer server;
+  server.refuse_tokens();
+  configure(server);
+  CliRun login = login_as_browser();
+  EXPECT_EQ(login.exit_code, 4) << login.out;
+  EXPECT_NE(login.err.find("MCP server 'guarded'"), std::string::npos) << login.err;
+  EXPECT_NE(login.err.find("access_denied: the user is suspended"), std::string::npos) << login.err;
+  std::filesystem::path file = oauth_file();
+  if (!file.empty()) {  // the client registration may be kept; no token is
+    json stored = json::parse(std::ifstream(file));
+    EXPECT_EQ(stored["tokens"]["access_token"], "");
+  }
+}
+
+TEST_F(McpOAuthCliTest, AServerWaitingForASignInDoesNotStopTheOthers) {
+  OAuthMcpServer server;
+  json servers = {{"guarded", {{"type", "http"}, {"url", server.url()}}},
+                  {"plain", {{"command", KEEL_BINARY}, {"args", {"mcp", "serve", "--no-agent", "-w", ws_.path().string()}}}}};
+  home_.write("xdg/keel/config.yaml", "mcpServers: " + servers.dump() + "\n");
+  CliRun list = keel({"mcp", "list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json status = json::parse(list.out);
+  ASSERT_EQ(status.size(), 2u);
+  for (const json& s : status) {
+    if (s["name"] == "guarded") {
+      EXPECT_EQ(s["state"], "failed");
+      EXPECT_NE(s["error"].get<std::string>().find("keel mcp login guarded"), std::string::npos) << s;
+    } else {
+      EXPECT_EQ(s["state"], "connected") << s;
+    }
+  }
 }
 
 TEST_F(McpOAuthCliTest, OAuthSettingsAreChecked) {
