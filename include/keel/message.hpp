@@ -41,6 +41,22 @@ enum class ToolStatus {
 std::string_view tool_status_name(ToolStatus status);
 
 // The outcome of one ToolCall.
+// Tokens a model call (or several) reported.
+struct Usage {
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  // Prompt tokens the backend did not evaluate again because it had them cached (a local model's
+  // KV prefix reuse); prompt_tokens - cached_prompt_tokens were evaluated.
+  int64_t cached_prompt_tokens = 0;
+
+  Usage& operator+=(const Usage& o) {
+    prompt_tokens += o.prompt_tokens;
+    completion_tokens += o.completion_tokens;
+    cached_prompt_tokens += o.cached_prompt_tokens;
+    return *this;
+  }
+};
+
 struct ToolResult {
   std::string call_id;      // ToolCall::id this answers
   std::string name;         // tool name
@@ -49,6 +65,7 @@ struct ToolResult {
   bool truncated = false;   // content was cut to the per-result budget
   int64_t duration_ms = 0;  // wall time spent running it; 0 when it never ran
   bool cached = false;      // content came from the result cache (an earlier identical call); the tool did not run
+  Usage model_usage = {};   // model calls the tool made itself (a sub-agent's run): counted in the caller's budget
 
   bool ok() const { return status == ToolStatus::kOk; }
 };

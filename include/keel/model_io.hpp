@@ -62,14 +62,6 @@ struct ModelRequest {
   }
 };
 
-struct Usage {
-  int64_t prompt_tokens = 0;
-  int64_t completion_tokens = 0;
-  // Prompt tokens the backend did not evaluate again because it had them cached (a local model's
-  // KV prefix reuse); prompt_tokens - cached_prompt_tokens were evaluated.
-  int64_t cached_prompt_tokens = 0;
-};
-
 // A backend's normalized answer: text and/or native tool calls.
 struct ModelReply {
   std::string text;                 // visible content

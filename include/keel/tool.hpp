@@ -18,6 +18,7 @@
 #include <stop_token>
 #include <string>
 
+#include "keel/core/run_budget.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_spec.hpp"
 
@@ -31,6 +32,11 @@ struct ToolContext {
   std::string session_id;      // the calling run's stored session; empty without a store
   std::string run_id;          // the calling run
   int depth = 0;               // 0 for a top-level agent, 1 for its sub-agents, ...
+  // What the calling run may still spend on model calls (RunBudget): a tool that runs a model
+  // itself (spawn_agent) keeps within it, and reports what it spent through add_model_usage, so
+  // that it counts in the caller's budget. Unset add_model_usage: nothing is counted.
+  RunBudget budget_left;
+  std::function<void(const Usage&)> add_model_usage;
 };
 
 class Tool {

@@ -59,6 +59,7 @@ struct ToolRunScope {
   std::string session_id;  // the run's stored session; empty without a store
   std::string run_id;
   int depth = 0;  // sub-agent nesting depth of the calling agent
+  RunBudget budget_left;  // what the calls may still spend on model calls (ToolContext::budget_left)
 };
 
 class ToolExecutor {

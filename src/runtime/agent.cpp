@@ -125,6 +125,7 @@ Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::Sessi
   scope.session_id = ctx.session_id;
   scope.run_id = ctx.run_id;
   scope.depth = options_.depth;
+  scope.budget_left = run.budget_left;
   std::vector<ToolResult> ran = executor_.run_batch(to_run, callbacks, stop, scope);
   if (stop.stop_requested()) {
     return Aborted{"interrupted while " + std::to_string(to_run.size()) + " tool call(s) were running; they were cancelled"};

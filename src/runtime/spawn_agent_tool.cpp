@@ -71,6 +71,7 @@ class SpawnAgentTool final : public Tool {
     int rounds = options_.default_max_rounds;
     if (auto it = args.find("max_rounds"); it != args.end()) rounds = std::min(it->get<int>(), options_.max_rounds_cap);
     o.config.max_rounds = std::max(1, rounds);
+    if (ctx.budget_left.capped()) o.config.budget = ctx.budget_left;  // the tree shares the run's budget
     Agent agent(llm_, registry_, std::move(o));
     if (approver_) agent.set_approver(approver_);
     for (const std::shared_ptr<Hooks>& h : options_.hooks) agent.add_hooks(h);
@@ -78,6 +79,7 @@ class SpawnAgentTool final : public Tool {
     // The tool's stop token covers its timeout and the parent's abort.
     Result<RunOutcome> out = agent.run(args.at("task").get<std::string>(), ctx.stop);
     if (!out.ok()) return Status(out.status().code(), "the sub-agent could not start: " + out.status().message());
+    if (ctx.add_model_usage) ctx.add_model_usage(out->usage);  // counted in the caller's budget
     if (!out->ok) {
       return Status::Aborted("the sub-agent failed after " + std::to_string(out->rounds) + " rounds: " + out->error);
     }

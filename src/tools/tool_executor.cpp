@@ -35,6 +35,13 @@ struct BatchSync {
 
 enum class Phase { kQueued, kRunning, kFinished, kDropped };
 
+// Model calls a tool made itself (a sub-agent's), reported through ToolContext::add_model_usage,
+// possibly after the call was given up on; read when its result is made.
+struct UsageTally {
+  std::mutex mu;
+  Usage total;
+};
+
 // One call as seen by the worker running it. Everything but the guarded fields is set before the
 // task is submitted and never changed; the guarded ones are only touched under sync->mu.
 struct CallState {
@@ -42,6 +49,7 @@ struct CallState {
   Tool* tool = nullptr;
   nlohmann::json args;
   ToolContext ctx;
+  std::shared_ptr<UsageTally> usage = std::make_shared<UsageTally>();
   std::stop_source stop;
   // Guarded by sync->mu:
   Phase phase = Phase::kQueued;
@@ -195,6 +203,11 @@ void ToolExecutor::Impl::submit(Batch& b, size_t i, bool may_inline) {
   state->ctx.session_id = b.scope->session_id;
   state->ctx.run_id = b.scope->run_id;
   state->ctx.depth = b.scope->depth;
+  state->ctx.budget_left = b.scope->budget_left;
+  state->ctx.add_model_usage = [tally = state->usage](const Usage& u) {
+    std::lock_guard lock(tally->mu);
+    tally->total += u;
+  };
   slot.timeout_ms = state->tool->spec().effective_timeout_ms();
   slot.start_deadline = detail::deadline_after_ms(slot.timeout_ms);
   slot.state = state;
@@ -217,6 +230,10 @@ void ToolExecutor::Impl::resolve(Batch& b, size_t i, ToolStatus status, std::str
   r.status = status;
   r.content = std::move(content);
   r.duration_ms = duration_ms;
+  if (const std::shared_ptr<CallState>& state = b.slots[i].state) {
+    std::lock_guard lock(state->usage->mu);
+    r.model_usage = state->usage->total;
+  }
   b.slots[i].done = true;
   events.push_back({EventKind::kFinish, i});
 }

@@ -11,6 +11,7 @@
 
 #include "keel/core/approval_gate.hpp"
 #include "keel/core/context_manager.hpp"
+#include "keel/core/run_budget.hpp"
 #include "keel/core/token_counter.hpp"
 
 #include "keel/tool_spec.hpp"
@@ -33,16 +34,6 @@ enum class ContinuationRole { kUser, kSystem };
 struct PlannerPolicy {
   bool enabled = false;
   int64_t timeout_ms = 2000;  // the deadline the host applies to the planner call
-};
-
-// Caps on what one run may spend on model calls, checked before each call: once the tokens the
-// backend reported (prompt + completion) or their cost reach a cap, the run fails with a budget
-// guard instead of calling the model again; what it stored stays. 0: no cap.
-struct RunBudget {
-  int64_t max_tokens = 0;
-  double max_cost = 0;                // in the prices' currency
-  double input_price_per_mtok = 0;    // price of a million prompt tokens
-  double output_price_per_mtok = 0;   // price of a million completion tokens
 };
 
 struct AgentConfig {

@@ -14,6 +14,7 @@
 
 #include "keel/core/context_manager.hpp"
 #include "keel/core/event.hpp"
+#include "keel/core/run_budget.hpp"
 #include "keel/core/token_counter.hpp"
 #include "keel/message.hpp"
 #include "keel/model_io.hpp"
@@ -58,6 +59,7 @@ struct CallPlanner {
 // Run these calls (arguments are JSON object text) and report ToolsFinished.
 struct RunTools {
   std::vector<ToolCall> calls;
+  RunBudget budget_left;  // what the calls may still spend on model calls of their own (sub-agents)
 };
 
 struct ApprovalRequest {

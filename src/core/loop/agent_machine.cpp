@@ -217,6 +217,7 @@ Decision AgentMachine::dispatch_tools() {
     if (pc.state == PendingCall::State::kRun) run.calls.push_back(pc.call);
   }
   if (run.calls.empty()) return close_round();
+  run.budget_left = config_.budget.left_after(used_);
   phase_ = AgentPhase::kAwaitingTools;
   return decide(std::move(run));
 }
@@ -227,6 +228,7 @@ Decision AgentMachine::on_tools_finished(const ToolsFinished& done) {
     if (pc.state != PendingCall::State::kRun) continue;
     if (next >= done.results.size()) break;
     const ToolResult& r = done.results[next];
+    used_ += r.model_usage;  // a sub-agent's model calls count in this run's budget
     if (!r.call_id.empty() && r.call_id != pc.call.id) {
       return fail(FailureKind::kInternal, "tool result for '" + r.call_id + "' arrived where '" + pc.call.id + "' was expected");
     }
@@ -442,9 +444,7 @@ std::optional<std::string> AgentMachine::budget_spent() const {
            " tokens used); raise the cap (--max-tokens) to let it go on";
   }
   if (b.max_cost > 0) {
-    const double cost = (static_cast<double>(used_.prompt_tokens) * b.input_price_per_mtok +
-                         static_cast<double>(used_.completion_tokens) * b.output_price_per_mtok) /
-                        1e6;
+    const double cost = b.cost_of(used_);
     if (cost >= b.max_cost) {
       return "the run's cost budget of " + amount_text(b.max_cost) + " is spent (" + amount_text(cost) +
              " used by " + std::to_string(tokens) + " tokens); raise the cap (--max-cost) to let it go on";

@@ -82,6 +82,12 @@ Result<Event> event_from_json_impl(const json& j) {
       KEEL_ASSIGN_OR_RETURN(std::string status, get_string(r, "status"));
       KEEL_ASSIGN_OR_RETURN(res.status, status_from(status));
       KEEL_ASSIGN_OR_RETURN(res.content, get_string(r, "content", false));
+      if (r.contains("model_usage")) {  // a sub-agent's model calls, counted in this run's budget
+        const json& u = r["model_usage"];
+        if (!u.is_object()) return Status::InvalidArgument("'model_usage' must be an object");
+        res.model_usage.prompt_tokens = u.value("prompt_tokens", int64_t{0});
+        res.model_usage.completion_tokens = u.value("completion_tokens", int64_t{0});
+      }
       done.results.push_back(std::move(res));
     }
     return Event{std::move(done)};
@@ -152,7 +158,14 @@ json decision_to_json(const Decision& d) {
           [](const RunTools& r) {
             json calls = json::array();
             for (const auto& c : r.calls) calls.push_back(call_to_json(c));
-            return json{{"action", "run_tools"}, {"calls", calls}};
+            json out = {{"action", "run_tools"}, {"calls", calls}};
+            if (r.budget_left.capped()) {  // what sub-agents the calls start may still spend
+              json left = json::object();
+              if (r.budget_left.max_tokens > 0) left["max_tokens"] = r.budget_left.max_tokens;
+              if (r.budget_left.max_cost > 0) left["max_cost"] = r.budget_left.max_cost;
+              out["budget_left"] = std::move(left);
+            }
+            return out;
           },
           [](const AskApproval& a) {
             json reqs = json::array();
