@@ -1,6 +1,5 @@
 // The Streamable HTTP client transport; see http_client_transport.hpp.
 #include <algorithm>
-#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/text/text_util.hpp"
 #include "net/http_transport.hpp"
 #include "net/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
@@ -256,11 +256,7 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
 bool StreamableHttpTransport::uses_authorizer() const {
   if (!spec_.authorizer) return false;
   for (const auto& [name, value] : spec_.headers) {
-    if (name.size() == 13 && std::equal(name.begin(), name.end(), "authorization", [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == b;
-        })) {
-      return false;  // the operator's own credentials win
-    }
+    if (keel::detail::lowercase(name) == "authorization") return false;  // the operator's own credentials win
   }
   return true;
 }

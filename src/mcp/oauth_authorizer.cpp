@@ -9,6 +9,7 @@
 #include "base/random_token.hpp"
 #include "core/text/base64.hpp"
 #include "core/text/percent_decode.hpp"
+#include "core/text/text_util.hpp"
 #include "llm/sha256.hpp"
 #include "mcp/jwt_assertion.hpp"
 #include "net/http_transport.hpp"
@@ -408,8 +409,7 @@ Status OAuthAuthorizer::token_request_locked(const std::string& grant,
     return Status::Unauthenticated(refused("its token endpoint refused the " + grant + " grant (HTTP " +
                                            std::to_string(answer.status) + (said.empty() ? "" : ", " + said) + ")"));
   }
-  std::string type = doc.value("token_type", std::string("Bearer"));
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string type = keel::detail::lowercase(doc.value("token_type", std::string("Bearer")));
   if (type != "bearer") return Status::Unauthenticated(refused("its token endpoint issued a '" + type + "' token, not a Bearer token"));
   tokens_.access = doc["access_token"].get<std::string>();
   if (doc.contains("refresh_token") && doc["refresh_token"].is_string()) tokens_.refresh = doc["refresh_token"].get<std::string>();

@@ -4,17 +4,13 @@
 
 #include <cctype>
 
+#include "core/text/text_util.hpp"
+
 namespace keel::mcp {
 
 namespace {
 
 using nlohmann::json;
-
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool is_token_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
@@ -56,7 +52,7 @@ BearerChallenge parse_bearer_challenge(std::string_view h) {
     size_t after = i;
     while (after < h.size() && (h[after] == ' ' || h[after] == '\t')) ++after;
     if (after >= h.size() || h[after] != '=') {  // a scheme name (or a token68 credential)
-      in_bearer = lower_ascii(token) == "bearer";
+      in_bearer = keel::detail::lowercase(token) == "bearer";
       if (in_bearer) out.bearer = true;
       continue;
     }
@@ -75,7 +71,7 @@ BearerChallenge parse_bearer_challenge(std::string_view h) {
       value = std::string(h.substr(v, i - v));
     }
     if (!in_bearer) continue;
-    std::string name = lower_ascii(token);
+    std::string name = keel::detail::lowercase(token);
     if (name == "resource_metadata") out.resource_metadata = value;
     else if (name == "scope") out.scope = value;
     else if (name == "error") out.error = value;
@@ -87,13 +83,13 @@ BearerChallenge parse_bearer_challenge(std::string_view h) {
 std::string url_origin(std::string_view url) {
   size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) return "";
-  std::string scheme = lower_ascii(url.substr(0, scheme_end));
+  std::string scheme = keel::detail::lowercase(url.substr(0, scheme_end));
   if (scheme != "http" && scheme != "https") return "";
   size_t host_start = scheme_end + 3;
   size_t host_end = url.find_first_of("/?#", host_start);
   if (host_end == std::string_view::npos) host_end = url.size();
   if (host_end == host_start) return "";
-  return scheme + "://" + lower_ascii(url.substr(host_start, host_end - host_start));
+  return scheme + "://" + keel::detail::lowercase(url.substr(host_start, host_end - host_start));
 }
 
 std::string url_path(std::string_view url) {
