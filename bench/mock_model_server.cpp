@@ -1,13 +1,13 @@
 // keel_mock_model_server — a scripted OpenAI-compatible model in a process of its own.
 //
-//   keel_mock_model_server [--port P] [--steps N] [--tool NAME] [--args JSON]
+//   keel_mock_model_server [--port P] [--steps N] [--tool NAME] [--args JSON] [--text TEXT]
 //
 // keel_run_bench measures keel the way users run it: a whole `keel run` process talking to a model
 // server in ANOTHER process, against a bare libcurl loop talking to the same server. This is that
 // server. It answers like a model that calls one tool per round: while the request holds fewer
 // than N tool results (`"role":"tool"`), it answers ONE call of --tool (default fs_stat) with
 // --args (default {"path":"f{n}.txt"}, {n} = tool results so far + 1) and a fresh call id; then it
-// answers the text "done". N is the number in a model name holding `mock-steps-N` (else --steps,
+// answers the text "done" (or --text). N is the number in a model name holding `mock-steps-N` (else --steps,
 // default 20). Replies are whole chat.completion JSON, or SSE (chunked) when "stream": true.
 // The mock should cost little next to what it measures: the request is not parsed as JSON (the
 // counts are string searches) and the replies are glued from pieces escaped once at start-up.
@@ -61,6 +61,7 @@ struct Script {
   long default_steps = 20;
   std::string tool_name_json;            // "fs_stat", quoted and escaped
   std::vector<std::string> args_pieces;  // the escaped arguments split at each {n}
+  std::string final_text_json = "\"done\"";  // the text answer, quoted and escaped
 };
 
 struct Stats {
@@ -202,7 +203,8 @@ void chat(std::string& out, std::string_view body) {
   if (!stream) {
     std::string json = head;
     json += "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",";
-    json += want_tool ? "\"content\":null,\"tool_calls\":[{" + call + "]" : std::string("\"content\":\"done\"");
+    json += want_tool ? "\"content\":null,\"tool_calls\":[{" + call + "]"
+                      : "\"content\":" + g_script.final_text_json;
     json += "},\"logprobs\":null,\"finish_reason\":\"";
     json += finish;
     json += "\"}],";
@@ -215,7 +217,8 @@ void chat(std::string& out, std::string_view body) {
   http_head(out, 200, "OK", "text/event-stream", 0, true);
   std::string event = "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",";
   event +=
-      want_tool ? "\"content\":null,\"tool_calls\":[{\"index\":0," + call + "]" : std::string("\"content\":\"done\"");
+      want_tool ? "\"content\":null,\"tool_calls\":[{\"index\":0," + call + "]"
+                : "\"content\":" + g_script.final_text_json;
   event += "},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
   append_chunk(out, event);
   event = "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"";
@@ -369,7 +372,7 @@ void set_nonblocking(int fd) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: keel_mock_model_server [--port P] [--steps N] [--tool NAME] [--args JSON]\n");
+  std::fprintf(stderr, "usage: keel_mock_model_server [--port P] [--steps N] [--tool NAME] [--args JSON] [--text TEXT]\n");
   return 2;
 }
 
@@ -389,6 +392,8 @@ int main(int argc, char** argv) {
       tool = argv[++i];
     else if (a == "--args")
       args = argv[++i];
+    else if (a == "--text")
+      g_script.final_text_json = "\"" + json_escape(argv[++i]) + "\"";
     else
       return usage();
   }

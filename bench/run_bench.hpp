@@ -43,7 +43,8 @@ class MockServer {
   MockServer(const MockServer&) = delete;
   MockServer& operator=(const MockServer&) = delete;
   ~MockServer() { stop(); }
-  bool start(const std::string& binary, std::string& error);
+  // `extra`: more arguments for the server (e.g. --text for the answer).
+  bool start(const std::string& binary, std::string& error, const std::vector<std::string>& extra = {});
   void stop();
   const std::string& base_url() const { return base_url_; }
 

@@ -189,7 +189,7 @@ void remove_tree(const std::string& path) {
   if (!path.empty()) std::filesystem::remove_all(path, ec);
 }
 
-bool MockServer::start(const std::string& binary, std::string& error) {
+bool MockServer::start(const std::string& binary, std::string& error, const std::vector<std::string>& extra) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
     error = std::string("pipe: ") + std::strerror(errno);
@@ -200,6 +200,7 @@ bool MockServer::start(const std::string& binary, std::string& error) {
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);  // dup2 clears close-on-exec on 0 and 1
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   std::vector<std::string> args = {binary};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argp = pointers(args);
   int err = posix_spawn(&pid_, binary.c_str(), &fa, nullptr, argp.data(), environ);
   posix_spawn_file_actions_destroy(&fa);

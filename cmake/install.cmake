@@ -11,7 +11,7 @@
 include(CMakePackageConfigHelpers)
 
 # The layers, highest first (the order a linker needs them in; keel.pc lists them so).
-set(KEEL_INSTALLED_LAYERS keel_api keel_mcp_server keel_server keel_assembly keel_skills keel_runtime
+set(KEEL_INSTALLED_LAYERS keel_api keel_mcp_server keel_server keel_autopilot keel_assembly keel_skills keel_runtime
     keel_knowledge keel_mcp keel_tools keel_llm keel_store keel_net keel_base keel_core)
 set(KEEL_PC_LIBS "")
 foreach(layer IN LISTS KEEL_INSTALLED_LAYERS)

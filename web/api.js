@@ -92,6 +92,9 @@ export function createApi(options = {}) {
     steerRun: (id, content) => request('POST', `/api/runs/${segment(id)}/steer`, {content}),
     decideApproval: (id, decision) => request('POST', `/api/approvals/${segment(id)}`, {decision}),
     answerQuestion: (id, answer) => request('POST', `/api/questions/${segment(id)}`, answer),
+    skills: () => request('GET', '/api/skills'),
+    decideProposal: (id, decision) => request('POST', `/api/skills/proposals/${segment(id)}`, {decision}),
+    autopilot: () => request('GET', '/api/autopilot'),
     sessionEventsUrl: (id) => `${baseUrl}/api/sessions/${segment(id)}/events`,
   };
 }

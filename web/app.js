@@ -4,7 +4,8 @@
 // stream from the start (?after=0; later reconnects send Last-Event-ID). Runs that had ended are
 // shown from the stored messages; the active run and every later one are built from their events.
 // A message goes to POST /api/sessions/{id}/messages with the settings; while a run is active the
-// composer offers Steer and Abort instead of Send.
+// composer offers Steer and Abort instead of Send. The header's Operator button opens the operator
+// console (operator_console.js): skill proposals to decide and the autopilot's health.
 import {captureTokenFromUrl, authHeaders} from './auth.js';
 import {createApi} from './api.js';
 import {openEventStream} from './sse.js';
@@ -20,6 +21,7 @@ import {Approvals} from './approvals.js';
 import {Questions} from './questions.js';
 import {Settings} from './settings.js';
 import {SessionList} from './sessions.js';
+import {OperatorConsole} from './operator_console.js';
 import {Composer} from './composer.js';
 import {SessionEvents} from './session_events.js';
 import {showTranscript} from './transcript.js';
@@ -43,6 +45,8 @@ class App {
       questions: new Questions(this.api, onError),
     };
     this.settings = new Settings(this.api, onError);
+    this.operator = new OperatorConsole(
+      {panel: document.getElementById('operator-panel'), toggle: byTestId('operator-toggle')}, this.api);
     this.sessions = new SessionList(byTestId('session-list'), this.api, {
       onSelect: (id) => this.select(id),
       onDeleted: (id) => { if (id === this.sessionId) this.unselect(); },
@@ -239,7 +243,9 @@ class App {
 function main() {
   const app = new App();
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && app.settings.isOpen()) app.settings.setOpen(false);
+    if (e.key !== 'Escape' || e.defaultPrevented) return;  // a panel's own Escape already closed it
+    if (app.settings.isOpen()) app.settings.setOpen(false);
+    else if (app.operator.isOpen()) app.operator.setOpen(false);
   });
   app.start();
 }

@@ -42,7 +42,9 @@
 //   skills: {enabled, disclosure_percent} (knowledge skills, keel/knowledge_skills.hpp),
 //   lanes: [{model, base_url, timeout_floor_ms, rate_limit_per_minute}] (keel/lanes.hpp),
 //   a2a_agents: [{name, url, token_env, timeout_ms}] (remote agents as tools, keel/a2a_tools.hpp;
-//     token_env is honoured in the user file only)
+//     token_env is honoured in the user file only),
+//   autopilot: {enabled, interval_ms, concurrency, max_failures, backoff_ms, max_backoff_ms, budget,
+//     sources, triggers} (keel/autopilot_config.hpp; the workspace file's section replaces the user's)
 // A missing file is fine; an unreadable or malformed one is an error naming the file and key.
 // The shell sandbox (tools.shell.sandbox/network/env/max_processes): a workspace keel.yaml may only
 // tighten it (a stricter mode, a lower cap); turning it off or weaker, the network, passing names
@@ -62,6 +64,7 @@
 #include <vector>
 
 #include "keel/a2a_config.hpp"
+#include "keel/autopilot_config.hpp"
 #include "keel/base/sandbox_policy.hpp"
 #include "keel/core/preflight.hpp"  // IntentRule: the config adds rules to the built-in ones
 #include "keel/mcp_config.hpp"
@@ -279,6 +282,8 @@ struct KeelConfig {
   // `a2a_agents:` of both files: the user file's, then the workspace file's (which replaces a user
   // agent of its name; token_env is refused there). Each becomes the tool a2a_NAME.
   std::vector<A2aAgentConfig> a2a_agents = {};
+  // `autopilot:` of the workspace file, else the user file's (keel/autopilot_config.hpp).
+  AutopilotConfig autopilot = {};
   std::vector<std::string> loaded_files;  // config files actually read: user file, then workspace
 };
 

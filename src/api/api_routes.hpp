@@ -64,6 +64,7 @@ struct ApiContext {
   // The sessions this server shows: its own workspace's. Every route that names a session, run,
   // approval or question checks it; another workspace's is 404, like a missing one.
   WorkspaceScope scope;
+  bool autopilot = false;  // the workspace has an autopilot configured
 };
 
 // Sends `body` as JSON with the request's CORS headers.
@@ -96,6 +97,7 @@ void reply_method_not_allowed(const ApiContext& ctx, const server::HttpRequest& 
 void mount_session_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx);
 void mount_run_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx);
 void mount_catalog_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx);
+void mount_autopilot_routes(server::HttpServer& http, std::shared_ptr<ApiContext> ctx);
 // The SSE stream of a session's (or one run's) events from `after_seq` on, kept open.
 void stream_events(const std::shared_ptr<ApiContext>& ctx, const server::HttpRequest& req,
                    std::shared_ptr<server::HttpResponder> out, const std::string& session_id,

@@ -21,6 +21,7 @@ struct ApiServerOptions {
   std::string web_dir;              // the web UI's files (index.html, modules); empty: no UI
   std::string version;              // reported by /api/health
   int64_t ping_interval_ms = 15000;  // idle event streams get a comment this often
+  bool autopilot = false;            // the workspace has an autopilot (GET /api/autopilot says so)
 };
 
 std::shared_ptr<ApiContext> mount_api(server::HttpServer& http, Store& store, AgentFactory& factory, RunService& runs,

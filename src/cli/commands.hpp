@@ -101,6 +101,8 @@ void add_mcp_serve_command(CLI::App& mcp, CommandAction& action);
 void add_serve_command(CLI::App& app, CommandAction& action);
 // `keel skills proposals|approve|reject|autorun` (skills_proposals_command.cpp).
 void add_skill_proposal_commands(CLI::App& skills, CommandAction& action);
+// `keel autopilot run|status|observations|retry` (autopilot_command.cpp).
+void add_autopilot_commands(CLI::App& app, CommandAction& action);
 // `keel models list` and `keel model pull` (models_command.cpp).
 void add_model_commands(CLI::App& app, CommandAction& action);
 // `keel template render|inspect` (template_command.cpp).

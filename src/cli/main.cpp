@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   add_hooks_commands(app, action);
   add_skills_commands(app, action);
   add_serve_command(app, action);
+  add_autopilot_commands(app, action);
   add_model_commands(app, action);
   add_template_commands(app, action);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 
 #include "api/a2a_endpoint.hpp"
 #include "api/agui_endpoint.hpp"
@@ -22,6 +23,7 @@
 #include "cli/mcp_http_serve.hpp"
 #include "api/serve_agent_factory.hpp"
 #include "assembly/store_access.hpp"
+#include "autopilot/workspace_autopilot.hpp"
 #include "mcp_server/keel_mcp_handler.hpp"
 #include "mcp_server/keel_mcp_server_options.hpp"
 #include "mcp_server/mcp_http_endpoint.hpp"
@@ -38,6 +40,20 @@ namespace keel::cli {
 namespace {
 
 // The web UI's files: an installed keel's (<prefix>/share/keel/web), else the source tree's.
+// What of the autopilot keel serve tells on stderr: sources that fail or recover, guards.
+void report_autopilot(const AutopilotEvent& e) {
+  if (e.kind == AutopilotEvent::Kind::kSourceError) {
+    std::fprintf(stderr, "keel serve: autopilot source %s failed: %s\n", e.source.c_str(), e.detail.c_str());
+  } else if (e.kind == AutopilotEvent::Kind::kSourceOk) {
+    std::fprintf(stderr, "keel serve: autopilot source %s works again\n", e.source.c_str());
+  } else if (e.kind == AutopilotEvent::Kind::kGuard) {
+    std::fprintf(stderr, "keel serve: autopilot budget guard: %s\n", e.detail.empty() ? "lifted" : e.detail.c_str());
+  } else if (e.kind == AutopilotEvent::Kind::kTransition && e.state == "stalled") {
+    std::fprintf(stderr, "keel serve: autopilot observation %lld stalled: %s\n", static_cast<long long>(e.observation_id),
+                 e.detail.c_str());
+  }
+}
+
 std::string default_web_dir() {
   if (auto installed = detail::installed_path("share/keel/web"); !installed.empty()) return installed.string();
   return KEEL_WEB_DIR;
@@ -144,6 +160,8 @@ int http_serve_command(const HttpServeArgs& args) {
   api_options.skills = (*factory)->skills_access();
   api_options.web_dir = web_dir;
   api_options.version = KEEL_VERSION;
+  const AutopilotConfig& pilot_config = (*factory)->config().autopilot;
+  api_options.autopilot = pilot_config.configured && pilot_config.enabled;
   std::shared_ptr<api::ApiContext> ctx = api::mount_api(http, **store, **factory, runs, events, pending, api_options);
   if (Status mounted = api::mount_openai_endpoint(http, **factory, v1_workers, api_options.access); !mounted.ok()) {
     return fail(mounted.message());
@@ -189,6 +207,18 @@ int http_serve_command(const HttpServeArgs& args) {
   }
   if (*resumed > 0) std::fprintf(stderr, "keel serve: resuming %zu run(s) from the last start\n", *resumed);
   std::fflush(stderr);
+  std::unique_ptr<Autopilot> pilot;
+  std::jthread pilot_thread;
+  if (api_options.autopilot) {
+    Result<std::unique_ptr<Autopilot>> made =
+        autopilot::make_workspace_autopilot((*factory)->config(), (*factory)->workspace(), store->get(), report_autopilot);
+    if (!made.ok()) return fail(made.status().message());
+    pilot = std::move(made).value();
+    pilot_thread = std::jthread([p = pilot.get()](std::stop_token stop) {
+      if (Status s = p->run(stop); !s.ok()) std::fprintf(stderr, "keel serve: autopilot stopped: %s\n", s.message().c_str());
+    });
+    std::fprintf(stderr, "keel serve: autopilot watching %zu source(s)\n", pilot_config.sources.size());
+  }
 
   std::mutex mu;
   std::condition_variable_any cv;
@@ -196,6 +226,10 @@ int http_serve_command(const HttpServeArgs& args) {
   cv.wait(lock, interrupted, [] { return false; });
   lock.unlock();
   std::fprintf(stderr, "keel serve: stopping (running runs are checkpointed)\n");
+  if (pilot_thread.joinable()) {
+    pilot_thread.request_stop();
+    pilot_thread.join();
+  }
   runs.shutdown();
   http.stop();
   events.flush();

@@ -93,6 +93,7 @@ void apply_layer(const ConfigLayer& layer, KeelConfig& cfg) {
   if (layer.budget_max_tokens) cfg.max_run_tokens = *layer.budget_max_tokens;
   if (layer.budget_max_cost) cfg.max_run_cost = *layer.budget_max_cost;
   for (const auto& [model, price] : layer.prices) cfg.prices[model] = price;
+  if (layer.autopilot) cfg.autopilot = *layer.autopilot;
   for (const auto& a : layer.web_allowed) cfg.web_allowed.push_back(a);
   for (const auto& r : layer.fs_roots) cfg.fs_roots.push_back(r);
   if (layer.planner_enabled) cfg.planner_enabled = *layer.planner_enabled;

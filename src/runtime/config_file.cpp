@@ -447,7 +447,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
                          "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local", "secrets",
-                         "a2a_agents", "budget", "prices"}));
+                         "a2a_agents", "budget", "prices", "autopilot"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -471,6 +471,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
   if (const YAML::Node n = root["profiles"]) KEEL_TRY(parse_profiles(n, out.path, out.profiles));
   if (const YAML::Node n = root["lanes"]) KEEL_TRY(parse_lanes(n, out.path, out.lanes.emplace()));
   if (const YAML::Node n = root["a2a_agents"]) KEEL_TRY(parse_a2a_agents(n, out.path, out.a2a_agents));
+  if (const YAML::Node n = root["autopilot"]) KEEL_TRY(parse_autopilot(n, out.path, out.autopilot.emplace()));
   if (const YAML::Node n = root["budget"]) {
     KEEL_TRY(r.mapping(n, "budget"));
     KEEL_TRY(r.check_keys(n, "budget", {"max_tokens", "max_cost"}));

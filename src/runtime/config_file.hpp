@@ -65,6 +65,7 @@ struct ConfigLayer {
   std::optional<int64_t> local_seed;
   std::vector<std::string> secrets;  // `secrets:` names, added to earlier layers'
   std::vector<A2aAgentConfig> a2a_agents;  // `a2a_agents:`; an entry replaces an earlier file's of its name
+  std::optional<AutopilotConfig> autopilot;  // `autopilot:`; a later file's section replaces an earlier one's
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
 };
 
@@ -73,6 +74,10 @@ Status parse_profiles(const YAML::Node& node, const std::string& path, std::vect
 
 // Reads `lanes:` (a list of {model, base_url, timeout_floor_ms, rate_limit_per_minute}) of `path`.
 Status parse_lanes(const YAML::Node& node, const std::string& path, std::vector<LaneConfig>& out);
+
+// Reads `autopilot:` of the file `path` (keel/autopilot_config.hpp); a broken source entry keeps
+// its error in the entry, anything else broken is the error.
+Status parse_autopilot(const YAML::Node& node, const std::string& path, AutopilotConfig& out);
 
 // Reads `a2a_agents:` (a list of {name, url, token_env?, timeout_ms?}) of the file `path` into `out`;
 // each entry is checked with check_a2a_agent_config() and names are unique within the file.

@@ -264,7 +264,48 @@ CREATE TABLE mcp_tool_locks (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 7> kMigrations = {{
+// Version 8: the autopilot's observations (unique by fingerprint per source), the model spend
+// its hourly caps are counted against, and the latest status document of each daemon.
+constexpr std::string_view kAutopilot = R"sql(
+CREATE TABLE observations (
+  id               INTEGER PRIMARY KEY,
+  workspace        TEXT NOT NULL DEFAULT '',
+  source           TEXT NOT NULL CHECK (source <> ''),
+  fingerprint      TEXT NOT NULL CHECK (fingerprint <> ''),
+  kind             TEXT NOT NULL DEFAULT '',
+  subject          TEXT NOT NULL DEFAULT '',
+  payload          TEXT NOT NULL DEFAULT '{}',
+  state            INTEGER NOT NULL DEFAULT 0 CHECK (state BETWEEN 0 AND 4),
+  failures         INTEGER NOT NULL DEFAULT 0,
+  last_error       TEXT NOT NULL DEFAULT '',
+  result           TEXT NOT NULL DEFAULT '',
+  created_ms       INTEGER NOT NULL,
+  updated_ms       INTEGER NOT NULL,
+  next_attempt_ms  INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (workspace, source, fingerprint)
+);
+CREATE INDEX observations_by_state ON observations(workspace, state, next_attempt_ms, id);
+
+CREATE TABLE spend (
+  id         INTEGER PRIMARY KEY,
+  workspace  TEXT NOT NULL DEFAULT '',
+  scope      TEXT NOT NULL,
+  at_ms      INTEGER NOT NULL,
+  tokens     INTEGER NOT NULL DEFAULT 0,
+  cost       REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX spend_by_time ON spend(workspace, scope, at_ms);
+
+CREATE TABLE daemon_status (
+  workspace   TEXT NOT NULL DEFAULT '',
+  name        TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  updated_ms  INTEGER NOT NULL,
+  PRIMARY KEY (workspace, name)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<Migration, 8> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
     {3, kTodos},
@@ -272,6 +313,7 @@ constexpr std::array<Migration, 7> kMigrations = {{
     {5, kServer},
     {6, kProposalPublicIds, fill_proposal_public_ids},
     {7, kMcpToolLocks},
+    {8, kAutopilot},
 }};
 
 Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {

@@ -82,6 +82,16 @@ class SqliteStore final : public Store {
   Result<std::vector<ServerCheckpoint>> list_server_checkpoints() override;
   Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) override;
 
+  Result<std::optional<int64_t>> add_observation(const Observation& observation) override;
+  Result<Observation> get_observation(int64_t id) override;
+  Result<std::vector<Observation>> list_observations(std::string_view workspace, const ObservationQuery& query) override;
+  Result<std::vector<std::pair<ObservationState, int64_t>>> count_observations(std::string_view workspace) override;
+  Status move_observation(int64_t id, ObservationState from, const ObservationMove& move) override;
+  Status record_spend(const SpendRecord& spend) override;
+  Result<SpendTotal> spend_since(std::string_view workspace, std::string_view scope, int64_t since_ms) override;
+  Status put_daemon_status(std::string_view workspace, std::string_view name, std::string_view status) override;
+  Result<std::optional<std::string>> get_daemon_status(std::string_view workspace, std::string_view name) override;
+
   Status record_span(const SpanRecord& span) override;
   Result<std::vector<SpanRecord>> list_spans(std::string_view trace_id) override;
 

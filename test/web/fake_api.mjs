@@ -1,13 +1,18 @@
 // A small in-memory stand-in for `keel serve`'s API (docs/server.md) that the web UI's component
 // test drives: sessions, messages, runs whose events are scripted, approvals, questions, steer,
-// abort, and session event streams with Last-Event-ID replay. It lets a test do what the real
-// server cannot be made to do on cue, such as dropping an event stream.
+// abort, session event streams with Last-Event-ID replay, skill proposals and the autopilot
+// document of the operator console. It lets a test do what the real server cannot be made to do
+// on cue, such as dropping an event stream or losing a race for a proposal.
 //
 //   const api = createFakeApi({token: 'T'});
 //   const server = await startStaticServer({handler: api.handle});
 //   api.dropStreamsAfter(3);          // the next stream closes after 3 events
 //   api.dropStreams();                // every open stream closes now
 //   api.lastEventIds                  // Last-Event-ID headers seen on reconnects
+//   const p = api.addProposal({skill: 'triage', summary: '...'});   // a pending skill proposal
+//   api.decideFirstElsewhere(p.id);   // the next decision of p finds it already decided (409)
+//   api.setAutopilot({enabled: false});   // what GET /api/autopilot answers (a string: sent as is)
+//   api.executions                    // ids of the proposals carried out, once per approval
 //
 // A message's run follows a script picked by a word in its content: "approve" (a shell call that
 // waits for a decision), "ask" (a question), "plan" (a two-step plan), "slow" (streams until
@@ -48,6 +53,11 @@ export function createFakeApi(options = {}) {
   const requests = [];
   let dropAfter = 0;
   let counter = 0;
+  const proposals = new Map();     // public id -> proposal, decided ones included
+  const elsewhere = new Set();     // ids another client decides just before the next POST
+  const executions = [];
+  let proposalDelayMs = 0;
+  let autopilot = {enabled: false};
   const nextId = (prefix) => `${prefix}_${(++counter).toString(16).padStart(6, '0')}`;
 
   function emit(session, data) {
@@ -175,6 +185,44 @@ export function createFakeApi(options = {}) {
     req.on('close', () => session.listeners.delete(send));
   }
 
+  function addProposal(fields = {}) {
+    const id = `sp_${(++counter).toString(16).padStart(32, '0')}`;
+    const proposal = {id, skill: 'triage', tool: '', arguments: {}, summary: '', status: 'pending', result: '',
+      created_ms: Date.now(), ...fields};
+    proposals.set(id, proposal);
+    return proposal;
+  }
+
+  // Decides like the server: the state changes before the (delayed) answer, so a second request
+  // for the same proposal, however soon, gets 409 and the action runs once.
+  async function decideProposal(res, id, body) {
+    if (!/^sp_[0-9a-f]{32}$/.test(id) || !proposals.has(id)) {
+      return error(res, 404, 'not_found', `no skill proposal '${id}' in this workspace`);
+    }
+    if (body.decision !== 'approve' && body.decision !== 'reject') {
+      return error(res, 400, 'bad_request', `'decision' must be approve or reject, got '${body.decision}'`);
+    }
+    const proposal = proposals.get(id);
+    if (elsewhere.delete(id) && proposal.status === 'pending') {
+      proposal.status = 'rejected';
+      proposal.result = 'rejected by another operator';
+    }
+    if (proposal.status !== 'pending') {
+      return error(res, 409, 'already_decided', `skill proposal ${id} was already decided (${proposal.status})`);
+    }
+    if (body.decision === 'approve') {
+      executions.push(id);
+      proposal.status = proposal.fails ? 'failed' : 'executed';
+      proposal.result = proposal.fails || `${proposal.tool || proposal.skill} done: wrote 1 file`;
+    } else {
+      proposal.status = 'rejected';
+      proposal.result = '';
+    }
+    if (proposalDelayMs) await sleep(proposalDelayMs);
+    const {fails, ...shown} = proposal;
+    json(res, 200, shown);
+  }
+
   async function handle(req, res, url) {
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts[0] !== 'api') return false;
@@ -188,6 +236,10 @@ export function createFakeApi(options = {}) {
       error(res, 400, 'bad_request', 'malformed JSON');
       return true;
     }
+    if (req.method === 'POST' && parts[1] === 'skills' && parts[2] === 'proposals' && parts.length === 4) {
+      await decideProposal(res, parts[3], body);
+      return true;
+    }
     const route = `${req.method} /${parts.slice(1).map((p, i) => (i % 2 === 1 ? ':id' : p)).join('/')}`;
     const session = parts[1] === 'sessions' && parts[2] ? sessions.get(parts[2]) : null;
     const missing = () => error(res, 404, 'not_found', `no such id: ${parts[2]}`);
@@ -196,6 +248,18 @@ export function createFakeApi(options = {}) {
         json(res, 200, {default: 'default', profiles: [
           {name: 'default', model: 'openai/mock', max_rounds: 8, description: 'the mock'},
           {name: 'careful', model: 'openai/mock', max_rounds: 3, description: 'fewer rounds'}]});
+        return true;
+      case 'GET /skills':
+        json(res, 200, {knowledge: [], executable: [{name: 'triage'}], proposals: Array.from(proposals.values())
+          .filter((p) => p.status === 'pending').map(({fails, ...shown}) => shown)});
+        return true;
+      case 'GET /autopilot':
+        if (typeof autopilot === 'string') {
+          res.writeHead(200, {'Content-Type': 'application/json'});
+          res.end(autopilot);
+        } else {
+          json(res, 200, autopilot);
+        }
         return true;
       case 'GET /sessions':
         json(res, 200, {sessions: Array.from(sessions.values()).reverse().map(publicSession)});
@@ -283,5 +347,12 @@ export function createFakeApi(options = {}) {
     lastEventIds,
     requests,
     runs,
+    // A pending proposal (fields override the defaults; `fails: 'why'` makes its approval fail).
+    addProposal,
+    decideFirstElsewhere: (id) => { elsewhere.add(id); },
+    setProposalDelay: (ms) => { proposalDelayMs = ms; },
+    setAutopilot: (doc) => { autopilot = doc; },
+    proposals,
+    executions,
   };
 }

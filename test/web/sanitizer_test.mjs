@@ -3,7 +3,7 @@
 // three ways: the exact resulting HTML; a sweep of the whole output (only allowed elements, no on*
 // or style attributes, hrefs only relative/http/https/mailto, every link with rel and target);
 // and that nothing ran: no dialog opened and window.__pwned stayed unset. Tool output, approval
-// arguments and question text must show as text.
+// arguments, question text and the operator console's server text must show as text.
 // The page has NO Content-Security-Policy on purpose: a CSP would stop inline handlers by itself
 // and hide a sanitizer bug.
 //
@@ -176,6 +176,37 @@ async function main() {
     t.equal(textViews.question, payload, 'a question is text');
     t.equal(textViews.option, payload, 'an option is text');
     t.equal(textViews.reason, payload, 'an approval reason is text');
+
+    // The operator console shows proposals, their outcomes and the autopilot's text as text.
+    const operator = await page.evaluate(async (payload) => {
+      const {OperatorConsole} = await import('/ui/operator_console.js');
+      const panel = document.createElement('section');
+      document.getElementById('out').append(panel);
+      const id = `sp_${'0'.repeat(31)}1`;
+      const api = {
+        skills: async () => ({proposals: [{id, skill: payload, tool: payload, summary: payload, arguments: {x: payload}, status: 'pending'}]}),
+        autopilot: async () => ({enabled: true, counts: {[payload]: 1},
+          status: {running: true, cycles: 1, guard: payload, sources: [{name: payload, kind: payload, ok: false, error: payload}]},
+          observations: [{id: 1, source: payload, kind: payload, subject: payload, state: payload, last_error: payload, result: payload}]}),
+        decideProposal: async () => ({id, status: payload, result: payload}),
+      };
+      const console = new OperatorConsole({panel, toggle: null}, api);
+      await console.refresh();
+      const before = {
+        summary: panel.querySelector('[data-testid=proposal-summary]').textContent,
+        subject: panel.querySelector('[data-testid=observation-subject]').textContent,
+        error: panel.querySelector('[data-testid=observation-error]').textContent,
+        guard: panel.querySelector('[data-testid=autopilot-guard]').textContent,
+        source: panel.querySelector('[data-testid=autopilot-source-error]').textContent,
+      };
+      await console.decide({id, skill: payload, summary: payload}, 'approve');
+      const result = panel.querySelector('[data-testid=proposal-outcome-result]').textContent;
+      const markup = panel.querySelectorAll('img, script, b').length;
+      panel.remove();
+      return {...before, result, markup};
+    }, payload);
+    t.equal(operator, {summary: payload, subject: payload, error: payload, guard: `Budget guard: ${payload}`, source: payload,
+      result: payload, markup: 0}, 'the operator console shows proposals, outcomes and autopilot text as text');
 
     await page.waitForTimeout(300);
     t.equal(await page.evaluate(() => (window.__pwned === undefined ? null : String(window.__pwned))), null,

@@ -282,6 +282,67 @@ struct ServerCheckpoint {
   int64_t updated_ms = 0;       // set by the store
 };
 
+// ---------------------------------------------------------------- autopilot
+
+// Where an observation is in its life (seed 002): pending → processing → done, or dismissed (its
+// conditions no longer hold), or stalled (it failed too many times in a row).
+enum class ObservationState { kPending = 0, kProcessing = 1, kDone = 2, kDismissed = 3, kStalled = 4 };
+
+// "pending", "processing", "done", "dismissed", "stalled".
+std::string_view observation_state_name(ObservationState state);
+// The state named as observation_state_name() spells it; nullopt otherwise.
+std::optional<ObservationState> parse_observation_state(std::string_view name);
+
+// Something an autopilot source noticed: a new file, a schedule firing, a feed item, a commit.
+// Its fingerprint makes it unique within (workspace, source): noticing it again stores nothing.
+struct Observation {
+  int64_t id = 0;             // assigned by add_observation()
+  std::string workspace;
+  std::string source;         // the configured source's name
+  std::string fingerprint;    // what makes it the same observation again (a content hash, an item id)
+  std::string kind;           // "file", "schedule", "http", "feed", "git", "mcp"
+  std::string subject;        // one line a person reads: a path, a URL, a commit subject
+  std::string payload;        // JSON object text: what the trigger is given as input
+  ObservationState state = ObservationState::kPending;
+  int failures = 0;           // consecutive failed attempts
+  std::string last_error;     // the latest failure, one line
+  std::string result;         // done: what came of it (run id, proposals); dismissed: why
+  int64_t created_ms = 0;     // 0: now
+  int64_t updated_ms = 0;     // set by the store on every write
+  int64_t next_attempt_ms = 0;  // pending: not taken before this time (backoff after a failure)
+};
+
+// The fields a transition writes; the rest of the observation stays.
+struct ObservationMove {
+  ObservationState state = ObservationState::kPending;
+  int failures = 0;
+  std::string last_error = {};
+  std::string result = {};
+  int64_t next_attempt_ms = 0;
+};
+
+struct ObservationQuery {
+  std::optional<ObservationState> state = std::nullopt;  // unset: every state
+  std::string source = {};                                // empty: every source
+  std::optional<int64_t> due_by_ms = std::nullopt;        // only those with next_attempt_ms <= this
+  int limit = 100;                                        // <= 0: all
+  bool oldest_first = false;                              // default newest first
+};
+
+// Model usage the autopilot (or any budgeted host) spent, kept so caps per hour hold across restarts.
+struct SpendRecord {
+  std::string workspace;
+  std::string scope;      // e.g. "autopilot"
+  int64_t at_ms = 0;      // 0: now
+  int64_t tokens = 0;
+  double cost = 0;        // in the price table's currency; 0 when no price is known
+};
+
+struct SpendTotal {
+  int64_t tokens = 0;
+  double cost = 0;
+};
+
 // ---------------------------------------------------------------- tracing
 
 struct SpanRecord {

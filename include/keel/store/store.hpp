@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "keel/result.hpp"
@@ -163,6 +164,29 @@ class Store {
   // as the run's first message, and a checkpoint with `settings`. Returns the run id. NotFound for
   // a missing session; nothing is written on any error.
   virtual Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) = 0;
+
+  // ---- autopilot (records.hpp)
+  // Stores a new observation and returns its id; nullopt (nothing written) when (workspace,
+  // source, fingerprint) is already stored, whatever its state. InvalidArgument for an empty
+  // source or fingerprint or a payload that is not a JSON object.
+  virtual Result<std::optional<int64_t>> add_observation(const Observation& observation) = 0;
+  // NotFound "no observation N".
+  virtual Result<Observation> get_observation(int64_t id) = 0;
+  virtual Result<std::vector<Observation>> list_observations(std::string_view workspace,
+                                                             const ObservationQuery& query) = 0;
+  // How many observations of the workspace are in each state (states with none are absent).
+  virtual Result<std::vector<std::pair<ObservationState, int64_t>>> count_observations(std::string_view workspace) = 0;
+  // Moves observation `id` from state `from` as `move` says, atomically: FailedPrecondition when
+  // it is no longer in `from` (another worker took or decided it), NotFound for an unknown id.
+  virtual Status move_observation(int64_t id, ObservationState from, const ObservationMove& move) = 0;
+  // Records model usage; spend_since() sums it.
+  virtual Status record_spend(const SpendRecord& spend) = 0;
+  // The workspace's spend in `scope` at or after `since_ms`.
+  virtual Result<SpendTotal> spend_since(std::string_view workspace, std::string_view scope, int64_t since_ms) = 0;
+  // A daemon's latest status document (JSON object text) per (workspace, name), replaced on each put.
+  virtual Status put_daemon_status(std::string_view workspace, std::string_view name, std::string_view status) = 0;
+  // nullopt when none was put.
+  virtual Result<std::optional<std::string>> get_daemon_status(std::string_view workspace, std::string_view name) = 0;
 
   // ---- tracing
   // InvalidArgument when attributes are not a JSON object.

@@ -1,0 +1,208 @@
+// End-to-end: `keel autopilot` in the keel binary against a scripted OpenAI-compatible mock model
+// on 127.0.0.1. A file dropped into the watched folder gives one observation, one skill run and
+// one proposal; approving it carries the action out once; the same file again is de-duplicated;
+// a skill that fails three times stalls its observation; every state survives the process (each
+// command is a new process on the same database); the hourly cap holds work back visibly; bad
+// source configuration is reported for that source while the others run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/store_cli_fixture.hpp"
+#include "support/mock_llm_server.hpp"
+
+namespace keel {
+namespace {
+
+using nlohmann::json;
+using testing::CliRun;
+using testing::lines_of;
+using testing::mock_text;
+
+class AutopilotCliTest : public testing::StoreCliTest {
+ protected:
+  void SetUp() override {
+    StoreCliTest::SetUp();
+    ASSERT_TRUE(server_.running());
+    json write = {{"id", "write-note"},
+                  {"outputSchema", {{"type", "object"}, {"required", {"summary", "file"}}}},
+                  {"approvalMode", "proposal"},
+                  {"action", {{"tool", "fs_write"}, {"argumentsPointer", "/file"}}}};
+    ws_.write(".keel/skills/write-note/skill.json", write.dump(2));
+    ws_.write(".keel/skills/write-note/SKILL.md", "---\nname: write-note\n---\nPropose a note about the file.\n");
+    std::filesystem::create_directories(ws_.path() / "inbox");
+    configure("");
+  }
+
+  void configure(const std::string& extra) {
+    ws_.write("keel.yaml", "model: mock\nbase_url: " + server_.base_url() +
+                               "\nretry: {max_attempts: 1}\n"
+                               "autopilot:\n"
+                               "  backoff_ms: 0\n" +
+                               extra +
+                               "  sources:\n"
+                               "    - {name: inbox, files: inbox, glob: '*.txt'}\n"
+                               "    - {name: broken, files: inbox, globb: '*'}\n"
+                               "  triggers:\n"
+                               "    - {source: inbox, skills: [write-note]}\n");
+  }
+
+  // One cycle, as JSON Lines events.
+  std::vector<json> once() {
+    CliRun r = keel({"autopilot", "run", "--once", "--json"});
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.out << r.err;
+    std::vector<json> events;
+    for (const std::string& line : lines_of(r.out)) events.push_back(json::parse(line));
+    last_exit_ = r.exit_code;
+    return events;
+  }
+  static int count(const std::vector<json>& events, const std::string& type, const std::string& state = "") {
+    int n = 0;
+    for (const json& e : events) {
+      if (e["type"] == type && (state.empty() || e.value("state", "") == state)) ++n;
+    }
+    return n;
+  }
+  static std::string note_reply(const std::string& path, const std::string& content) {
+    return json{{"summary", "write " + path}, {"file", {{"path", path}, {"content", content}}}}.dump();
+  }
+
+  testing::MockLlmServer server_;
+  int last_exit_ = 0;
+};
+
+TEST_F(AutopilotCliTest, ADroppedFileBecomesOneProposalCarriedOutOnce) {
+  ws_.write("inbox/report.txt", "Q3 numbers are in");
+  server_.push(mock_text(note_reply("notes/report.md", "summary of Q3")));
+  std::vector<json> events = once();
+  EXPECT_EQ(last_exit_, 0);
+  EXPECT_EQ(count(events, "observed"), 1);
+  EXPECT_EQ(count(events, "transition", "processing"), 1);
+  EXPECT_EQ(count(events, "transition", "done"), 1);
+  EXPECT_EQ(count(events, "source_error"), 1) << "the broken source is reported, the good one runs";
+  ASSERT_EQ(server_.request_count(), 1u);
+  EXPECT_NE(server_.request_bodies()[0].find("Q3 numbers are in"), std::string::npos) << "the file is the input";
+  EXPECT_FALSE(std::filesystem::exists(ws_.path() / "notes/report.md")) << "a proposal waits for a person";
+
+  json proposals = json::parse(keel({"skills", "proposals", "--json"}).out);
+  ASSERT_EQ(proposals.size(), 1u) << proposals;
+  EXPECT_EQ(proposals[0]["skill"], "write-note");
+  const std::string id = std::to_string(proposals[0]["id"].get<int64_t>());
+  CliRun approve = keel({"skills", "approve", id});
+  ASSERT_EQ(approve.exit_code, 0) << approve.out << approve.err;
+  EXPECT_EQ(testing::read_file(ws_.path() / "notes/report.md"), "summary of Q3");
+  CliRun twice = keel({"skills", "approve", id});
+  EXPECT_EQ(twice.exit_code, 2) << "carried out once";
+  EXPECT_NE(twice.err.find("is executed, not pending"), std::string::npos) << twice.err;
+
+  // The same file again, in a new process: de-duplicated, no model call, no new proposal.
+  ws_.write("inbox/report.txt", "Q3 numbers are in");
+  events = once();
+  EXPECT_EQ(count(events, "deduplicated"), 1);
+  EXPECT_EQ(count(events, "observed"), 0);
+  EXPECT_EQ(server_.request_count(), 1u);
+  EXPECT_EQ(json::parse(keel({"skills", "proposals", "--json"}).out).size(), 0u);
+
+  CliRun status = keel({"autopilot", "status", "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  json st = json::parse(status.out);
+  EXPECT_EQ(st["counts"]["done"], 1);
+  EXPECT_EQ(st["status"]["running"], false);
+  EXPECT_EQ(st["status"]["sources"][1]["ok"], false);
+  EXPECT_NE(st["status"]["sources"][1]["error"].get<std::string>().find("unknown key 'globb'"), std::string::npos);
+  CliRun text = keel({"autopilot", "status"});
+  EXPECT_NE(text.out.find("source broken"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("done 1"), std::string::npos) << text.out;
+}
+
+TEST_F(AutopilotCliTest, ASkillFailingThreeTimesStallsItsObservation) {
+  ws_.write("inbox/bad.txt", "the model will not answer in JSON");
+  for (int i = 0; i < 6; ++i) server_.push(mock_text("not json at all"));  // each attempt: a reply and its retry
+  for (int i = 0; i < 3; ++i) {
+    once();
+    EXPECT_EQ(last_exit_, 3) << "attempt " << i + 1 << " failed";
+  }
+  once();  // a fourth cycle starts nothing
+  EXPECT_EQ(server_.request_count(), 6u);
+  CliRun list = keel({"autopilot", "observations", "--state", "stalled", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json stalled = json::parse(list.out);
+  ASSERT_EQ(stalled.size(), 1u);
+  EXPECT_EQ(stalled[0]["failures"], 3);
+  EXPECT_EQ(stalled[0]["subject"], "inbox/bad.txt");
+  EXPECT_NE(stalled[0]["last_error"].get<std::string>().find("write-note"), std::string::npos) << stalled[0];
+
+  // retry makes it pending again, with its failures forgotten.
+  const std::string id = std::to_string(stalled[0]["id"].get<int64_t>());
+  CliRun retry = keel({"autopilot", "retry", id});
+  ASSERT_EQ(retry.exit_code, 0) << retry.err;
+  EXPECT_EQ(json::parse(keel({"autopilot", "observations", "--state", "pending", "--json"}).out).size(), 1u);
+  EXPECT_EQ(keel({"autopilot", "retry", id}).exit_code, 2) << "only stalled or dismissed ones";
+  EXPECT_EQ(keel({"autopilot", "retry", "99999"}).exit_code, 1);
+}
+
+TEST_F(AutopilotCliTest, TheHourlyTokenCapHoldsWorkBackVisibly) {
+  configure("  budget: {max_tokens_per_hour: 10}\n");
+  ws_.write("inbox/one.txt", "first");
+  server_.push(mock_text(note_reply("one.md", "1")));  // 15 tokens: over the cap afterwards
+  once();
+  ws_.write("inbox/two.txt", "second");
+  std::vector<json> events = once();
+  EXPECT_EQ(server_.request_count(), 1u) << "the second observation waits";
+  bool guard = false;
+  for (const json& e : events) {
+    if (e["type"] == "guard" && e["detail"] == "hourly token cap 10 reached: 15 tokens in the last hour") guard = true;
+  }
+  EXPECT_TRUE(guard) << lines_of(keel({"autopilot", "status"}).out).size();
+  json st = json::parse(keel({"autopilot", "status", "--json"}).out);
+  EXPECT_EQ(st["counts"]["pending"], 1);
+  EXPECT_EQ(st["status"]["guard"], "hourly token cap 10 reached: 15 tokens in the last hour");
+  EXPECT_NE(keel({"autopilot", "status"}).out.find("budget guard: hourly token cap 10"), std::string::npos);
+}
+
+TEST_F(AutopilotCliTest, RunsInTheForegroundUntilInterruptedAndExportsItsCycleSpans) {
+  ws_.write("inbox/live.txt", "watch this");
+  server_.push(mock_text(note_reply("notes/live.md", "seen")));
+  const std::filesystem::path otlp = home_.path() / "otlp.jsonl";
+  testing::CliOptions o;
+  o.env["KEEL_HOME"] = home_.path().string();
+  o.env["TZ"] = "UTC";
+  o.env["KEEL_OTLP_FILE"] = otlp.string();
+  o.cwd = workspace();
+  // Interrupted once the proposal is stored: the loop ran a whole observation.
+  o.interrupt_when = [this] {
+    auto p = store_->list_skill_proposals(workspace(), std::nullopt);
+    return p.ok() && !p->empty();
+  };
+  CliRun r = testing::run_cli(KEEL_BINARY, {"autopilot", "run", "--json"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  int done = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    json e = json::parse(line);
+    if (e["type"] == "transition" && e["state"] == "done") ++done;
+  }
+  EXPECT_EQ(done, 1) << r.out;
+  json st = json::parse(keel({"autopilot", "status", "--json"}).out);
+  EXPECT_EQ(st["status"]["running"], false) << "it recorded its stop";
+  const std::string exported = testing::read_file(otlp);
+  EXPECT_NE(exported.find("\"autopilot.cycle\""), std::string::npos) << exported.substr(0, 400);
+  EXPECT_NE(exported.find("inbox/live.txt"), std::string::npos);
+}
+
+TEST_F(AutopilotCliTest, UsageErrors) {
+  ws_.write("keel.yaml", "model: rules\n");
+  CliRun none = keel({"autopilot", "run", "--once"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no autopilot is configured"), std::string::npos) << none.err;
+  ws_.write("keel.yaml", "autopilot: {interval_ms: nope}\n");
+  CliRun bad = keel({"autopilot", "run", "--once"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("autopilot.interval_ms must be a whole number"), std::string::npos) << bad.err;
+  EXPECT_EQ(keel({"autopilot", "observations", "--state", "sleeping"}).exit_code, 2);
+  CliRun never = keel({"autopilot", "status"});
+  EXPECT_EQ(never.exit_code, 0);
+  EXPECT_NE(never.out.find("never ran"), std::string::npos) << never.out;
+}
+
+}  // namespace
+}  // namespace keel
