@@ -2,6 +2,7 @@
 // and the newest observations, read from the store (so it shows an autopilot running in this
 // server or in a `keel autopilot run` of the same workspace).
 #include "api/api_routes.hpp"
+#include "autopilot/autopilot_report.hpp"
 #include "keel/autopilot.hpp"
 
 namespace keel::api {
@@ -11,19 +12,6 @@ using server::HttpRequest;
 using server::HttpResponder;
 
 constexpr int kListed = 50;
-
-nlohmann::json observation_json(const Observation& o) {
-  return {{"id", o.id},
-          {"source", o.source},
-          {"kind", o.kind},
-          {"subject", o.subject},
-          {"state", std::string(observation_state_name(o.state))},
-          {"failures", o.failures},
-          {"last_error", o.last_error},
-          {"result", o.result},
-          {"created_ms", o.created_ms},
-          {"updated_ms", o.updated_ms}};
-}
 
 void autopilot(const std::shared_ptr<ApiContext>& ctx, const HttpRequest& req, HttpResponder& out) {
   if (!ctx->autopilot) return reply_json(*ctx, req, out, 200, nlohmann::json{{"enabled", false}});
@@ -42,7 +30,7 @@ void autopilot(const std::shared_ptr<ApiContext>& ctx, const HttpRequest& req, H
   for (const char* s : {"pending", "processing", "done", "dismissed", "stalled"}) by_state[s] = 0;
   for (const auto& [state, n] : *counts) by_state[std::string(observation_state_name(state))] = n;
   nlohmann::json list = nlohmann::json::array();
-  for (const Observation& o : *newest) list.push_back(observation_json(o));
+  for (const Observation& o : *newest) list.push_back(detail::observation_json(o, false));
   reply_json(*ctx, req, out, 200,
              nlohmann::json{{"enabled", true}, {"status", status}, {"counts", by_state}, {"observations", list}});
 }

@@ -70,6 +70,26 @@ nlohmann::json AutopilotReport::status_json(int64_t now_ms) const {
           {"sources", std::move(sources)}};
 }
 
+nlohmann::json observation_json(const Observation& o, bool details) {
+  nlohmann::json j = {{"id", o.id},
+                      {"source", o.source},
+                      {"kind", o.kind},
+                      {"subject", o.subject},
+                      {"state", std::string(observation_state_name(o.state))},
+                      {"failures", o.failures},
+                      {"last_error", o.last_error},
+                      {"result", o.result},
+                      {"created_ms", o.created_ms},
+                      {"updated_ms", o.updated_ms}};
+  if (details) {
+    nlohmann::json payload = nlohmann::json::parse(o.payload, nullptr, false);
+    j["fingerprint"] = o.fingerprint;
+    j["next_attempt_ms"] = o.next_attempt_ms;
+    j["payload"] = payload.is_discarded() ? nlohmann::json(o.payload) : payload;
+  }
+  return j;
+}
+
 SpanRecord cycle_span(const std::string& trace_id, const AutopilotCycleMetrics& m) {
   SpanRecord s;
   s.trace_id = trace_id;

@@ -43,6 +43,10 @@ class AutopilotReport {
   std::string guard_;
 };
 
+// An observation as the CLI and the HTTP API show it: id, source, kind, subject, state, failures,
+// last_error, result, created_ms, updated_ms (the payload and fingerprint with `details`).
+nlohmann::json observation_json(const Observation& o, bool details);
+
 // The root span of a busy cycle.
 SpanRecord cycle_span(const std::string& trace_id, const AutopilotCycleMetrics& m);
 // A span of one observation's step (`what`: observed, or the state it moved to).

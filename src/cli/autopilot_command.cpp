@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/store_access.hpp"
+#include "autopilot/autopilot_report.hpp"
 #include "autopilot/workspace_autopilot.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
@@ -127,23 +128,6 @@ int run_autopilot(const AutopilotArgs& args) {
   return kExitOk;
 }
 
-json observation_json(const Observation& o) {
-  json payload = json::parse(o.payload, nullptr, false);
-  return {{"id", o.id},
-          {"source", o.source},
-          {"kind", o.kind},
-          {"subject", o.subject},
-          {"state", std::string(observation_state_name(o.state))},
-          {"failures", o.failures},
-          {"last_error", o.last_error},
-          {"result", o.result},
-          {"fingerprint", o.fingerprint},
-          {"created_ms", o.created_ms},
-          {"updated_ms", o.updated_ms},
-          {"next_attempt_ms", o.next_attempt_ms},
-          {"payload", payload.is_discarded() ? json(o.payload) : payload}};
-}
-
 int autopilot_status(const AutopilotArgs& args) {
   std::string error;
   const std::string workspace = workspace_key(args.workspace, error);
@@ -216,7 +200,7 @@ int autopilot_observations(const AutopilotArgs& args) {
   if (!list.ok()) return report_store_error(list.status());
   if (args.json) {
     json out = json::array();
-    for (const Observation& o : *list) out.push_back(observation_json(o));
+    for (const Observation& o : *list) out.push_back(json(detail::observation_json(o, true)));
     print_line(out);
     return kExitOk;
   }

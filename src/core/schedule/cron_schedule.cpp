@@ -183,67 +183,57 @@ bool CronSchedule::matches(const CivilMinute& m) const {
       !months_.test(static_cast<size_t>(m.month))) {
     return false;
   }
+  return day_matches(m);
+}
+
+bool CronSchedule::day_matches(const CivilMinute& m) const {
   const bool dom = days_.test(static_cast<size_t>(m.day));
   const bool dow = weekdays_.test(static_cast<size_t>(weekday_of(m.year, m.month, m.day)));
-  if (day_restricted_ && weekday_restricted_) return dom || dow;
-  return dom && dow;
+  // Vixie cron: when both day fields are restricted, either one matching is enough.
+  return day_restricted_ && weekday_restricted_ ? (dom || dow) : (dom && dow);
 }
+
+namespace {
+
+// Moves `t` to the first minute of the next month, day or hour.
+void next_month(CivilMinute& t) {
+  t.day = 1;
+  t.hour = 0;
+  t.minute = 0;
+  if (++t.month == 13) {
+    t.month = 1;
+    ++t.year;
+  }
+}
+
+void next_day(CivilMinute& t) {
+  t.hour = 0;
+  t.minute = 0;
+  if (++t.day > days_in_month(t.year, t.month)) next_month(t);
+}
+
+void next_hour(CivilMinute& t) {
+  t.minute = 0;
+  if (++t.hour == 24) next_day(t);
+}
+
+}  // namespace
 
 std::optional<CivilMinute> CronSchedule::next_after(const CivilMinute& after) const {
   CivilMinute t = after;
-  // The next minute.
-  if (++t.minute == 60) {
-    t.minute = 0;
-    if (++t.hour == 24) {
-      t.hour = 0;
-      if (++t.day > days_in_month(t.year, t.month)) {
-        t.day = 1;
-        if (++t.month == 13) {
-          t.month = 1;
-          ++t.year;
-        }
-      }
-    }
-  }
+  if (++t.minute == 60) next_hour(t);
   const int last_year = after.year + 8;
   while (t.year <= last_year) {
     if (!months_.test(static_cast<size_t>(t.month))) {
-      t.day = 1;
-      t.hour = 0;
-      t.minute = 0;
-      if (++t.month == 13) {
-        t.month = 1;
-        ++t.year;
-      }
+      next_month(t);
       continue;
     }
-    const bool dom = days_.test(static_cast<size_t>(t.day));
-    const bool dow = weekdays_.test(static_cast<size_t>(weekday_of(t.year, t.month, t.day)));
-    const bool day_ok = day_restricted_ && weekday_restricted_ ? (dom || dow) : (dom && dow);
-    if (!day_ok) {
-      t.hour = 0;
-      t.minute = 0;
-      if (++t.day > days_in_month(t.year, t.month)) {
-        t.day = 1;
-        if (++t.month == 13) {
-          t.month = 1;
-          ++t.year;
-        }
-      }
+    if (!day_matches(t)) {
+      next_day(t);
       continue;
     }
     if (!hours_.test(static_cast<size_t>(t.hour))) {
-      t.minute = 0;
-      if (++t.hour == 24) {
-        t.hour = 0;
-        if (++t.day > days_in_month(t.year, t.month)) {
-          t.day = 1;
-          if (++t.month == 13) {
-            t.month = 1;
-            ++t.year;
-          }
-        }
-      }
+      next_hour(t);
       continue;
     }
     for (int m = t.minute; m < 60; ++m) {
@@ -252,17 +242,7 @@ std::optional<CivilMinute> CronSchedule::next_after(const CivilMinute& after) co
         return t;
       }
     }
-    t.minute = 0;
-    if (++t.hour == 24) {
-      t.hour = 0;
-      if (++t.day > days_in_month(t.year, t.month)) {
-        t.day = 1;
-        if (++t.month == 13) {
-          t.month = 1;
-          ++t.year;
-        }
-      }
-    }
+    next_hour(t);
   }
   return std::nullopt;
 }
