@@ -83,17 +83,30 @@ struct ObservationOutcome {
 using ObservationWork = std::function<ObservationOutcome(const Observation& observation,
                                                          const AutopilotTriggerConfig& trigger, std::stop_token stop)>;
 
-// Reads an MCP resource for an mcp source: (server, uri) → its text. Unset: mcp sources report
-// that they cannot run here.
-using McpResourceReader = std::function<Result<std::string>(const std::string& server, const std::string& uri,
-                                                             int64_t timeout_ms, std::stop_token stop)>;
+// The MCP resources mcp sources watch, through the host's MCP servers. A source reads its resource,
+// then subscribes (resources/subscribe); while subscribed it reads again when the server says the
+// resource changed (notifications/resources/updated), and once a minute in case a notification was
+// lost; a server without subscriptions is polled every every_ms.
+class McpResourceWatch {
+ public:
+  virtual ~McpResourceWatch() = default;
+  // The resource's content: its text parts joined (blobs as their base64).
+  virtual Result<std::string> read(const std::string& server, const std::string& uri, int64_t timeout_ms,
+                                   std::stop_token stop) = 0;
+  // Subscribes to updates of `uri`; false when the server does not offer subscriptions or refused.
+  virtual bool subscribe(const std::string& server, const std::string& uri, std::stop_token stop) = 0;
+  // True (once) when an update of (server, uri) arrived since the last call.
+  virtual bool take_update(const std::string& server, const std::string& uri) = 0;
+  // Becomes readable when an update arrives, to wake the autopilot; -1: none.
+  virtual int wake_fd() const { return -1; }
+};
 
 struct AutopilotOptions {
   AutopilotConfig config;
   std::string workspace;                  // absolute; observations and status are kept under it
   Store* store = nullptr;                 // required; must outlive the autopilot
   ObservationWork work = nullptr;         // required
-  McpResourceReader mcp_reader = nullptr;
+  std::shared_ptr<McpResourceWatch> mcp_resources = nullptr;  // unset: mcp sources say they cannot run here
   std::function<void(const AutopilotEvent&)> on_event = nullptr;  // on run()'s thread
   std::function<void(std::vector<SpanRecord>)> export_spans = nullptr;  // e.g. to OTLP; after each busy cycle
   std::function<int64_t()> now_ms = nullptr;  // unset: the system clock

@@ -67,6 +67,9 @@ struct McpToolResult {
 struct McpClientHooks {
   std::function<void(std::string_view server, std::string_view line)> on_log;  // stderr, logging, garbage
   std::function<void(std::string_view server, const nlohmann::json& params)> on_progress;
+  // notifications/resources/updated: a resource the client subscribed to (resources/subscribe)
+  // changed. Called on the connection's reader thread; keep it short.
+  std::function<void(std::string_view server, const std::string& uri)> on_resource_updated;
   // elicitation/create: returns the result object ({"action": "accept"|"decline"|"cancel", "content"}).
   // Without one keel accepts when every requested field has a default (using the defaults) and
   // declines otherwise.

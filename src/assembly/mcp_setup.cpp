@@ -53,8 +53,10 @@ bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::
 }
 
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,
-                                     std::function<void(const std::string&)> notice) {
+                                     std::function<void(const std::string&)> notice,
+                                     std::function<void(std::string_view, const std::string&)> on_resource_updated) {
   McpHubOptions options;
+  options.hooks.on_resource_updated = std::move(on_resource_updated);
   options.is_trusted = [store, workspace](const McpServerConfig& s) { return mcp_server_trusted(s, store, workspace); };
   attach_mcp_oauth_files(options.hooks, config.mcp_servers, notice);
   options.hold_tool = mcp_tool_lock(store, workspace, std::move(notice));

@@ -38,7 +38,9 @@ bool defer_mcp_tools(const std::vector<McpServerStatus>& servers, int64_t above_
 
 // A hub for the configured servers with the store's trust and tool lock (mcp_tool_lock.hpp; not
 // connected yet). `notice` hears of tool definitions accepted automatically.
+// `on_resource_updated` hears of subscribed resources that changed (McpClientHooks).
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,
-                                     std::function<void(const std::string&)> notice = {});
+                                     std::function<void(const std::string&)> notice = {},
+                                     std::function<void(std::string_view, const std::string&)> on_resource_updated = {});
 
 }  // namespace keel::assembly

@@ -67,7 +67,7 @@ class Autopilot::Impl {
  public:
   explicit Impl(AutopilotOptions options) : o_(std::move(options)) {
     if (!o_.now_ms) o_.now_ms = system_now_ms;
-    detail::SourceEnv env{o_.workspace, o_.store, o_.mcp_reader};
+    detail::SourceEnv env{o_.workspace, o_.store, o_.mcp_resources};
     for (const AutopilotSourceConfig& s : o_.config.sources) {
       sources_.push_back(detail::make_observation_source(s, env));
       report_.add_source(s.name, s.kind);

@@ -56,7 +56,7 @@ class ObservationSource {
 struct SourceEnv {
   std::string workspace;
   Store* store = nullptr;               // git keeps the commit it saw last here
-  McpResourceReader mcp_reader = nullptr;
+  std::shared_ptr<McpResourceWatch> mcp_resources = nullptr;
 };
 
 // The source `config` describes. A broken entry (config.error) or a kind that cannot start here

@@ -7,6 +7,7 @@ namespace keel::detail {
 namespace {
 
 constexpr int64_t kMcpDefaultEveryMs = 5000;
+constexpr int64_t kMcpSafetyReadMs = 60000;  // a subscribed resource is read at least this often
 
 class FailedSource final : public ObservationSource {
  public:
@@ -25,24 +26,41 @@ class FailedSource final : public ObservationSource {
 
 class McpSource final : public ObservationSource {
  public:
-  McpSource(const AutopilotSourceConfig& config, McpResourceReader reader)
-      : ObservationSource(config), reader_(std::move(reader)),
+  McpSource(const AutopilotSourceConfig& config, std::shared_ptr<McpResourceWatch> watch)
+      : ObservationSource(config), watch_(std::move(watch)),
         clock_(config.every_ms > 0 ? config.every_ms : kMcpDefaultEveryMs) {}
-  bool due(int64_t now_ms) const override { return clock_.due(now_ms); }
+
+  // Subscribed: every cycle looks for a notification (cheap); else the poll interval.
+  bool due(int64_t now_ms) const override { return subscribed_ || clock_.due(now_ms); }
+  int wake_fd() const override { return subscribed_ ? watch_->wake_fd() : -1; }
+
   Result<std::vector<Finding>> poll(int64_t now_ms, std::stop_token stop) override {
+    const std::string& server = config().server;
+    const std::string& uri = config().uri;
+    if (subscribed_ && !watch_->take_update(server, uri) && now_ms - last_read_ms_ < kMcpSafetyReadMs) {
+      return std::vector<Finding>{};
+    }
     clock_.polled(now_ms);
-    KEEL_ASSIGN_OR_RETURN(std::string text, reader_(config().server, config().uri, config().timeout_ms, stop));
+    last_read_ms_ = now_ms;
+    KEEL_ASSIGN_OR_RETURN(std::string text, watch_->read(server, uri, config().timeout_ms, stop));
+    if (!tried_subscribe_) {
+      tried_subscribe_ = true;
+      subscribed_ = watch_->subscribe(server, uri, stop);
+    }
     Finding f;
     f.fingerprint = "mcp:" + sha256_hex(text);
     f.kind = "mcp";
-    f.subject = config().server + " " + config().uri;
-    f.payload = {{"server", config().server}, {"uri", config().uri}, {"text", text.substr(0, 64 * 1024)}};
+    f.subject = server + " " + uri;
+    f.payload = {{"server", server}, {"uri", uri}, {"text", text.substr(0, 64 * 1024)}};
     return std::vector<Finding>{std::move(f)};
   }
 
  private:
-  McpResourceReader reader_;
+  std::shared_ptr<McpResourceWatch> watch_;
   PollClock clock_;
+  bool tried_subscribe_ = false;
+  bool subscribed_ = false;
+  int64_t last_read_ms_ = 0;
 };
 
 }  // namespace
@@ -52,8 +70,8 @@ std::unique_ptr<ObservationSource> make_failed_source(const AutopilotSourceConfi
 }
 
 std::unique_ptr<ObservationSource> make_mcp_source(const AutopilotSourceConfig& config, const SourceEnv& env) {
-  if (!env.mcp_reader) return make_failed_source(config, "mcp sources cannot run here: no MCP servers are connected");
-  return std::make_unique<McpSource>(config, env.mcp_reader);
+  if (!env.mcp_resources) return make_failed_source(config, "mcp sources cannot run here: no MCP servers are connected");
+  return std::make_unique<McpSource>(config, env.mcp_resources);
 }
 
 std::unique_ptr<ObservationSource> make_observation_source(const AutopilotSourceConfig& config, const SourceEnv& env) {

@@ -260,6 +260,10 @@ class McpClient::Impl {
       log("[" + params.value("level", std::string("info")) + "] " + data);
     } else if (name == "notifications/progress") {
       if (hooks_.on_progress) hooks_.on_progress(config_.name, params);
+    } else if (name == "notifications/resources/updated") {
+      if (hooks_.on_resource_updated && params.contains("uri") && params["uri"].is_string()) {
+        hooks_.on_resource_updated(config_.name, params["uri"].get<std::string>());
+      }
     }
   }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 
 #include "keel/autopilot.hpp"
 #include "keel/store/sqlite_store.hpp"
@@ -41,7 +42,7 @@ class AutopilotTest : public ::testing::Test {
 
   std::unique_ptr<Autopilot> make() {
     AutopilotOptions o;
-    o.mcp_reader = mcp_reader_;
+    o.mcp_resources = mcp_;
     o.config = config_;
     o.workspace = workspace_;
     o.store = store_.get();
@@ -85,7 +86,7 @@ class AutopilotTest : public ::testing::Test {
   std::mutex mu_;
   std::vector<std::string> worked_;
   std::vector<std::string> events_;
-  McpResourceReader mcp_reader_ = nullptr;
+  std::shared_ptr<McpResourceWatch> mcp_ = nullptr;
   std::function<ObservationOutcome(const Observation&)> outcome_ = [](const Observation&) {
     ObservationOutcome out;
     out.kind = ObservationOutcome::Kind::kDone;
@@ -335,33 +336,71 @@ TEST_F(AutopilotTest, FeedItemsAreObservationsAndGarbageIsTheSourcesError) {
   EXPECT_TRUE(conditional);
 }
 
-TEST_F(AutopilotTest, AnMcpResourceGivesAnObservationPerNewContent) {
-  std::string content = "v1";
-  bool fail = false;
-  std::vector<std::string> reads;
-  mcp_reader_ = [&](const std::string& server, const std::string& uri, int64_t, std::stop_token) -> Result<std::string> {
+// MCP resources as a fake server shows them: content, whether it takes subscriptions, updates.
+class FakeResources final : public McpResourceWatch {
+ public:
+  Result<std::string> read(const std::string& server, const std::string& uri, int64_t, std::stop_token) override {
     reads.push_back(server + " " + uri);
     if (fail) return Status::Unavailable("MCP server 'notes' is not connected");
     return content;
-  };
+  }
+  bool subscribe(const std::string&, const std::string& uri, std::stop_token) override {
+    subscribed.push_back(uri);
+    return offers_subscriptions;
+  }
+  bool take_update(const std::string&, const std::string&) override { return std::exchange(updated, false); }
+
+  std::string content = "v1";
+  bool fail = false;
+  bool offers_subscriptions = false;
+  bool updated = false;
+  std::vector<std::string> reads, subscribed;
+};
+
+TEST_F(AutopilotTest, AnMcpResourceIsPolledWhenTheServerHasNoSubscriptions) {
+  auto fake = std::make_shared<FakeResources>();
+  mcp_ = fake;
   config_.sources.clear();
   config_.sources.push_back({"docs", "mcp", "", {}, "", "", "notes", "file:///a.md", 100, 5000, ""});
   auto pilot = make();
   ASSERT_TRUE(pilot->cycle(true).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
   ASSERT_TRUE(pilot->cycle(true).ok());  // the same content: nothing new
-  content = "v2";
+  fake->content = "v2";
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
   ASSERT_TRUE(pilot->cycle(true).ok());
-  ASSERT_EQ(reads.size(), 3u);
-  EXPECT_EQ(reads[0], "notes file:///a.md");
+  ASSERT_EQ(fake->reads.size(), 3u);
+  EXPECT_EQ(fake->reads[0], "notes file:///a.md");
+  EXPECT_EQ(fake->subscribed, std::vector<std::string>{"file:///a.md"}) << "asked once";
   auto all = observations();
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(nlohmann::json::parse(all[1].payload)["text"], "v2");
-  fail = true;
+  fake->fail = true;
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
   ASSERT_TRUE(pilot->cycle(true).ok());
   EXPECT_EQ(status()["sources"][0]["error"], "MCP server 'notes' is not connected");
+}
+
+TEST_F(AutopilotTest, ASubscribedMcpResourceIsReadWhenTheServerSaysItChanged) {
+  auto fake = std::make_shared<FakeResources>();
+  fake->offers_subscriptions = true;
+  mcp_ = fake;
+  config_.sources.clear();
+  config_.sources.push_back({"docs", "mcp", "", {}, "", "", "notes", "file:///a.md", 100, 5000, ""});
+  auto pilot = make();
+  ASSERT_TRUE(pilot->cycle(true).ok());
+  fake->content = "v2";
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    ASSERT_TRUE(pilot->cycle(true).ok());
+  }
+  EXPECT_EQ(fake->reads.size(), 1u) << "no polling while subscribed";
+  fake->updated = true;  // notifications/resources/updated
+  ASSERT_TRUE(pilot->cycle(true).ok());
+  EXPECT_EQ(fake->reads.size(), 2u);
+  auto all = observations();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(all[1].payload)["text"], "v2");
 }
 
 TEST_F(AutopilotTest, WithoutMcpServersAnMcpSourceSaysSo) {

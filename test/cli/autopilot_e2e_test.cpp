@@ -189,6 +189,47 @@ TEST_F(AutopilotCliTest, RunsInTheForegroundUntilInterruptedAndExportsItsCycleSp
   EXPECT_NE(exported.find("inbox/live.txt"), std::string::npos);
 }
 
+TEST_F(AutopilotCliTest, AnMcpResourceIsWatchedThroughItsServersSubscription) {
+  // keel's own MCP server (keel mcp serve) offers a workspace's files as resources and sends
+  // notifications/resources/updated to subscribers; the autopilot subscribes and reads on each one.
+  testing::TempDir notes;
+  notes.write("notes.md", "first draft");
+  testing::TempDir config;
+  const std::string uri = "file://" + std::filesystem::canonical(notes.path()).string() + "/notes.md";
+  json servers = {{"notes", {{"command", KEEL_BINARY}, {"args", {"mcp", "serve", "-w", notes.path().string(), "--no-agent"}}}}};
+  config.write("keel/config.yaml", "mcpServers: " + servers.dump() + "\n");
+  ws_.write("keel.yaml", "model: mock\nbase_url: " + server_.base_url() +
+                             "\nretry: {max_attempts: 1}\nautopilot:\n  interval_ms: 100\n  sources:\n"
+                             "    - {name: docs, mcp: notes, uri: '" + uri + "', every_ms: 600000}\n"
+                             "  triggers:\n    - {source: docs, skills: [write-note]}\n");
+  server_.push(mock_text(note_reply("notes/one.md", "1")));
+  server_.push(mock_text(note_reply("notes/two.md", "2")));
+  testing::CliOptions o;
+  o.env["KEEL_HOME"] = home_.path().string();
+  o.env["XDG_CONFIG_HOME"] = config.path().string();
+  o.env["TZ"] = "UTC";
+  o.cwd = workspace();
+  o.timeout_ms = 30000;
+  bool edited = false;
+  o.interrupt_when = [&] {
+    auto done = store_->list_observations(workspace(), ObservationQuery{ObservationState::kDone, "", std::nullopt, 0});
+    if (!done.ok()) return false;
+    if (done->size() == 1 && !edited) {
+      edited = true;
+      notes.write("notes.md", "second draft");  // the server notices within a second and notifies
+    }
+    return done->size() >= 2;
+  };
+  CliRun r = testing::run_cli(KEEL_BINARY, {"autopilot", "run", "--json"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json list = json::parse(keel({"autopilot", "observations", "--json"}).out);
+  ASSERT_EQ(list.size(), 2u) << r.out << r.err;
+  EXPECT_EQ(list[0]["payload"]["text"], "second draft");
+  EXPECT_EQ(list[1]["payload"]["text"], "first draft");
+  EXPECT_EQ(list[0]["kind"], "mcp");
+  EXPECT_EQ(server_.request_count(), 2u);
+}
+
 TEST_F(AutopilotCliTest, UsageErrors) {
   ws_.write("keel.yaml", "model: rules\n");
   CliRun none = keel({"autopilot", "run", "--once"});
