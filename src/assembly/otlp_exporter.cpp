@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -129,8 +130,9 @@ struct OtlpExporter::Impl {
     if (warn) warn(line);
   }
 
-  // One export request to every destination; false when one failed.
-  bool send(detail::HttpSession& http, const std::string& body) {
+  // One export request to every destination; false when one failed. The HTTP session (and with it
+  // libcurl) is made at the first export that needs it: a file or console export loads neither.
+  bool send(std::unique_ptr<detail::HttpSession>& http, const std::string& body) {
     bool ok = true;
     if (settings.console) std::fprintf(stderr, "%s\n", body.c_str());
     if (!settings.file.empty()) {
@@ -157,7 +159,8 @@ struct OtlpExporter::Impl {
         if (reply.size() < 2048) reply.append(chunk.substr(0, 2048 - reply.size()));
         return true;
       };
-      detail::HttpOutcome outcome = http.perform(request);
+      if (!http) http = std::make_unique<detail::HttpSession>();
+      detail::HttpOutcome outcome = http->perform(request);
       if (outcome.end != detail::HttpEnd::kCompleted) {
         ok = false;
         if (outcome.end != detail::HttpEnd::kCancelled) {
@@ -180,7 +183,7 @@ struct OtlpExporter::Impl {
   }
 
   void run() {
-    detail::HttpSession http;
+    std::unique_ptr<detail::HttpSession> http;
     for (;;) {
       std::vector<SpanRecord> spans;
       {

@@ -230,6 +230,47 @@ TEST_F(AutopilotCliTest, AnMcpResourceIsWatchedThroughItsServersSubscription) {
   EXPECT_EQ(server_.request_count(), 2u);
 }
 
+TEST_F(AutopilotCliTest, ThePerAttemptTokenCapStopsAnAttemptVisibly) {
+  configure("  max_failures: 1\n  budget: {max_tokens_per_run: 10}\n");
+  ws_.write("inbox/a.txt", "x");
+  // The first reply (15 tokens) does not fit the schema; its retry would pass the cap, so it is refused.
+  server_.push(mock_text("not json"));
+  server_.push(mock_text(note_reply("never.md", "never")));
+  std::vector<json> events = once();
+  EXPECT_EQ(last_exit_, 3);
+  EXPECT_EQ(server_.request_count(), 1u) << "the capped call never reached the model";
+  json stalled = json::parse(keel({"autopilot", "observations", "--state", "stalled", "--json"}).out);
+  ASSERT_EQ(stalled.size(), 1u);
+  EXPECT_NE(stalled[0]["last_error"].get<std::string>().find("run token cap 10 reached"), std::string::npos)
+      << stalled[0]["last_error"];
+  EXPECT_EQ(json::parse(keel({"skills", "proposals", "--json"}).out).size(), 0u);
+}
+
+TEST_F(AutopilotCliTest, ATaskTriggerRunsAnAgentWhoseSessionIsKept) {
+  ws_.write("keel.yaml", "model: mock\nbase_url: " + server_.base_url() +
+                             "\nretry: {max_attempts: 1}\nautopilot:\n  sources:\n"
+                             "    - {name: inbox, files: inbox}\n"
+                             "  triggers:\n    - {source: inbox, task: 'Summarise {{subject}} from {{source}}'}\n");
+  ws_.write("inbox/memo.txt", "the memo");
+  server_.push(mock_text("The memo says hello."));
+  std::vector<json> events = once();
+  EXPECT_EQ(last_exit_, 0);
+  ASSERT_EQ(server_.request_count(), 1u);
+  json body = json::parse(server_.request_bodies()[0]);
+  EXPECT_NE(body.dump().find("Summarise inbox/memo.txt from inbox"), std::string::npos) << body.dump().substr(0, 600);
+  json done = json::parse(keel({"autopilot", "observations", "--state", "done", "--json"}).out);
+  ASSERT_EQ(done.size(), 1u);
+  const std::string result = done[0]["result"];
+  EXPECT_NE(result.find("The memo says hello."), std::string::npos) << result;
+  // The agent's session is stored like any run's: `keel sessions` lists it.
+  const size_t at = result.find("session ");
+  ASSERT_NE(at, std::string::npos) << result;
+  const std::string session = result.substr(at + 8, result.find(' ', at + 8) - at - 8);
+  CliRun shown = keel({"sessions", "show", session});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("The memo says hello."), std::string::npos) << shown.out;
+}
+
 TEST_F(AutopilotCliTest, UsageErrors) {
   ws_.write("keel.yaml", "model: rules\n");
   CliRun none = keel({"autopilot", "run", "--once"});

@@ -1,7 +1,9 @@
-// Parsing 5-field cron expressions and finding the next minute they fire (cron_schedule.hpp).
+// Parsing 5-field cron expressions into one bit set per field, and finding the next minute they
+// fire by skipping months, days and hours whose bit is clear (cron_schedule.hpp).
 #include "core/schedule/cron_schedule.hpp"
 
-#include <array>
+#include <charconv>
+#include <climits>
 #include <vector>
 
 #include "core/text/text_util.hpp"
@@ -9,22 +11,36 @@
 namespace keel::detail {
 namespace {
 
+constexpr int kMaxAbsYear = 1000000;
+constexpr int kSearchYears = 8;
+
+constexpr std::string_view kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                            "jul", "aug", "sep", "oct", "nov", "dec"};
+constexpr std::string_view kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+
+// One of the five fields: its name in messages, the values it accepts and its names, if any.
 struct FieldSpec {
-  const char* name;
-  int lo;
-  int hi;
-  const char* const* names;  // lowercase names for lo.., or nullptr
+  std::string_view name = {};
+  int lo = 0;
+  int hi = 0;                          // the largest value written (7 in day-of-week: Sunday again)
+  const std::string_view* names = {};  // lowercase names of lo, lo+1, ... or nullptr
+  int name_count = 0;
+  std::string_view accepted = {};      // for messages
 };
 
-constexpr const char* kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                       "jul", "aug", "sep", "oct", "nov", "dec"};
-constexpr const char* kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
+constexpr FieldSpec kMinute{"minute", 0, 59, nullptr, 0, "0-59"};
+constexpr FieldSpec kHour{"hour", 0, 23, nullptr, 0, "0-23"};
+constexpr FieldSpec kDayOfMonth{"day-of-month", 1, 31, nullptr, 0, "1-31 or ?"};
+constexpr FieldSpec kMonth{"month", 1, 12, kMonthNames, 12, "1-12 or jan-dec"};
+constexpr FieldSpec kDayOfWeek{"day-of-week", 0, 7, kDayNames, 7, "0-7 (0 and 7 are Sunday), sun-sat or ?"};
 
-constexpr FieldSpec kFields[] = {{"minute", 0, 59, nullptr},
-                                 {"hour", 0, 23, nullptr},
-                                 {"day-of-month", 1, 31, nullptr},
-                                 {"month", 1, 12, kMonthNames},
-                                 {"day-of-week", 0, 7, kDayNames}};
+bool is_day_field(const FieldSpec& f) {
+  return &f == &kDayOfMonth || &f == &kDayOfWeek;
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 bool is_leap(int y) {
   return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -35,165 +51,121 @@ int days_in_month(int y, int m) {
   return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
 }
 
-Status field_error(const FieldSpec& f, std::string_view token, std::string_view why) {
-  std::string m = "cron ";
-  m.append(f.name).append(" field: '").append(token).append("' ");
-  m.append(why);
-  m.append(" (accepted: ").append(std::to_string(f.lo)).append("-").append(std::to_string(f.hi));
-  if (f.names == kMonthNames) m.append(", jan-dec");
-  if (f.names == kDayNames) m.append(", sun-sat");
-  m.append(", *, lists a,b, ranges a-b and steps */n)");
-  return Status::InvalidArgument(std::move(m));
+bool valid(const CivilMinute& m) {
+  return m.year >= -kMaxAbsYear && m.year <= kMaxAbsYear && m.month >= 1 && m.month <= 12 && m.day >= 1 &&
+         m.day <= days_in_month(m.year, m.month) && m.hour >= 0 && m.hour <= 23 && m.minute >= 0 && m.minute <= 59;
 }
 
-// A number or (for months and weekdays) a name; nullopt when it is neither.
+Status field_error(const FieldSpec& f, std::string_view token, std::string_view why) {
+  return Status::InvalidArgument(concat({"cron ", f.name, " field: '", token, "' ", why, " (accepted: ", f.accepted,
+                                         ", *, lists a,b, ranges a-b, steps */n, a-b/n and a/n)"}));
+}
+
+// A non-negative decimal number; INT_MAX when it does not fit; nullopt when `s` is not digits.
+std::optional<int> number(std::string_view s) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  (void)ptr;
+  return ec == std::errc() ? v : INT_MAX;
+}
+
+// A number or (months and weekdays) a name; nullopt when it is neither.
 std::optional<int> value_of(const FieldSpec& f, std::string_view token) {
-  if (token.empty()) return std::nullopt;
-  if (token.find_first_not_of("0123456789") == std::string_view::npos) {
-    if (token.size() > 4) return std::nullopt;
-    return std::stoi(std::string(token));
-  }
-  if (f.names == nullptr) return std::nullopt;
+  if (std::optional<int> n = number(token)) return n;
   const std::string lower = lowercase(token);
-  const int count = f.names == kMonthNames ? 12 : 7;
-  for (int i = 0; i < count; ++i) {
-    if (lower == f.names[i]) return f.names == kMonthNames ? i + 1 : i;
+  for (int i = 0; i < f.name_count; ++i) {
+    if (lower == f.names[i]) return f.lo + i;
   }
   return std::nullopt;
 }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t from = 0;
-  for (;;) {
-    size_t p = s.find(sep, from);
-    out.push_back(s.substr(from, p == std::string_view::npos ? std::string_view::npos : p - from));
-    if (p == std::string_view::npos) return out;
-    from = p + 1;
+// Why `token` is not a value: a named extension of other crons (L, W, #, H), or not a number/name.
+std::string_view not_a_value(const FieldSpec& f, std::string_view token) {
+  const std::string lower = lowercase(token);
+  const size_t digits = lower.find_first_not_of("0123456789");
+  const std::string_view rest = std::string_view(lower).substr(digits == std::string::npos ? lower.size() : digits);
+  if (token.find('#') != std::string_view::npos) return "uses '#' (nth weekday), which standard cron does not have";
+  if (rest == "l" || rest == "w" || rest == "lw" || lower.starts_with("l-") || lower.starts_with("h")) {
+    return "uses an L, W or H extension, which standard cron does not have";
   }
+  if (&f == &kMonth) return "is not a number or a month name";
+  if (&f == &kDayOfWeek) return "is not a number or a weekday name";
+  return "is not a number";
 }
 
-// Sets the values of one field in `bits` (index = value); `restricted` is false for '*' / '?'.
+// Sets the values one list item names ("*", "5", "1-5", "*/15", "1-30/5", "5/15", "mon-fri").
 template <size_t N>
-Status parse_field(const FieldSpec& f, std::string_view text, std::bitset<N>& bits, bool& restricted) {
-  restricted = !(text.front() == '*' || text == "?");
-  if (text == "?" && f.hi != 31 && f.hi != 7) return field_error(f, text, "is only allowed in the day fields");
-  for (std::string_view item : split(text, ',')) {
-    if (item.empty()) return field_error(f, text, "has an empty list item");
-    std::string_view range = item;
-    int step = 1;
-    if (size_t slash = item.find('/'); slash != std::string_view::npos) {
-      range = item.substr(0, slash);
-      std::string_view step_text = item.substr(slash + 1);
-      if (step_text.empty() || step_text.find_first_not_of("0123456789") != std::string_view::npos ||
-          step_text.size() > 4) {
-        return field_error(f, item, "has a step that is not a number");
-      }
-      step = std::stoi(std::string(step_text));
-      if (step == 0) return field_error(f, item, "has a step of 0");
-    }
-    int lo = f.lo, hi = f.hi;
-    if (range == "*" || range == "?") {
-      if (f.hi == 7) hi = 6;  // '*' weekdays are 0-6; 7 is only another name for Sunday
-    } else {
-      const size_t dash = range.find('-');
-      std::optional<int> a = value_of(f, dash == std::string_view::npos ? range : range.substr(0, dash));
-      if (!a) return field_error(f, item, "is not a number or name");
-      lo = *a;
-      if (dash != std::string_view::npos) {
-        std::optional<int> b = value_of(f, range.substr(dash + 1));
-        if (!b) return field_error(f, item, "is not a number or name");
-        hi = *b;
-      } else if (item.find('/') == std::string_view::npos) {
-        hi = lo;
-      }  // a/n: from a to the field's max
-      if (lo < f.lo || lo > f.hi || hi < f.lo || hi > f.hi) return field_error(f, item, "is out of range");
-      if (lo > hi) return field_error(f, item, "is a range whose start is after its end");
-    }
-    for (int v = lo; v <= hi; v += step) bits.set(static_cast<size_t>(f.hi == 7 && v == 7 ? 0 : v));
+Status parse_item(const FieldSpec& f, std::string_view item, std::bitset<N>& bits) {
+  if (item.empty()) return field_error(f, item, "is an empty list item");
+  const bool weekday = &f == &kDayOfWeek;
+  std::string_view range = item;
+  int step = 1;
+  const size_t slash = item.find('/');
+  if (slash != std::string_view::npos) {
+    range = item.substr(0, slash);
+    std::optional<int> s = number(item.substr(slash + 1));
+    if (!s) return field_error(f, item, "has a step that is not a whole number");
+    if (*s == 0) return field_error(f, item, "has a step of 0; a step is 1 or more");
+    if (*s > f.hi - f.lo + 1) return field_error(f, item, "has a step larger than the field's range");
+    step = *s;
   }
+  int lo = f.lo;
+  int hi = weekday ? 6 : f.hi;  // Sunday once, as 0
+  if (range == "?") return field_error(f, item, "uses '?', which may only stand alone");
+  if (range != "*") {
+    const size_t dash = range.find('-');
+    const std::string_view first = dash == std::string_view::npos ? range : range.substr(0, dash);
+    std::optional<int> a = value_of(f, first);
+    if (!a) return field_error(f, item, first.empty() ? std::string_view("has no start value") : not_a_value(f, first));
+    lo = *a;
+    if (dash != std::string_view::npos) {
+      const std::string_view second = range.substr(dash + 1);
+      std::optional<int> b = value_of(f, second);
+      if (!b) return field_error(f, item, second.empty() ? std::string_view("has no end value") : not_a_value(f, second));
+      hi = *b;
+    } else if (slash == std::string_view::npos) {
+      hi = lo;
+    } else if (weekday && lo == 7) {
+      lo = 0;  // "7/2" is Sunday onwards
+    }
+    if (lo < f.lo || lo > f.hi || hi < f.lo || hi > f.hi) return field_error(f, item, "is out of range");
+    if (lo > hi) {
+      return field_error(f, item, weekday && hi == 0 ? "starts after it ends; write Sunday as 7 to end a range on it"
+                                                     : "starts after it ends");
+    }
+  }
+  for (int v = lo; v <= hi; v += step) bits.set(static_cast<size_t>(weekday && v == 7 ? 0 : v));
   return Status::Ok();
 }
 
-std::string_view macro_expansion(std::string_view m) {
-  if (m == "@yearly" || m == "@annually") return "0 0 1 1 *";
-  if (m == "@monthly") return "0 0 1 * *";
-  if (m == "@weekly") return "0 0 * * 0";
-  if (m == "@daily" || m == "@midnight") return "0 0 * * *";
-  if (m == "@hourly") return "0 * * * *";
+// Sets the values of one field; `restricted` is false when it starts with '*' or is '?' (the
+// Vixie rule for the two day fields looks at exactly that).
+template <size_t N>
+Status parse_field(const FieldSpec& f, std::string_view text, std::bitset<N>& bits, bool& restricted) {
+  restricted = !(text.front() == '*' || text == "?");
+  if (text == "?") {
+    if (!is_day_field(f)) return field_error(f, text, "uses '?', which only the two day fields accept");
+    bits.set();
+    return Status::Ok();
+  }
+  for (size_t from = 0;;) {
+    const size_t comma = text.find(',', from);
+    const std::string_view item = text.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+    KEEL_TRY(parse_item(f, item, bits));
+    if (comma == std::string_view::npos) return Status::Ok();
+    from = comma + 1;
+  }
+}
+
+std::string_view macro_expansion(std::string_view lower) {
+  if (lower == "@yearly" || lower == "@annually") return "0 0 1 1 *";
+  if (lower == "@monthly") return "0 0 1 * *";
+  if (lower == "@weekly") return "0 0 * * 0";
+  if (lower == "@daily" || lower == "@midnight") return "0 0 * * *";
+  if (lower == "@hourly") return "0 * * * *";
   return {};
 }
-
-}  // namespace
-
-int weekday_of(int year, int month, int day) {
-  // Days since 1970-01-01 (a Thursday) by the civil-from-days inverse (proleptic Gregorian).
-  const int y = month <= 2 ? year - 1 : year;
-  const int era = (y >= 0 ? y : y - 399) / 400;
-  const int yoe = y - era * 400;
-  const int mp = (month + 9) % 12;
-  const int doy = (153 * mp + 2) / 5 + day - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const long long days = static_cast<long long>(era) * 146097 + doe - 719468;
-  const long long w = (days + 4) % 7;
-  return static_cast<int>(w < 0 ? w + 7 : w);
-}
-
-Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
-  std::string_view text = trim(expression);
-  CronSchedule s;
-  s.expression_ = std::string(text);
-  if (text.empty()) return Status::InvalidArgument("the cron expression is empty; e.g. '0 3 * * *' (03:00 daily)");
-  if (text.front() == '@') {
-    std::string lower = lowercase(text);
-    if (lower == "@reboot") return Status::InvalidArgument("cron @reboot is not supported: the autopilot has no boot");
-    std::string_view expanded = macro_expansion(lower);
-    if (expanded.empty()) {
-      return Status::InvalidArgument("unknown cron macro '" + std::string(text) +
-                                     "'; known: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly");
-    }
-    Result<CronSchedule> r = parse(expanded);
-    if (r.ok()) r->expression_ = std::string(text);
-    return r;
-  }
-  std::vector<std::string_view> fields;
-  for (size_t i = 0; i < text.size();) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
-    if (j > i) fields.push_back(text.substr(i, j - i));
-    i = j;
-  }
-  if (fields.size() != 5) {
-    return Status::InvalidArgument("a cron expression has 5 fields (minute hour day-of-month month day-of-week), '" +
-                                   std::string(text) + "' has " + std::to_string(fields.size()) +
-                                   (fields.size() == 6 ? " (seconds are not supported)" : ""));
-  }
-  bool ignored = false;
-  KEEL_TRY(parse_field(kFields[0], fields[0], s.minutes_, ignored));
-  KEEL_TRY(parse_field(kFields[1], fields[1], s.hours_, ignored));
-  KEEL_TRY(parse_field(kFields[2], fields[2], s.days_, s.day_restricted_));
-  KEEL_TRY(parse_field(kFields[3], fields[3], s.months_, ignored));
-  KEEL_TRY(parse_field(kFields[4], fields[4], s.weekdays_, s.weekday_restricted_));
-  return s;
-}
-
-bool CronSchedule::matches(const CivilMinute& m) const {
-  if (!minutes_.test(static_cast<size_t>(m.minute)) || !hours_.test(static_cast<size_t>(m.hour)) ||
-      !months_.test(static_cast<size_t>(m.month))) {
-    return false;
-  }
-  return day_matches(m);
-}
-
-bool CronSchedule::day_matches(const CivilMinute& m) const {
-  const bool dom = days_.test(static_cast<size_t>(m.day));
-  const bool dow = weekdays_.test(static_cast<size_t>(weekday_of(m.year, m.month, m.day)));
-  // Vixie cron: when both day fields are restricted, either one matching is enough.
-  return day_restricted_ && weekday_restricted_ ? (dom || dow) : (dom && dow);
-}
-
-namespace {
 
 // Moves `t` to the first minute of the next month, day or hour.
 void next_month(CivilMinute& t) {
@@ -219,30 +191,103 @@ void next_hour(CivilMinute& t) {
 
 }  // namespace
 
+int weekday_of(int year, int month, int day) {
+  // Days since 1970-01-01 (a Thursday), counted from March so that the leap day comes last.
+  const long long y = month <= 2 ? static_cast<long long>(year) - 1 : year;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const long long yoe = y - era * 400;
+  const long long mp = (month + 9) % 12;
+  const long long doy = (153 * mp + 2) / 5 + day - 1;
+  const long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const long long days = era * 146097 + doe - 719468;
+  const long long w = (days + 4) % 7;
+  return static_cast<int>(w < 0 ? w + 7 : w);
+}
+
+Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
+  size_t b = 0;
+  size_t e = expression.size();
+  while (b < e && is_space(expression[b])) ++b;
+  while (e > b && is_space(expression[e - 1])) --e;
+  const std::string_view text = expression.substr(b, e - b);
+  if (text.empty()) {
+    return Status::InvalidArgument("the cron expression is empty; write 5 fields, e.g. '0 3 * * *' for 03:00 daily");
+  }
+  if (text.front() == '@') {
+    const std::string lower = lowercase(text);
+    if (lower == "@reboot") {
+      return Status::InvalidArgument("cron @reboot is not supported: schedules fire at times of day; use e.g. @daily");
+    }
+    const std::string_view expanded = macro_expansion(lower);
+    if (expanded.empty()) {
+      return Status::InvalidArgument(concat({"unknown cron macro '", text,
+                                             "'; known: @yearly, @annually, @monthly, @weekly, @daily, @midnight, "
+                                             "@hourly"}));
+    }
+    Result<CronSchedule> r = parse(expanded);
+    if (r.ok()) r->expression_ = std::string(text);
+    return r;
+  }
+  std::vector<std::string_view> fields;
+  for (size_t i = 0; i < text.size();) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    size_t j = i;
+    while (j < text.size() && !is_space(text[j])) ++j;
+    if (j > i) fields.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  if (fields.size() != 5) {
+    std::string_view why = fields.size() < 5 ? "; add the missing fields"
+                           : fields.size() <= 7 ? "; a seconds or year field is not supported"
+                                                : "";
+    return Status::InvalidArgument(concat({"a cron expression has 5 fields (minute hour day-of-month month "
+                                           "day-of-week), '",
+                                           text, "' has ", Decimal(fields.size()), why}));
+  }
+  CronSchedule s;
+  s.expression_ = std::string(text);
+  bool unused = false;
+  KEEL_TRY(parse_field(kMinute, fields[0], s.minutes_, unused));
+  KEEL_TRY(parse_field(kHour, fields[1], s.hours_, unused));
+  KEEL_TRY(parse_field(kDayOfMonth, fields[2], s.days_, s.day_restricted_));
+  KEEL_TRY(parse_field(kMonth, fields[3], s.months_, unused));
+  KEEL_TRY(parse_field(kDayOfWeek, fields[4], s.weekdays_, s.weekday_restricted_));
+  return s;
+}
+
+bool CronSchedule::matches(const CivilMinute& m) const {
+  if (!valid(m)) return false;
+  return minutes_[static_cast<size_t>(m.minute)] && hours_[static_cast<size_t>(m.hour)] &&
+         months_[static_cast<size_t>(m.month)] && day_matches(m);
+}
+
+bool CronSchedule::day_matches(const CivilMinute& m) const {
+  const bool dom = days_[static_cast<size_t>(m.day)];
+  const bool dow = weekdays_[static_cast<size_t>(weekday_of(m.year, m.month, m.day))];
+  return day_restricted_ && weekday_restricted_ ? (dom || dow) : (dom && dow);
+}
+
 std::optional<CivilMinute> CronSchedule::next_after(const CivilMinute& after) const {
+  if (!valid(after)) return std::nullopt;
   CivilMinute t = after;
   if (++t.minute == 60) next_hour(t);
-  const int last_year = after.year + 8;
+  const int last_year = after.year + kSearchYears;
   while (t.year <= last_year) {
-    if (!months_.test(static_cast<size_t>(t.month))) {
+    if (!months_[static_cast<size_t>(t.month)]) {
       next_month(t);
-      continue;
-    }
-    if (!day_matches(t)) {
+    } else if (!day_matches(t)) {
       next_day(t);
-      continue;
-    }
-    if (!hours_.test(static_cast<size_t>(t.hour))) {
+    } else if (!hours_[static_cast<size_t>(t.hour)]) {
       next_hour(t);
-      continue;
-    }
-    for (int m = t.minute; m < 60; ++m) {
-      if (minutes_.test(static_cast<size_t>(m))) {
-        t.minute = m;
-        return t;
+    } else {
+      for (int m = t.minute; m < 60; ++m) {
+        if (minutes_[static_cast<size_t>(m)]) {
+          t.minute = m;
+          return t;
+        }
       }
+      next_hour(t);
     }
-    next_hour(t);
   }
   return std::nullopt;
 }

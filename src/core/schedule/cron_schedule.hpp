@@ -1,9 +1,14 @@
-// A 5-field cron expression and the next minute it fires (pure: civil time in, civil time out;
-// the caller converts to and from its time zone).
+// A 5-field cron expression and the next minute it fires, for the autopilot's schedule sources.
+// Pure: civil (wall-clock) time in, civil time out; the caller converts to and from its time zone,
+// so this builds anywhere (WebAssembly included) and is tested without a clock.
+//
+//   KEEL_ASSIGN_OR_RETURN(CronSchedule s, CronSchedule::parse("0 9 * * mon-fri"));
+//   std::optional<CivilMinute> at = s.next_after({2026, 11, 28, 20, 38});  // 2026-11-30 09:00
+//
+// Thread-safety: a parsed schedule is an immutable value.
 #pragma once
 
 #include <bitset>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,7 +17,8 @@
 
 namespace keel::detail {
 
-// A minute of civil (wall-clock) time.
+// A minute of civil (wall-clock) time. Valid when month is 1-12, day exists in that month of the
+// proleptic Gregorian calendar, hour is 0-23, minute 0-59 and |year| <= 1,000,000.
 struct CivilMinute {
   int year = 1970;
   int month = 1;  // 1-12
@@ -21,21 +27,30 @@ struct CivilMinute {
   int minute = 0;
 };
 
-int weekday_of(int year, int month, int day);  // 0 = Sunday .. 6 = Saturday
+// The day of the week of a civil date: 0 = Sunday .. 6 = Saturday (proleptic Gregorian, pure
+// arithmetic, any year).
+int weekday_of(int year, int month, int day);
 
 class CronSchedule {
  public:
-  // Standard 5-field cron (minute hour day-of-month month day-of-week): '*', numbers, ranges a-b,
-  // steps */n, a-b/n and a/n, lists, month and weekday names, 7 as Sunday, '?' in the day fields,
-  // and @yearly @annually @monthly @weekly @daily @midnight @hourly. InvalidArgument naming the
-  // field, the token and what is accepted for anything else (seconds, @reboot, out of range).
+  // Standard 5-field cron (minute hour day-of-month month day-of-week) separated by any whitespace:
+  // '*', numbers, ranges a-b, steps */n, a-b/n and a/n (a to the field's last value), lists with
+  // ',', month names jan..dec and weekday names sun..sat (any case), 7 as Sunday, '?' alone as '*'
+  // in the two day fields, and @yearly @annually @monthly @weekly @daily @midnight @hourly.
+  // InvalidArgument naming the field, the token and what is accepted for anything else: seconds or
+  // year fields, @reboot, L/W/# extensions, values out of range, a-b with a > b, a step of 0.
   static Result<CronSchedule> parse(std::string_view expression);
-  // Whether the schedule fires at `m`. When both day fields are restricted, either one matching
-  // is enough (as Vixie cron and its descendants do).
+
+  // Whether the schedule fires at `m`. When both day fields are restricted (neither starts with
+  // '*' or is '?'), either one matching is enough, as Vixie cron and its descendants do; otherwise
+  // both must. An invalid minute (month 13, 31 April) never matches.
   bool matches(const CivilMinute& m) const;
-  // The first minute strictly after `after` that fires; nullopt when none in 8 years ("0 0 30 2 *").
-  // Skips whole months, days and hours that cannot match.
+
+  // The first minute strictly after `after` that fires; nullopt when none comes within 8 years
+  // ("0 0 30 2 *") or `after` is not a valid minute. Skips whole months, days and hours that
+  // cannot match, so the worst case is a few thousand steps.
   std::optional<CivilMinute> next_after(const CivilMinute& after) const;
+
   const std::string& expression() const { return expression_; }  // as given, trimmed
 
  private:
@@ -44,9 +59,9 @@ class CronSchedule {
   std::string expression_;
   std::bitset<60> minutes_;
   std::bitset<24> hours_;
-  std::bitset<32> days_;
-  std::bitset<13> months_;
-  std::bitset<7> weekdays_;
+  std::bitset<32> days_;      // index 1-31
+  std::bitset<13> months_;    // index 1-12
+  std::bitset<7> weekdays_;   // 0 = Sunday
   bool day_restricted_ = false;
   bool weekday_restricted_ = false;
 };
