@@ -40,7 +40,8 @@ test-wasm: deps-test
 	@node build/wasm/keel_core_vectors.js
 
 # libFuzzer targets (clang-14, ASan+UBSan) for the tool-call parser and the JSON repair pass, seeded
-# from the protocol corpus; each runs FUZZ_SECONDS and any crash, leak or hang fails the build.
+# from the protocol corpus, and for the autopilot's feed and cron readers, seeded from
+# test/fixtures/feeds; each runs FUZZ_SECONDS and any crash, leak or hang fails the build.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS = -std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -I$(CURDIR)/include -I$(CURDIR)/src
 FUZZ_CORE = $(abspath $(shell find src/core -name '*.cpp'))
@@ -52,8 +53,11 @@ test-fuzz: deps-test
 	  'clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c {} -o build/fuzz/obj/$$(basename {} .cpp).o' 
 	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/parser_fuzz.cpp -o build/fuzz/parser_fuzz
 	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/json_repair_fuzz.cpp -o build/fuzz/json_repair_fuzz
-	@for t in parser_fuzz json_repair_fuzz; do \
-	  cp -r build/fuzz/seeds build/fuzz/$$t-corpus; \
+	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/feed_cron_fuzz.cpp -o build/fuzz/feed_cron_fuzz
+	@mkdir -p build/fuzz/feed-seeds && cp test/fixtures/feeds/* build/fuzz/feed-seeds/
+	@for t in parser_fuzz json_repair_fuzz feed_cron_fuzz; do \
+	  if [ $$t = feed_cron_fuzz ]; then cp -r build/fuzz/feed-seeds build/fuzz/$$t-corpus; \
+	  else cp -r build/fuzz/seeds build/fuzz/$$t-corpus; fi; \
 	  if ! build/fuzz/$$t $(FUZZ_RUN) build/fuzz/$$t-corpus >build/fuzz/$$t.log 2>&1; then \
 	    tail -40 build/fuzz/$$t.log; echo "fuzz: $$t failed (log: build/fuzz/$$t.log)"; exit 1; fi; \
 	  echo "fuzz: $$t ran $(FUZZ_SECONDS) s clean: $$(grep -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/$$t.log | grep -o '[0-9]*$$') inputs"; \
