@@ -2,13 +2,13 @@
 // Vixie rule for the two day fields, next-fire times across month, year and leap-year edges, and
 // an error naming the field and the token for everything else. Besides cases of our own, three
 // tables hold vectors from public test suites (croniter, robfig/cron), cited above each.
+#include "core/schedule/cron_schedule.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
 #include <vector>
-
-#include "core/schedule/cron_schedule.hpp"
 
 namespace keel::detail {
 namespace {
@@ -60,8 +60,8 @@ TEST(CronSchedule, Weekdays) {
   EXPECT_EQ(weekday_of(2026, 11, 28), 6);  // Saturday
   EXPECT_EQ(weekday_of(1900, 3, 1), 4);
   EXPECT_EQ(weekday_of(1600, 1, 1), 6);
-  EXPECT_EQ(weekday_of(1, 1, 1), 1);       // Monday, proleptic Gregorian
-  EXPECT_EQ(weekday_of(0, 1, 1), 6);       // year 0 is a leap year: 366 days before a Monday
+  EXPECT_EQ(weekday_of(1, 1, 1), 1);  // Monday, proleptic Gregorian
+  EXPECT_EQ(weekday_of(0, 1, 1), 6);  // year 0 is a leap year: 366 days before a Monday
   EXPECT_EQ(weekday_of(-1, 12, 31), 5);
 }
 
@@ -73,13 +73,13 @@ TEST(CronSchedule, ExpressionIsKeptTrimmed) {
 
 TEST(CronSchedule, NamesStepsAndLists) {
   const CronSchedule s = must_parse("0,30 9-17/4 * JAN,mar-May,Dec mon-FRI");
-  EXPECT_TRUE(s.matches({2026, 3, 2, 9, 0}));      // Monday
+  EXPECT_TRUE(s.matches({2026, 3, 2, 9, 0}));  // Monday
   EXPECT_TRUE(s.matches({2026, 3, 2, 13, 30}));
   EXPECT_TRUE(s.matches({2026, 3, 2, 17, 0}));
-  EXPECT_FALSE(s.matches({2026, 3, 2, 11, 0}));    // 9, 13, 17 only
+  EXPECT_FALSE(s.matches({2026, 3, 2, 11, 0}));  // 9, 13, 17 only
   EXPECT_FALSE(s.matches({2026, 3, 2, 9, 15}));
-  EXPECT_FALSE(s.matches({2026, 2, 2, 9, 0}));     // February
-  EXPECT_FALSE(s.matches({2026, 3, 1, 9, 0}));     // Sunday
+  EXPECT_FALSE(s.matches({2026, 2, 2, 9, 0}));  // February
+  EXPECT_FALSE(s.matches({2026, 3, 1, 9, 0}));  // Sunday
   EXPECT_TRUE(must_parse("5/20 * * * *").matches({2026, 1, 1, 0, 45})) << "a/n runs from a to the end";
   EXPECT_FALSE(must_parse("5/20 * * * *").matches({2026, 1, 1, 0, 0}));
   EXPECT_TRUE(must_parse("0 0 * * 7").matches({2026, 11, 29, 0, 0})) << "7 is Sunday";
@@ -176,29 +176,34 @@ TEST(CronSchedule, ErrorsNameTheFieldTheTokenAndWhatIsAccepted) {
   EXPECT_EQ(error("61 * * * *"),
             "cron minute field: '61' is out of range (accepted: 0-59, *, lists a,b, ranges a-b, steps */n, a-b/n "
             "and a/n)");
-  EXPECT_TRUE(has_prefix(error("* 24 * * *"), "cron hour field: '24' is out of ra"));
+  EXPECT_TRUE(has_prefix(error("* 24 * * *"), "cron hour field: '24' is out of range"));
   EXPECT_TRUE(has_prefix(error("* * 0 * *"), "cron day-of-month field: '0' is out of range (accepted: 1-31 or ?"));
   EXPECT_TRUE(has_prefix(error("* * * foo *"),
-            "cron month field: 'foo' is not a number or a month name (accepted: 1-12 or jan-dec"));
-  EXPECT_TRUE(has_prefix(error("* * * * 8"),
-            "cron day-of-week field: '8' is out of range (accepted: 0-7 (0 and 7 are Sunday), sun-sat or ?"));
+                         "cron month field: 'foo' is not a number or a month name (accepted: 1-12 or jan-dec"));
+  EXPECT_TRUE(
+      has_prefix(error("* * * * 8"),
+                 "cron day-of-week field: '8' is out of range (accepted: 0-7 (0 and 7 are Sunday), sun-sat or ?"));
   EXPECT_TRUE(has_prefix(error("* * * * mon-sunday"),
-            "cron day-of-week field: 'mon-sunday' is not a number or a weekday name"));
+                         "cron day-of-week field: 'mon-sunday' is not a number or a weekday name"));
   EXPECT_TRUE(has_prefix(error("*/0 * * * *"), "cron minute field: '*/0' has a step of 0; a step is 1 or more"));
   EXPECT_TRUE(has_prefix(error("*/61 * * * *"), "cron minute field: '*/61' has a step larger than the field's range"));
   EXPECT_TRUE(has_prefix(error("1-5/x * * * *"), "cron minute field: '1-5/x' has a step that is not a whole number"));
   EXPECT_TRUE(has_prefix(error("5-1 * * * *"), "cron minute field: '5-1' starts after it ends"));
-  EXPECT_TRUE(has_prefix(error("* * * * 5-0"),
-            "cron day-of-week field: '5-0' starts after it ends; write Sunday as 7 to end a range on it (accepted"));
-  EXPECT_TRUE(has_prefix(error("1,,2 * * * *"), "cron minute field: '' is an empty list item"));
+  EXPECT_TRUE(has_prefix(
+      error("* * * * 5-0"),
+      "cron day-of-week field: '5-0' starts after it ends; write Sunday as 7 to end a range on it (accepted"));
+  EXPECT_TRUE(has_prefix(error("1,,2 * * * *"), "cron minute field: '1,,2' has an empty list item"));
   EXPECT_TRUE(has_prefix(error("1- * * * *"), "cron minute field: '1-' has no end value "));
   EXPECT_TRUE(has_prefix(error("? * * * *"), "cron minute field: '?' uses '?', which only the two day fields accept"));
   EXPECT_TRUE(has_prefix(error("* * ?,1 * *"), "cron day-of-month field: '?' uses '?', which may only stand alone"));
-  EXPECT_TRUE(has_prefix(error("* * L * *"),
-            "cron day-of-month field: 'L' uses an L, W or H extension, which standard cron does not have"));
+  EXPECT_TRUE(
+      has_prefix(error("* * L * *"),
+                 "cron day-of-month field: 'L' uses an L, W or H extension, which standard cron does not have"));
   EXPECT_TRUE(has_prefix(error("* * 15W * *"), "cron day-of-month field: '15W' uses an L, W or H"));
+  EXPECT_TRUE(has_prefix(error("H * * * *"), "cron minute field: 'H' uses an L, W or H"));
+  EXPECT_TRUE(has_prefix(error("* * * hello *"), "cron month field: 'hello' is not a number or a month name"));
   EXPECT_TRUE(has_prefix(error("* * * * 5#3"),
-            "cron day-of-week field: '5#3' uses '#' (nth weekday), which standard cron does not have"));
+                         "cron day-of-week field: '5#3' uses '#' (nth weekday), which standard cron does not have"));
   EXPECT_EQ(error("0 0 * * * *"),
             "a cron expression has 5 fields (minute hour day-of-month month day-of-week), '0 0 * * * *' has 6; a "
             "seconds or year field is not supported");
@@ -229,11 +234,13 @@ struct NextCase {
 const std::vector<NextCase> kCroniterCases = {
     // test_minute
     {"*/1 * * * *", {2010, 1, 23, 12, 18}, {"2010-01-23 12:19"}},
-    {"*/5 * * * *", {2010, 1, 23, 12, 18},
+    {"*/5 * * * *",
+     {2010, 1, 23, 12, 18},
      {"2010-01-23 12:20", "2010-01-23 12:25", "2010-01-23 12:30", "2010-01-23 12:35", "2010-01-23 12:40",
       "2010-01-23 12:45", "2010-01-23 12:50", "2010-01-23 12:55", "2010-01-23 13:00"}},
     // test_hour
-    {"0 */3 * * *", {2010, 1, 24, 12, 2},
+    {"0 */3 * * *",
+     {2010, 1, 24, 12, 2},
      {"2010-01-24 15:00", "2010-01-24 18:00", "2010-01-24 21:00", "2010-01-25 00:00"}},
     // test_day
     {"0 0 */3 * *", {2010, 2, 24, 12, 9}, {"2010-02-25 00:00", "2010-02-28 00:00", "2010-03-01 00:00"}},
@@ -245,7 +252,8 @@ const std::vector<NextCase> kCroniterCases = {
     // test_iso_weekday
     {"0 0 * * 6", {2010, 2, 25, 0, 0}, {"2010-02-27 00:00", "2010-03-06 00:00"}},
     // test_month
-    {"0 0 1 * *", {2010, 1, 25, 0, 0},
+    {"0 0 1 * *",
+     {2010, 1, 25, 0, 0},
      {"2010-02-01 00:00", "2010-03-01 00:00", "2010-04-01 00:00", "2010-05-01 00:00", "2010-06-01 00:00",
       "2010-07-01 00:00", "2010-08-01 00:00", "2010-09-01 00:00", "2010-10-01 00:00", "2010-11-01 00:00",
       "2010-12-01 00:00", "2011-01-01 00:00"}},
@@ -259,7 +267,8 @@ const std::vector<NextCase> kCroniterCases = {
     {"0 0 31 2 *", {2026, 1, 1, 0, 0}, {"never"}},
     {"0 0 30 2 *", {2026, 1, 1, 0, 0}, {"never"}},
     // test_dom_dow_vixie_cron_bug, implement_cron_bug=True: "*/2" starts with '*', so both must match
-    {"0 16 */2 * sat", {2023, 5, 2, 0, 0},
+    {"0 16 */2 * sat",
+     {2023, 5, 2, 0, 0},
      {"2023-05-13 16:00", "2023-05-27 16:00", "2023-06-03 16:00", "2023-06-17 16:00"}},
     // test_bug2
     {"0 * * 3 *", {2012, 1, 1, 0, 0}, {"2012-03-01 00:00", "2012-03-01 01:00", "2012-03-01 02:00"}},
@@ -273,7 +282,8 @@ const std::vector<NextCase> kCroniterCases = {
     {"0 0 1 3,6,9,12 *", {2016, 2, 15, 0, 0}, {"2016-03-01 00:00"}},
     {"0 0 1 3,6,9,12 *", {2016, 12, 3, 10, 0}, {"2017-03-01 00:00"}},
     // test_range_generator
-    {"1-9/2 0 1 * *", {2013, 3, 4, 0, 0},
+    {"1-9/2 0 1 * *",
+     {2013, 3, 4, 0, 0},
      {"2013-04-01 00:01", "2013-04-01 00:03", "2013-04-01 00:05", "2013-04-01 00:07", "2013-04-01 00:09"}},
     // test_next_when_now_satisfies_cron
     {"4 * * * *", {2018, 5, 21, 0, 3}, {"2018-05-21 00:04"}},
@@ -308,11 +318,11 @@ TEST(CronSchedule, CroniterMatchVectors) {
 // Expressions croniter rejects, from test_error, test_invalid_zerorepeat, test_invalid_question_mark,
 // test_overflow, test_issue156 and test_issue_k6 (same file and commit as above).
 TEST(CronSchedule, CroniterRejections) {
-  for (const char* expr : {"* * * *", "-90 * * * *", "a * * * *", "* * * janu-jun *", "1-1_0 * * * *",
-                           "0-10/error * * * *", "0-10/ * * * *", "0-1& * * * *", "* * 5-100 * *",
-                           "*/0 * * * *", "5-5/0 * * * *", "59-0/0 * * * *", "* * 31-1/0 * *", "* * * * 6-0/0",
-                           "? * * * *", "* ? * * *", "* * ?,* * *", "0-10000000 * * * *", "* * * * *,b",
-                           "0 0 0 0 0", "0 0 0 1 0"}) {
+  for (const char* expr :
+       {"* * * *",        "-90 * * * *",   "a * * * *",     "* * * janu-jun *", "1-1_0 * * * *", "0-10/error * * * *",
+        "0-10/ * * * *",  "0-1& * * * *",  "* * 5-100 * *", "*/0 * * * *",      "5-5/0 * * * *", "59-0/0 * * * *",
+        "* * 31-1/0 * *", "* * * * 6-0/0", "? * * * *",     "* ? * * *",        "* * ?,* * *",   "0-10000000 * * * *",
+        "* * * * *,b",    "0 0 0 0 0",     "0 0 0 1 0"}) {
     Result<CronSchedule> s = CronSchedule::parse(expr);
     EXPECT_FALSE(s.ok()) << expr;
     EXPECT_EQ(s.status().code(), ErrorCode::kInvalidArgument) << expr;
@@ -335,7 +345,7 @@ struct MatchCase {
 };
 
 const std::vector<MatchCase> kRobfigActivation = {
-    {{2012, 7, 9, 15, 0}, "0/15 * * * *", true},    // Mon Jul 9 15:00 2012
+    {{2012, 7, 9, 15, 0}, "0/15 * * * *", true},  // Mon Jul 9 15:00 2012
     {{2012, 7, 9, 15, 45}, "0/15 * * * *", true},
     {{2012, 7, 9, 15, 40}, "0/15 * * * *", false},
     {{2012, 7, 9, 15, 5}, "5/15 * * * *", true},
@@ -386,9 +396,9 @@ const std::vector<NextCase> kRobfigNext = {
     {"0 0 */5 Oct Mon", {2012, 7, 9, 23, 35}, {"2012-10-01 00:00"}},
     {"0 0 * Feb Mon", {2012, 7, 9, 23, 35}, {"2013-02-04 00:00"}},  // wrap around years
     {"0 0 * Feb Mon/2", {2012, 7, 9, 23, 35}, {"2013-02-01 00:00"}},
-    {"* * * * *", {2012, 12, 31, 23, 59}, {"2013-01-01 00:00"}},     // from Dec 31 23:59:45
-    {"0 0 29 Feb ?", {2012, 7, 9, 23, 35}, {"2016-02-29 00:00"}},    // leap year
-    {"0 0 30 Feb ?", {2012, 7, 9, 23, 35}, {"never"}},               // unsatisfiable
+    {"* * * * *", {2012, 12, 31, 23, 59}, {"2013-01-01 00:00"}},   // from Dec 31 23:59:45
+    {"0 0 29 Feb ?", {2012, 7, 9, 23, 35}, {"2016-02-29 00:00"}},  // leap year
+    {"0 0 30 Feb ?", {2012, 7, 9, 23, 35}, {"never"}},             // unsatisfiable
     {"0 0 31 Apr ?", {2012, 7, 9, 23, 35}, {"never"}},
 };
 

@@ -4,9 +4,9 @@
 // Two kinds of test data: the specifications' own examples (RSS 2.0, www.rssboard.org/rss-specification
 // "Sample files"; Atom, RFC 4287 section 1.1; RSS 1.0, web.resource.org/rss/1.0/spec section 7), and
 // documents from feedparser's test suite, cited where they begin below.
-#include <gtest/gtest.h>
-
 #include "core/text/feed_items.hpp"
+
+#include <gtest/gtest.h>
 
 namespace keel::detail {
 namespace {
@@ -169,8 +169,8 @@ TEST(FeedItems, ToleratesWhatFeedReadersTolerate) {
   EXPECT_EQ(first_item("<rss><item><title>&#0;&#xD800;&#1114112;&#xZZ;&amp</title></item></rss>").title,
             "&#0;&#xD800;&#1114112;&#xZZ;&amp")
       << "references to no character are kept as written";
-  EXPECT_EQ(first_item("<rss><channel><item><title>x</title></item></channel><item><title>y</title></item></rss>").title,
-            "x")
+  EXPECT_EQ(
+      first_item("<rss><channel><item><title>x</title></item></channel><item><title>y</title></item></rss>").title, "x")
       << "document order across channel and root";
 }
 
@@ -185,12 +185,15 @@ TEST(FeedItems, WhatIsNotAFeedIsAClearError) {
   EXPECT_EQ(error(R"({"items": []})"), "not an RSS or Atom feed: the document is JSON, not XML");
   EXPECT_EQ(error("Service Unavailable\nRetry later"),
             "not an RSS or Atom feed: the document is plain text, not XML: \"Service Unavailable\"");
-  EXPECT_EQ(error(std::string("\x00\x01\x02<rss>", 8)), "not an RSS or Atom feed: the document is binary data, not text");
+  EXPECT_EQ(error(std::string("\x00\x01\x02<rss>", 8)),
+            "not an RSS or Atom feed: the document is binary data, not text");
   EXPECT_EQ(error("\x89PNG\r\n\x1a\n"), "not an RSS or Atom feed: the document is binary data, not text");
-  EXPECT_EQ(error("\xFF\xFE<\0r\0s\0s\0>\0"), "the feed is UTF-16; only UTF-8 feeds (and ASCII-compatible ones) are read");
+  EXPECT_EQ(error("\xFF\xFE<\0r\0s\0s\0>\0"),
+            "the feed is UTF-16; only UTF-8 feeds (and ASCII-compatible ones) are read");
   EXPECT_EQ(error("<rss><channel><item><title>cut"),
             "the feed is cut off: the document ends before its <rss> element closes (it ends inside <title>)");
-  EXPECT_EQ(error("<rss><channel></channel>"), "the feed is cut off: the document ends before its <rss> element closes");
+  EXPECT_EQ(error("<rss><channel></channel>"),
+            "the feed is cut off: the document ends before its <rss> element closes");
   EXPECT_EQ(error("<rss version='2.0"), "not an RSS or Atom feed: the document is cut off inside its first tag");
   EXPECT_EQ(error("<rss><item><title><![CDATA[x</title></item></rss>"),
             "the feed is cut off: the document ends before its <rss> element closes (it ends inside <title>)");
@@ -219,9 +222,10 @@ TEST(FeedItems, WorkIsBounded) {
 
 // Documents from feedparser's test suite: kurtmckee/feedparser, tests/wellformed, tests/illformed
 // and tests/entities (https://github.com/kurtmckee/feedparser/tree/develop/tests, read at commit
-// a22c5521cbb109871f1a2318948581901bd47e26). Each begins with a comment naming its file and the
-// expectation feedparser states in it; the files' own leading "Description/Expect" comment is left
-// out except where it is what is tested, and tabs are written as spaces.
+// a22c5521cbb109871f1a2318948581901bd47e26). Each begins with a comment naming its file and, where
+// it fits, the expectation feedparser states in it. The files' own leading "Description/Expect"
+// comment is left out except where it is part of what is tested, tabs and trailing blanks are
+// dropped, and two long files have lines elided (said above them).
 // wellformed/rss/item_guid_conflict_link.xml: not bozo and entries[0]['link'] == 'http://link.example.com/'
 constexpr const char* kItemGuidConflictLink = R"xml(<rss version="2.0">
 <channel>
@@ -264,29 +268,6 @@ constexpr const char* kItemDescriptionCodeBr = R"xml(<rss version="2.0">
 </channel>
 </rss>
 )xml";
-// wellformed/rss/item_dc_date.xml: not bozo and entries[0]['updated'] == '2003-12-31T10:14:55Z'
-constexpr const char* kItemDcDate = R"xml(<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/">
-<channel>
-<item>
-<dc:date>2003-12-31T10:14:55Z</dc:date>
-</item>
-</channel>
-</rss>
-)xml";
-// wellformed/sgml/charref_uppercase_x.xml: not bozo and entries[0]['summary'] == '&#x61;'
-constexpr const char* kCharrefUppercaseX = R"xml(<rss version="2.0">
-  <channel>
-    <item><description>&amp;#X61;</description></item>
-  </channel>
-</rss>
-)xml";
-// wellformed/xml/escaped_apos.xml
-constexpr const char* kEscapedApos = R"xml(<rss>
-<channel>
-    <title type="html">it&amp;apos;s correct</title>
-</channel>
-</rss>
-)xml";
 // entities/160.xml: feed['title'] == 'testing \xa0 entity'
 constexpr const char* kEntity160 = R"xml(<rss>
 <channel>
@@ -297,12 +278,6 @@ constexpr const char* kEntity160 = R"xml(<rss>
 constexpr const char* kEntryTitleEscapedMarkup = R"xml(<feed xmlns="http://www.w3.org/2005/Atom">
 <entry>
   <title type="html">Example &lt;b&gt;Atom&lt;/b&gt;</title>
-</entry>
-</feed>)xml";
-// wellformed/atom10/entry_title_text_plain_brackets.xml
-constexpr const char* kEntryTitleTextPlainBrackets = R"xml(<feed xmlns="http://www.w3.org/2005/Atom">
-<entry>
-  <title type="text">History of the &lt;blink&gt; tag</title>
 </entry>
 </feed>)xml";
 // wellformed/atom10/entry_title_inline_markup.xml: not bozo and entries[0]['title'] == 'Example <b>Atom</b>'
@@ -335,12 +310,6 @@ constexpr const char* kEntryLinkAlternateMapLink3 = R"xml(<feed xmlns="http://ww
     <link rel="via" type="text/html" href="http://www.example.com/via"></link>
 </entry>
 </feed>)xml";
-// wellformed/atom10/entry_link_no_rel.xml: not bozo and entries[0]['links'][0]['rel'] == 'alternate'
-constexpr const char* kEntryLinkNoRel = R"xml(<feed xmlns="http://www.w3.org/2005/Atom">
-<entry>
-  <link type="text/html" href="http://www.example.com/"/>
-</entry>
-</feed>)xml";
 // wellformed/atom10/entry_link_no_href_link_priority.xml
 constexpr const char* kEntryLinkNoHrefLinkPriority = R"xml(<feed xmlns="http://www.w3.org/2005/Atom">
 <entry>
@@ -366,7 +335,8 @@ constexpr const char* kAmp49 = R"xml(<feed version="0.3" xmlns="http://purl.org/
 </entry>
 </feed>)xml";
 // wellformed/rdf/rdf_item_rdf_about.xml: not bozo and entries[0]['id'] == 'http://example.org/1'
-constexpr const char* kRdfItemRdfAbout = R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+constexpr const char* kRdfItemRdfAbout =
+    R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
 <channel rdf:about="http://example.com/index.rdf">
   <items>
     <rdf:Seq>
@@ -378,7 +348,8 @@ constexpr const char* kRdfItemRdfAbout = R"xml(<rdf:RDF xmlns:rdf="http://www.w3
 </item>
 </rdf:RDF>)xml";
 // wellformed/rdf/rss090_item_title.xml: not bozo and entries[0]['title'] == 'Item title'
-constexpr const char* kRss090ItemTitle = R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://my.netscape.com/rdf/simple/0.9/">
+constexpr const char* kRss090ItemTitle =
+    R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://my.netscape.com/rdf/simple/0.9/">
 <channel>
 <title>Example title</title>
 </channel>
@@ -386,12 +357,6 @@ constexpr const char* kRss090ItemTitle = R"xml(<rdf:RDF xmlns:rdf="http://www.w3
 <title>Item title</title>
 </item>
 </rdf:RDF>)xml";
-// wellformed/rdf/rss_version_10_not_default_ns.xml: not bozo and version == 'rss10'
-constexpr const char* kRssVersion10NotDefaultNs = R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:rss="http://purl.org/rss/1.0/">
-<rss:channel rdf:about="http://www.osswatch.ac.uk/rss/summary.rss">
-</rss:channel>
-</rdf:RDF>
-)xml";
 // wellformed/rdf/doctype_contains_entity_decl.xml: not bozo
 constexpr const char* kDoctypeContainsEntityDecl = R"xml(<?xml version="1.0"?>
 <!--
@@ -405,14 +370,14 @@ Expect:      not bozo
 %HTMLlat1;
 ]>
 
-<rdf:RDF 
-  xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" 
+<rdf:RDF
+  xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
   xmlns="http://purl.org/rss/1.0/"
-> 
+>
 </rdf:RDF>)xml";
 // wellformed/namespace/rss1.0withModulesNoDefNS.xml (its Dublin Core, admin and rdf:Seq lines elided):
 // Expect: not bozo and entries[0]['title'] == 'Test Item - RSS 1.0 no Default NS'
-constexpr const char* kRss10WithModulesNoDefNs = R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" 
+constexpr const char* kRss10WithModulesNoDefNs = R"xml(<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
      xmlns:rss="http://purl.org/rss/1.0/"
      xmlns:admin="http://webns.net/mvcb/"
      xmlns:ag="http://purl.org/rss/modules/aggregation/"
@@ -432,10 +397,11 @@ constexpr const char* kRss10WithModulesNoDefNs = R"xml(<rdf:RDF xmlns:rdf="http:
     <rss:description>This is a fairly standard RSS 1.0 feed with a few modules, with no localname clashes, any aggregator that supports RSS 1.0 should handle this fine. This doesn't use
     any default namespace declarations, all namespaces are mapped to prefixes. As far the namespace spec is concerned this is identical to the rss1.0withModules.xml version (RSS 1.0 no Default NS)</rss:description>
   </rss:item>
-</rdf:RDF>
-)xml";
-// wellformed/namespace/rss2.0withAtomNS.xml: not bozo and version == 'rss20'
-constexpr const char* kRss20WithAtomNs = R"xml(<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wfw="http://wellformedweb.org/CommentAPI/" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:cc="http://web.resource.org/cc/">
+</rdf:RDF>)xml";
+// wellformed/namespace/rss2.0withAtomNS.xml (its comments, wfw, source and category lines elided):
+// Expect: not bozo and version == 'rss20'
+constexpr const char* kRss20WithAtomNs =
+    R"xml(<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wfw="http://wellformedweb.org/CommentAPI/" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:cc="http://web.resource.org/cc/">
   <channel>
     <title>Delicious/wearehugh</title>
     <link>http://delicious.com/wearehugh</link>
@@ -447,19 +413,12 @@ constexpr const char* kRss20WithAtomNs = R"xml(<rss version="2.0" xmlns:atom="ht
       <guid isPermaLink="false">http://delicious.com/url/174603f9d836a1aafac49e28ace1c19e#wearehugh</guid>
       <link>http://www.kylev.com/2005/03/29/rsync-and-vfat/</link>
       <dc:creator><![CDATA[wearehugh]]></dc:creator>
-      <comments>http://delicious.com/url/174603f9d836a1aafac49e28ace1c19e</comments>
-      <wfw:commentRss>http://feeds.delicious.com/v2/rss/url/174603f9d836a1aafac49e28ace1c19e</wfw:commentRss>
-      <source url="http://feeds.delicious.com/v2/rss/wearehugh">wearehugh's bookmarks</source>
-      <category domain="http://delicious.com/wearehugh/">rsync</category>
-      <category domain="http://delicious.com/wearehugh/">vfat</category>
-      <category domain="http://delicious.com/wearehugh/">windows</category>
-      <category domain="http://delicious.com/wearehugh/">linux</category>
-      <category domain="http://delicious.com/wearehugh/">mount</category>
     </item>
   </channel>
 </rss>)xml";
 // illformed/always_strip_doctype.xml: not bozo and feed['title'] == 'found'
-constexpr const char* kAlwaysStripDoctype = R"xml(<?xml version="1.0" encoding="utf-8"?><!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://site.invalid/">
+constexpr const char* kAlwaysStripDoctype =
+    R"xml(<?xml version="1.0" encoding="utf-8"?><!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://site.invalid/">
 <!--
 Description: unstripped invalid doctype
 Expect:      not bozo and feed['title'] == 'found'
@@ -487,16 +446,9 @@ constexpr const char* kItemLinkCorruptedAmpersands = R"xml(<!--
 // illformed/aaa_illformed.xml: bozo
 constexpr const char* kAaaIllformed = R"xml(<rss version="2.0">
 </rss)xml";
-// illformed/undeclared_namespace.xml: bozo
-constexpr const char* kUndeclaredNamespace = R"xml(<rss version="2.0">
-<channel>
-<itunes:subtitle>Foo</itunes:subtitle>
-</channel>
-</rss>
-)xml";
 // illformed/rss_empty_document.xml: bozo
 constexpr const char* kRssEmptyDocument = R"xml(<!--
-Description: Empty document should be a bozo 
+Description: Empty document should be a bozo
 Expect:      bozo
 -->
 )xml";
@@ -524,21 +476,15 @@ TEST(FeedItems, FeedparserRss) {
   EXPECT_EQ(first_item(kItemDescriptionNakedMarkup).summary, "<p>Example description</p>");
   EXPECT_EQ(first_item(kItemDescriptionNotADoctype2).summary, "<!DOCTYPE");
   EXPECT_EQ(first_item(kItemDescriptionCodeBr).summary, "<code>&lt;br /></code>");
-  EXPECT_EQ(first_item(kItemDcDate).published, "2003-12-31T10:14:55Z");
-  // feedparser's HTML sanitizer also lowercases the x; what matters here is one decoding, not two.
-  EXPECT_EQ(first_item(kCharrefUppercaseX).summary, "&#X61;");
-  EXPECT_EQ(must_parse(kEscapedApos).title, "it&apos;s correct");
   EXPECT_EQ(must_parse(kEntity160).title, "testing \u00a0 entity") << "and a last </rss without its '>'";
 }
 
 TEST(FeedItems, FeedparserAtom) {
   EXPECT_EQ(first_item(kEntryTitleEscapedMarkup).title, "Example <b>Atom</b>");
-  EXPECT_EQ(first_item(kEntryTitleTextPlainBrackets).title, "History of the <blink> tag");
   EXPECT_EQ(first_item(kEntryTitleInlineMarkup).title, "Example <b>Atom</b>");
   EXPECT_EQ(first_item(kEntrySummaryInlineMarkup).summary, "Example <b>Atom</b>");
   EXPECT_EQ(first_item(kEntryContentAndSummary).summary, "Summary");
   EXPECT_EQ(first_item(kEntryLinkAlternateMapLink3).link, "http://www.example.com/alternate");
-  EXPECT_EQ(first_item(kEntryLinkNoRel).link, "http://www.example.com/");
   const Feed priority = must_parse(kEntryLinkNoHrefLinkPriority);
   ASSERT_EQ(priority.items.size(), 2u);
   EXPECT_EQ(priority.items[0].link, "http://www.example.com/alternate");
@@ -557,7 +503,6 @@ TEST(FeedItems, FeedparserRdf) {
   EXPECT_EQ(rss090.title, "Example title");
   ASSERT_EQ(rss090.items.size(), 1u);
   EXPECT_EQ(rss090.items[0].title, "Item title");
-  EXPECT_EQ(must_parse(kRssVersion10NotDefaultNs).kind, "rdf");
   EXPECT_EQ(must_parse(kDoctypeContainsEntityDecl).kind, "rdf") << "a DOCTYPE with '>' in its internal subset";
 }
 
@@ -582,9 +527,8 @@ TEST(FeedItems, FeedparserNamespaces) {
 TEST(FeedItems, FeedparserIllFormed) {
   EXPECT_EQ(must_parse(kAlwaysStripDoctype).title, "found");
   EXPECT_EQ(first_item(kItemLinkCorruptedAmpersands).link, "http://link/get?a=1&b=2");
-  // feedparser flags these two (bozo) and still returns a feed; so does this reader.
+  // feedparser flags it (bozo: the last end tag lacks its '>') and still returns a feed, as this reader does.
   EXPECT_EQ(must_parse(kAaaIllformed).items.size(), 0u);
-  EXPECT_EQ(must_parse(kUndeclaredNamespace).kind, "rss");
   EXPECT_EQ(error(kRssEmptyDocument),
             "not an RSS or Atom feed: the document has no elements, only comments or declarations");
   EXPECT_EQ(error(kRssIncompleteCdata),

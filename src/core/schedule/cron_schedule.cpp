@@ -25,7 +25,7 @@ struct FieldSpec {
   int hi = 0;                          // the largest value written (7 in day-of-week: Sunday again)
   const std::string_view* names = {};  // lowercase names of lo, lo+1, ... or nullptr
   int name_count = 0;
-  std::string_view accepted = {};      // for messages
+  std::string_view accepted = {};  // for messages
 };
 
 constexpr FieldSpec kMinute{"minute", 0, 59, nullptr, 0, "0-59"};
@@ -38,22 +38,22 @@ bool is_day_field(const FieldSpec& f) {
   return &f == &kDayOfMonth || &f == &kDayOfWeek;
 }
 
-bool is_space(char c) {
+bool cron_is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-bool is_leap(int y) {
+bool cron_is_leap(int y) {
   return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-int days_in_month(int y, int m) {
+int cron_days_in_month(int y, int m) {
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
+  return m == 2 && cron_is_leap(y) ? 29 : kDays[m - 1];
 }
 
-bool valid(const CivilMinute& m) {
+bool valid_minute(const CivilMinute& m) {
   return m.year >= -kMaxAbsYear && m.year <= kMaxAbsYear && m.month >= 1 && m.month <= 12 && m.day >= 1 &&
-         m.day <= days_in_month(m.year, m.month) && m.hour >= 0 && m.hour <= 23 && m.minute >= 0 && m.minute <= 59;
+         m.day <= cron_days_in_month(m.year, m.month) && m.hour >= 0 && m.hour <= 23 && m.minute >= 0 && m.minute <= 59;
 }
 
 Status field_error(const FieldSpec& f, std::string_view token, std::string_view why) {
@@ -65,9 +65,7 @@ Status field_error(const FieldSpec& f, std::string_view token, std::string_view 
 std::optional<int> number(std::string_view s) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
   int v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  (void)ptr;
-  return ec == std::errc() ? v : INT_MAX;
+  return std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc() ? v : INT_MAX;
 }
 
 // A number or (months and weekdays) a name; nullopt when it is neither.
@@ -86,7 +84,7 @@ std::string_view not_a_value(const FieldSpec& f, std::string_view token) {
   const size_t digits = lower.find_first_not_of("0123456789");
   const std::string_view rest = std::string_view(lower).substr(digits == std::string::npos ? lower.size() : digits);
   if (token.find('#') != std::string_view::npos) return "uses '#' (nth weekday), which standard cron does not have";
-  if (rest == "l" || rest == "w" || rest == "lw" || lower.starts_with("l-") || lower.starts_with("h")) {
+  if (rest == "l" || rest == "w" || rest == "lw" || lower == "h" || lower.starts_with("h(")) {
     return "uses an L, W or H extension, which standard cron does not have";
   }
   if (&f == &kMonth) return "is not a number or a month name";
@@ -97,7 +95,6 @@ std::string_view not_a_value(const FieldSpec& f, std::string_view token) {
 // Sets the values one list item names ("*", "5", "1-5", "*/15", "1-30/5", "5/15", "mon-fri").
 template <size_t N>
 Status parse_item(const FieldSpec& f, std::string_view item, std::bitset<N>& bits) {
-  if (item.empty()) return field_error(f, item, "is an empty list item");
   const bool weekday = &f == &kDayOfWeek;
   std::string_view range = item;
   int step = 1;
@@ -122,7 +119,8 @@ Status parse_item(const FieldSpec& f, std::string_view item, std::bitset<N>& bit
     if (dash != std::string_view::npos) {
       const std::string_view second = range.substr(dash + 1);
       std::optional<int> b = value_of(f, second);
-      if (!b) return field_error(f, item, second.empty() ? std::string_view("has no end value") : not_a_value(f, second));
+      if (!b)
+        return field_error(f, item, second.empty() ? std::string_view("has no end value") : not_a_value(f, second));
       hi = *b;
     } else if (slash == std::string_view::npos) {
       hi = lo;
@@ -131,8 +129,9 @@ Status parse_item(const FieldSpec& f, std::string_view item, std::bitset<N>& bit
     }
     if (lo < f.lo || lo > f.hi || hi < f.lo || hi > f.hi) return field_error(f, item, "is out of range");
     if (lo > hi) {
-      return field_error(f, item, weekday && hi == 0 ? "starts after it ends; write Sunday as 7 to end a range on it"
-                                                     : "starts after it ends");
+      return field_error(
+          f, item,
+          weekday && hi == 0 ? "starts after it ends; write Sunday as 7 to end a range on it" : "starts after it ends");
     }
   }
   for (int v = lo; v <= hi; v += step) bits.set(static_cast<size_t>(weekday && v == 7 ? 0 : v));
@@ -146,12 +145,13 @@ Status parse_field(const FieldSpec& f, std::string_view text, std::bitset<N>& bi
   restricted = !(text.front() == '*' || text == "?");
   if (text == "?") {
     if (!is_day_field(f)) return field_error(f, text, "uses '?', which only the two day fields accept");
-    bits.set();
-    return Status::Ok();
+    return parse_item(f, "*", bits);
   }
   for (size_t from = 0;;) {
     const size_t comma = text.find(',', from);
-    const std::string_view item = text.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+    const std::string_view item =
+        text.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+    if (item.empty()) return field_error(f, text, "has an empty list item");
     KEEL_TRY(parse_item(f, item, bits));
     if (comma == std::string_view::npos) return Status::Ok();
     from = comma + 1;
@@ -181,7 +181,7 @@ void next_month(CivilMinute& t) {
 void next_day(CivilMinute& t) {
   t.hour = 0;
   t.minute = 0;
-  if (++t.day > days_in_month(t.year, t.month)) next_month(t);
+  if (++t.day > cron_days_in_month(t.year, t.month)) next_month(t);
 }
 
 void next_hour(CivilMinute& t) {
@@ -207,8 +207,8 @@ int weekday_of(int year, int month, int day) {
 Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
   size_t b = 0;
   size_t e = expression.size();
-  while (b < e && is_space(expression[b])) ++b;
-  while (e > b && is_space(expression[e - 1])) --e;
+  while (b < e && cron_is_space(expression[b])) ++b;
+  while (e > b && cron_is_space(expression[e - 1])) --e;
   const std::string_view text = expression.substr(b, e - b);
   if (text.empty()) {
     return Status::InvalidArgument("the cron expression is empty; write 5 fields, e.g. '0 3 * * *' for 03:00 daily");
@@ -230,19 +230,20 @@ Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
   }
   std::vector<std::string_view> fields;
   for (size_t i = 0; i < text.size();) {
-    while (i < text.size() && is_space(text[i])) ++i;
+    while (i < text.size() && cron_is_space(text[i])) ++i;
     size_t j = i;
-    while (j < text.size() && !is_space(text[j])) ++j;
+    while (j < text.size() && !cron_is_space(text[j])) ++j;
     if (j > i) fields.push_back(text.substr(i, j - i));
     i = j;
   }
   if (fields.size() != 5) {
-    std::string_view why = fields.size() < 5 ? "; add the missing fields"
+    std::string_view why = fields.size() < 5    ? "; add the missing fields"
                            : fields.size() <= 7 ? "; a seconds or year field is not supported"
                                                 : "";
-    return Status::InvalidArgument(concat({"a cron expression has 5 fields (minute hour day-of-month month "
-                                           "day-of-week), '",
-                                           text, "' has ", Decimal(fields.size()), why}));
+    return Status::InvalidArgument(
+        concat({"a cron expression has 5 fields (minute hour day-of-month month "
+                "day-of-week), '",
+                text, "' has ", Decimal(fields.size()), why}));
   }
   CronSchedule s;
   s.expression_ = std::string(text);
@@ -256,7 +257,7 @@ Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
 }
 
 bool CronSchedule::matches(const CivilMinute& m) const {
-  if (!valid(m)) return false;
+  if (!valid_minute(m)) return false;
   return minutes_[static_cast<size_t>(m.minute)] && hours_[static_cast<size_t>(m.hour)] &&
          months_[static_cast<size_t>(m.month)] && day_matches(m);
 }
@@ -268,7 +269,7 @@ bool CronSchedule::day_matches(const CivilMinute& m) const {
 }
 
 std::optional<CivilMinute> CronSchedule::next_after(const CivilMinute& after) const {
-  if (!valid(after)) return std::nullopt;
+  if (!valid_minute(after)) return std::nullopt;
   CivilMinute t = after;
   if (++t.minute == 60) next_hour(t);
   const int last_year = after.year + kSearchYears;

@@ -59,9 +59,9 @@ class CronSchedule {
   std::string expression_;
   std::bitset<60> minutes_;
   std::bitset<24> hours_;
-  std::bitset<32> days_;      // index 1-31
-  std::bitset<13> months_;    // index 1-12
-  std::bitset<7> weekdays_;   // 0 = Sunday
+  std::bitset<32> days_;     // index 1-31
+  std::bitset<13> months_;   // index 1-12
+  std::bitset<7> weekdays_;  // 0 = Sunday
   bool day_restricted_ = false;
   bool weekday_restricted_ = false;
 };

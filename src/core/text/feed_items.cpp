@@ -18,7 +18,7 @@ constexpr size_t kMaxElements = 500000;
 struct Element {
   std::string name = {};  // as written, prefix included
   std::vector<std::pair<std::string, std::string>> attributes = {};
-  std::string text = {};  // its own character data: entities decoded once, CDATA as written
+  std::string text = {};   // its own character data: entities decoded once, CDATA as written
   size_t inner_begin = 0;  // the source between its start and end tags
   size_t inner_end = 0;
   std::vector<std::unique_ptr<Element>> children = {};
@@ -43,7 +43,7 @@ struct Element {
   }
 };
 
-bool is_space(char c) {
+bool xml_is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
@@ -59,9 +59,12 @@ uint32_t code_point(std::string_view digits, bool hex) {
   uint32_t cp = 0;
   for (char c : digits) {
     int d = -1;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (hex && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (hex && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
     if (d < 0 || cp > 0x10FFFF) return 0;
     cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
   }
@@ -82,16 +85,23 @@ void decode_entities(std::string_view in, std::string& out) {
       continue;
     }
     const std::string_view name = in.substr(i + 1, semi - i - 1);
-    if (name == "amp") out.push_back('&');
-    else if (name == "lt") out.push_back('<');
-    else if (name == "gt") out.push_back('>');
-    else if (name == "quot") out.push_back('"');
-    else if (name == "apos") out.push_back('\'');
+    if (name == "amp")
+      out.push_back('&');
+    else if (name == "lt")
+      out.push_back('<');
+    else if (name == "gt")
+      out.push_back('>');
+    else if (name == "quot")
+      out.push_back('"');
+    else if (name == "apos")
+      out.push_back('\'');
     else if (name.size() > 1 && name[0] == '#') {
       const bool hex = name[1] == 'x' || name[1] == 'X';
       const uint32_t cp = code_point(name.substr(hex ? 2 : 1), hex);
-      if (cp != 0) append_utf8(out, cp);
-      else out.append(in.substr(i, semi + 1 - i));
+      if (cp != 0)
+        append_utf8(out, cp);
+      else
+        out.append(in.substr(i, semi + 1 - i));
     } else {
       out.append(in.substr(i, semi + 1 - i));
     }
@@ -108,7 +118,7 @@ std::string describe_non_xml(std::string_view rest) {
     const auto u = static_cast<unsigned char>(head[i]);
     const size_t len = utf8_sequence_length(head, i);
     const bool cut_at_end = len == 0 && head.size() < rest.size() && head.size() - i < 4;
-    if ((u < 0x20 && !is_space(head[i])) || u == 0x7F || (len == 0 && !cut_at_end)) {
+    if ((u < 0x20 && !xml_is_space(head[i])) || u == 0x7F || (len == 0 && !cut_at_end)) {
       return "not an RSS or Atom feed: the document is binary data, not text";
     }
     i += len == 0 ? 1 : len;
@@ -244,7 +254,7 @@ class XmlReader {
   // root element; false when one of them is not closed.
   bool skip_prolog() {
     for (;;) {
-      while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
+      while (pos_ < s_.size() && xml_is_space(s_[pos_])) ++pos_;
       if (starts("<?")) {
         if (!skip_past("?>")) return false;
       } else if (starts("<!--")) {
@@ -289,10 +299,10 @@ class XmlReader {
   // Reads "<name attr='v' ...>" or "<name .../>" at pos_; false when the document ends inside it.
   bool read_start_tag(Element& el, bool& self_closing) {
     size_t i = pos_ + 1;
-    while (i < s_.size() && !is_space(s_[i]) && s_[i] != '>' && s_[i] != '/') ++i;
+    while (i < s_.size() && !xml_is_space(s_[i]) && s_[i] != '>' && s_[i] != '/') ++i;
     el.name = std::string(s_.substr(pos_ + 1, i - pos_ - 1));
     for (;;) {
-      while (i < s_.size() && is_space(s_[i])) ++i;
+      while (i < s_.size() && xml_is_space(s_[i])) ++i;
       if (i >= s_.size()) return false;
       if (s_[i] == '>' || (s_[i] == '/' && i + 1 < s_.size() && s_[i + 1] == '>')) {
         self_closing = s_[i] == '/';
@@ -305,17 +315,17 @@ class XmlReader {
         continue;
       }
       size_t key_end = i;
-      while (key_end < s_.size() && !is_space(s_[key_end]) && s_[key_end] != '=' && s_[key_end] != '>' &&
+      while (key_end < s_.size() && !xml_is_space(s_[key_end]) && s_[key_end] != '=' && s_[key_end] != '>' &&
              s_[key_end] != '/') {
         ++key_end;
       }
       std::string key(s_.substr(i, key_end - i));
       i = key_end;
-      while (i < s_.size() && is_space(s_[i])) ++i;
+      while (i < s_.size() && xml_is_space(s_[i])) ++i;
       std::string value;
       if (i < s_.size() && s_[i] == '=') {
         ++i;
-        while (i < s_.size() && is_space(s_[i])) ++i;
+        while (i < s_.size() && xml_is_space(s_[i])) ++i;
         if (i < s_.size() && (s_[i] == '"' || s_[i] == '\'')) {
           const size_t close = s_.find(s_[i], i + 1);
           if (close == std::string_view::npos) return false;
@@ -323,7 +333,7 @@ class XmlReader {
           i = close + 1;
         } else {
           const size_t v = i;
-          while (i < s_.size() && !is_space(s_[i]) && s_[i] != '>') ++i;
+          while (i < s_.size() && !xml_is_space(s_[i]) && s_[i] != '>') ++i;
           decode_entities(s_.substr(v, i - v), value);
         }
       }
@@ -428,11 +438,11 @@ Result<Feed> parse_feed(std::string_view xml) {
       }
     }
     // Items both inside and beside a channel are rare; keep document order either way.
-    std::sort(items.begin(), items.end(), [](const Element* a, const Element* b) { return a->inner_begin < b->inner_begin; });
+    std::sort(items.begin(), items.end(),
+              [](const Element* a, const Element* b) { return a->inner_begin < b->inner_begin; });
   }
   if (items.size() > kMaxItems) {
-    return Status::InvalidArgument("the feed has " + std::to_string(items.size()) +
-                                   " items; at most 10,000 are read");
+    return Status::InvalidArgument("the feed has " + std::to_string(items.size()) + " items; at most 10,000 are read");
   }
   feed.items.reserve(items.size());
   for (const Element* e : items) {

@@ -17,7 +17,7 @@
 namespace keel::detail {
 
 struct FeedItem {
-  std::string id = {};         // RSS guid (RSS 1.0: rdf:about), Atom id; else the link; else title and date
+  std::string id = {};  // RSS guid (RSS 1.0: rdf:about), Atom id; else the link; else title and date
   std::string title = {};
   std::string link = {};       // RSS <link>; Atom <link rel="alternate"> (or without rel): its href
   std::string published = {};  // as written (RFC 822 in RSS, RFC 3339 in Atom and dc:date)
