@@ -26,13 +26,10 @@ void autopilot(const std::shared_ptr<ApiContext>& ctx, const HttpRequest& req, H
   if (!newest.ok()) return reply_status(*ctx, req, out, newest.status());
   nlohmann::json status = doc->has_value() ? nlohmann::json::parse(**doc, nullptr, false) : nlohmann::json(nullptr);
   if (status.is_discarded()) status = nullptr;
-  nlohmann::json by_state = nlohmann::json::object();
-  for (const char* s : {"pending", "processing", "done", "dismissed", "stalled"}) by_state[s] = 0;
-  for (const auto& [state, n] : *counts) by_state[std::string(observation_state_name(state))] = n;
   nlohmann::json list = nlohmann::json::array();
   for (const Observation& o : *newest) list.push_back(detail::observation_json(o, false));
   reply_json(*ctx, req, out, 200,
-             nlohmann::json{{"enabled", true}, {"status", status}, {"counts", by_state}, {"observations", list}});
+             nlohmann::json{{"enabled", true}, {"status", status}, {"counts", detail::observation_counts_json(*counts)}, {"observations", list}});
 }
 
 }  // namespace

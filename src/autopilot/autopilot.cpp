@@ -9,13 +9,13 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 
 #include "autopilot/autopilot_report.hpp"
 #include "autopilot/observation_source.hpp"
+#include "base/clock.hpp"
 #include "base/random_token.hpp"
 #include "base/thread_pool.hpp"
 #include "keel/core/autopilot_rules.hpp"
@@ -41,11 +41,6 @@ constexpr int64_t kHourMs = 3600000;
 constexpr int64_t kHeartbeatMs = 10000;  // the status document is rewritten at least this often
 constexpr const char* kSpendScope = "autopilot";
 
-int64_t system_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 namespace detail {
@@ -66,7 +61,7 @@ using detail::FinishedAttempt;
 class Autopilot::Impl {
  public:
   explicit Impl(AutopilotOptions options) : o_(std::move(options)) {
-    if (!o_.now_ms) o_.now_ms = system_now_ms;
+    if (!o_.now_ms) o_.now_ms = detail::wall_now_ms;
     detail::SourceEnv env{o_.workspace, o_.store, o_.mcp_resources};
     for (const AutopilotSourceConfig& s : o_.config.sources) {
       sources_.push_back(detail::make_observation_source(s, env));
@@ -94,15 +89,18 @@ class Autopilot::Impl {
     }
     stop_work_.request_stop();
     wait_idle();
-    KEEL_TRY(collect(o_.now_ms()).status());
-    report_.set_running(false);
-    return write_status(o_.now_ms());
+    // What the stop interrupted goes back to pending, with its spans like any cycle's.
+    AutopilotCycleMetrics last;
+    last.cycle = cycles_;
+    last.started_ms = o_.now_ms();
+    KEEL_ASSIGN_OR_RETURN(bool collected, collect_into(last.started_ms, last));
+    if (collected) record_spans(last);
+    return stopped();
   }
 
   Result<AutopilotCycleMetrics> run_once(std::stop_token stop) {
     KEEL_ASSIGN_OR_RETURN(AutopilotCycleMetrics m, cycle(true, stop));
-    report_.set_running(false);
-    KEEL_TRY(write_status(o_.now_ms()));
+    KEEL_TRY(stopped());
     return m;
   }
 
@@ -112,7 +110,7 @@ class Autopilot::Impl {
     AutopilotCycleMetrics m;
     m.cycle = ++cycles_;
     m.started_ms = start;
-    trace_id_ = detail::random_hex(16);
+    trace_id_.clear();
     spans_.clear();
     bool busy = poll_sources(start, stop, m);
     KEEL_ASSIGN_OR_RETURN(bool collected, collect_into(start, m));
@@ -128,9 +126,7 @@ class Autopilot::Impl {
     m.duration_ms = end - start;
     report_.add_cycle(m);
     if (busy) {
-      spans_.insert(spans_.begin(), detail::cycle_span(trace_id_, m));
-      for (const SpanRecord& s : spans_) (void)o_.store->record_span(s);
-      if (o_.export_spans) o_.export_spans(spans_);
+      record_spans(m);
       emit({AutopilotEvent::Kind::kCycle, end, "", 0, "", "", "", m});
     }
     if (busy || end - last_status_ms_ >= kHeartbeatMs) KEEL_TRY(write_status(end));
@@ -142,10 +138,29 @@ class Autopilot::Impl {
     if (o_.on_event) o_.on_event(e);
   }
 
+  // The trace of this cycle's spans, made when the first span needs it (idle cycles have none).
+  const std::string& trace_id() {
+    if (trace_id_.empty()) trace_id_ = detail::random_hex(16);
+    return trace_id_;
+  }
+
+  // Stores and exports the cycle's spans under a root span of `m`.
+  void record_spans(const AutopilotCycleMetrics& m) {
+    spans_.insert(spans_.begin(), detail::cycle_span(trace_id(), m));
+    for (const SpanRecord& s : spans_) (void)o_.store->record_span(s);
+    if (o_.export_spans) o_.export_spans(spans_);
+  }
+
+  // The last status: not running.
+  Status stopped() {
+    report_.set_running(false, o_.now_ms());
+    return write_status(o_.now_ms());
+  }
+
   // Observations a crash left processing go back to pending: their attempt never finished.
   Status recover() {
     recovered_ = true;
-    report_.set_running(true);
+    report_.set_running(true, o_.now_ms());
     ObservationQuery q;
     q.state = ObservationState::kProcessing;
     q.limit = 0;
@@ -201,7 +216,7 @@ class Autopilot::Impl {
         }
         ob.id = **id;
         emit({AutopilotEvent::Kind::kObserved, now, src.name(), ob.id, f.subject, "pending", f.kind, {}});
-        spans_.push_back(detail::observation_span(trace_id_, ob, "observed", now, 0, ""));
+        spans_.push_back(detail::observation_span(trace_id(), ob, "observed", now, 0, ""));
       }
     }
     return busy;
@@ -209,9 +224,12 @@ class Autopilot::Impl {
 
   // Starts due pending observations on free workers unless a budget guard holds them back.
   Result<bool> start_due(int64_t now) {
-    KEEL_ASSIGN_OR_RETURN(SpendTotal hour, o_.store->spend_since(o_.workspace, kSpendScope, now - kHourMs));
-    std::string guard = hourly_cap_guard(HourlyCaps{o_.config.max_tokens_per_hour, o_.config.max_cost_per_hour},
-                                         hour.tokens, hour.cost);
+    const HourlyCaps caps{o_.config.max_tokens_per_hour, o_.config.max_cost_per_hour};
+    std::string guard;
+    if (caps.max_tokens > 0 || caps.max_cost > 0) {  // without caps the spend is not read every cycle
+      KEEL_ASSIGN_OR_RETURN(SpendTotal hour, o_.store->spend_since(o_.workspace, kSpendScope, now - kHourMs));
+      guard = hourly_cap_guard(caps, hour.tokens, hour.cost);
+    }
     if (guard != report_.guard()) {
       report_.set_guard(guard);
       emit({AutopilotEvent::Kind::kGuard, now, "", 0, "", "", guard, {}});
@@ -300,11 +318,6 @@ class Autopilot::Impl {
     idle_.wait(lock, [this] { return running_ == 0; });
   }
 
-  Result<bool> collect(int64_t now) {
-    AutopilotCycleMetrics ignored;
-    return collect_into(now, ignored);
-  }
-
   // Moves each finished observation to its next state.
   Result<bool> collect_into(int64_t now, AutopilotCycleMetrics& m) {
     std::deque<FinishedAttempt> done;
@@ -343,7 +356,7 @@ class Autopilot::Impl {
       }
       KEEL_TRY(o_.store->move_observation(ob.id, ObservationState::kProcessing, move));
       transition(ob, move.state, detail, f.ended_ms);
-      spans_.push_back(detail::observation_span(trace_id_, ob, std::string(observation_state_name(move.state)),
+      spans_.push_back(detail::observation_span(trace_id(), ob, std::string(observation_state_name(move.state)),
                                                 f.started_ms, f.ended_ms - f.started_ms,
                                                 out.trace_id.empty() ? detail : detail + " (" + out.trace_id + ")"));
     }

@@ -3,8 +3,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
-
 #include "base/random_token.hpp"
 
 namespace keel::detail {
@@ -39,13 +37,9 @@ void AutopilotReport::add_cycle(const AutopilotCycleMetrics& m) {
   totals_.proposals += m.proposals;
 }
 
-void AutopilotReport::set_running(bool running) {
+void AutopilotReport::set_running(bool running, int64_t now_ms) {
   running_ = running;
-  if (running && started_ms_ == 0) {
-    started_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  }
+  if (running && started_ms_ == 0) started_ms_ = now_ms;
 }
 
 nlohmann::json AutopilotReport::status_json(int64_t now_ms) const {
@@ -88,6 +82,16 @@ nlohmann::json observation_json(const Observation& o, bool details) {
     j["payload"] = payload.is_discarded() ? nlohmann::json(o.payload) : payload;
   }
   return j;
+}
+
+nlohmann::json observation_counts_json(const std::vector<std::pair<ObservationState, int64_t>>& counts) {
+  nlohmann::json by_state = nlohmann::json::object();
+  for (ObservationState s : {ObservationState::kPending, ObservationState::kProcessing, ObservationState::kDone,
+                             ObservationState::kDismissed, ObservationState::kStalled}) {
+    by_state[std::string(observation_state_name(s))] = 0;
+  }
+  for (const auto& [state, n] : counts) by_state[std::string(observation_state_name(state))] = n;
+  return by_state;
 }
 
 SpanRecord cycle_span(const std::string& trace_id, const AutopilotCycleMetrics& m) {

@@ -22,7 +22,7 @@ class AutopilotReport {
   void add_cycle(const AutopilotCycleMetrics& m);
   void set_guard(std::string guard) { guard_ = std::move(guard); }
   const std::string& guard() const { return guard_; }
-  void set_running(bool running);
+  void set_running(bool running, int64_t now_ms);
   // {running, pid, started_ms, updated_ms, cycles, last_cycle_ms, last_cycle_duration_ms,
   //  observations_seen, deduplicated, processed, failed, proposals, guard, sources: [...]}
   nlohmann::json status_json(int64_t now_ms) const;
@@ -46,6 +46,10 @@ class AutopilotReport {
 // An observation as the CLI and the HTTP API show it: id, source, kind, subject, state, failures,
 // last_error, result, created_ms, updated_ms (the payload and fingerprint with `details`).
 nlohmann::json observation_json(const Observation& o, bool details);
+
+// {"pending": n, "processing": n, "done": n, "dismissed": n, "stalled": n} from
+// Store::count_observations() (states it leaves out count 0).
+nlohmann::json observation_counts_json(const std::vector<std::pair<ObservationState, int64_t>>& counts);
 
 // The root span of a busy cycle.
 SpanRecord cycle_span(const std::string& trace_id, const AutopilotCycleMetrics& m);

@@ -13,13 +13,6 @@ namespace {
 constexpr int64_t kGitEveryMs = 10000;
 constexpr int kMaxCommits = 50;  // per poll; older ones are beyond what a person wants as observations
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q.append(c == '\'' ? "'\\''" : std::string(1, c));
-  q.push_back('\'');
-  return q;
-}
-
 class GitSource final : public ObservationSource {
  public:
   GitSource(const AutopilotSourceConfig& config, const SourceEnv& env)
@@ -36,9 +29,9 @@ class GitSource final : public ObservationSource {
     clock_.polled(now_ms);
     if (!loaded_) KEEL_TRY(load_seen());
     SubprocessRequest req;
-    req.command = "git -C " + shell_quote(repo_) + " log --format=%H%x09%an%x09%s -n " + std::to_string(kMaxCommits) +
-                  " HEAD";
-    req.cwd = workspace_;
+    // Run in the repository: its path never passes through the shell.
+    req.command = "git log --format=%H%x09%an%x09%s -n " + std::to_string(kMaxCommits) + " HEAD";
+    req.cwd = repo_;
     req.timeout = std::chrono::milliseconds(config().timeout_ms);
     req.stop = stop;
     req.separate_stderr = true;

@@ -113,7 +113,7 @@ Result<std::unique_ptr<Autopilot>> make_workspace_autopilot(const KeelConfig& co
   o.config = config.autopilot;
   o.workspace = workspace;
   o.store = store;
-  o.work = make_workspace_work(workspace, store);
+  o.work = make_workspace_work(workspace, store, config.autopilot);
   o.on_event = std::move(on_event);
   const bool wants_mcp = std::any_of(o.config.sources.begin(), o.config.sources.end(),
                                      [](const AutopilotSourceConfig& s) { return s.kind == "mcp" && s.error.empty(); });

@@ -9,12 +9,18 @@
 #include "keel/approver.hpp"
 #include "keel/assembly.hpp"
 #include "keel/core/run_budget.hpp"
+#include "core/text/utf8_text.hpp"
 #include "keel/skill_runner.hpp"
 
 namespace keel::autopilot {
 namespace {
 
 // Counts the tokens of every reply and refuses calls once the attempt's caps are spent.
+struct AttemptCaps {
+  int64_t max_tokens = 0;
+  double max_cost = 0;
+};
+
 class MeteredClient final : public LlmClient {
  public:
   MeteredClient(LlmClient& inner, RunBudget budget) : inner_(inner), budget_(budget) {}
@@ -39,13 +45,15 @@ class MeteredClient final : public LlmClient {
   // Non-empty when a per-run cap is spent: the guard's message.
   std::string spent_guard() const {
     const Usage u = used();
-    const int64_t tokens = u.prompt_tokens + u.completion_tokens;
-    if (budget_.max_tokens > 0 && tokens >= budget_.max_tokens) {
-      return "run token cap " + std::to_string(budget_.max_tokens) + " reached (" + std::to_string(tokens) +
-             " tokens used); autopilot.budget.max_tokens_per_run raises it";
-    }
-    if (budget_.max_cost > 0 && budget_.cost_of(u) >= budget_.max_cost) {
-      return "run cost cap reached; autopilot.budget.max_cost_per_run raises it";
+    switch (budget_.reached(u)) {
+      case RunBudget::Cap::kTokens:
+        return "run token cap " + std::to_string(budget_.max_tokens) + " reached (" +
+               std::to_string(u.prompt_tokens + u.completion_tokens) +
+               " tokens used); autopilot.budget.max_tokens_per_run raises it";
+      case RunBudget::Cap::kCost:
+        return "run cost cap reached; autopilot.budget.max_cost_per_run raises it";
+      case RunBudget::Cap::kNone:
+        break;
     }
     return {};
   }
@@ -57,10 +65,11 @@ class MeteredClient final : public LlmClient {
   Usage used_;
 };
 
-RunBudget attempt_budget(const KeelConfig& config) {
+// The caps of one attempt (the autopilot's per-run caps) at the prices of `config`'s model.
+RunBudget attempt_budget(const AttemptCaps& caps, const KeelConfig& config) {
   RunBudget b;
-  b.max_tokens = config.autopilot.max_tokens_per_run;
-  b.max_cost = config.autopilot.max_cost_per_run;
+  b.max_tokens = caps.max_tokens;
+  b.max_cost = caps.max_cost;
   if (const ModelPrice* price = model_price(config)) {
     b.input_price_per_mtok = price->input_per_mtok;
     b.output_price_per_mtok = price->output_per_mtok;
@@ -75,13 +84,13 @@ ObservationOutcome failed(std::string why) {
   return out;
 }
 
-ObservationOutcome run_skills(const std::string& workspace, Store* store, const Observation& ob,
+ObservationOutcome run_skills(const std::string& workspace, Store* store, const AttemptCaps& caps, const Observation& ob,
                               const AutopilotTriggerConfig& trigger, std::stop_token stop) {
   Result<assembly::SkillsWorkspace> ws = assembly::open_skills_workspace(workspace, {});
   if (!ws.ok()) return failed(ws.status().message());
   Result<std::unique_ptr<LlmClient>> client = assembly::make_backend(ws->config);
   if (!client.ok()) return failed(client.status().message());
-  MeteredClient meter(**client, attempt_budget(ws->config));
+  MeteredClient meter(**client, attempt_budget(caps, ws->config));
   Result<std::unique_ptr<ToolRegistry>> tools = assembly::make_action_tools(*ws, store);
   if (!tools.ok()) return failed(tools.status().message());
   SkillRunnerOptions options;
@@ -137,14 +146,12 @@ ObservationOutcome run_skills(const std::string& workspace, Store* store, const 
   return out;
 }
 
-ObservationOutcome run_task(const std::string& workspace, const Observation& ob, const AutopilotTriggerConfig& trigger,
-                            std::stop_token stop) {
+ObservationOutcome run_task(const std::string& workspace, const AttemptCaps& caps, const Observation& ob,
+                            const AutopilotTriggerConfig& trigger, std::stop_token stop) {
   assembly::HostInputs in;
   in.workspace = workspace;
-  Result<KeelConfig> config = assembly::resolve_host_config(in, workspace);
-  if (!config.ok()) return failed(config.status().message());
-  if (config->autopilot.max_tokens_per_run > 0) in.max_tokens = config->autopilot.max_tokens_per_run;
-  if (config->autopilot.max_cost_per_run > 0) in.max_cost = config->autopilot.max_cost_per_run;
+  if (caps.max_tokens > 0) in.max_tokens = caps.max_tokens;  // the run's own budget guard enforces them
+  if (caps.max_cost > 0) in.max_cost = caps.max_cost;
   in.stream = false;
   assembly::HostOptions host;
   host.spawn_agent = false;
@@ -159,7 +166,7 @@ ObservationOutcome run_task(const std::string& workspace, const Observation& ob,
   if (!run.ok()) return failed(run.status().message());
   ObservationOutcome out;
   out.tokens = run->usage.prompt_tokens + run->usage.completion_tokens;
-  out.cost = attempt_budget(*config).cost_of(run->usage);
+  out.cost = attempt_budget(caps, (*agent)->config()).cost_of(run->usage);
   out.trace_id = run->run_id;
   if (!run->ok) {
     out.kind = ObservationOutcome::Kind::kFailed;
@@ -167,7 +174,8 @@ ObservationOutcome run_task(const std::string& workspace, const Observation& ob,
     return out;
   }
   out.kind = ObservationOutcome::Kind::kDone;
-  std::string answer = run->answer.size() > 300 ? run->answer.substr(0, 300) + "…" : run->answer;
+  const size_t shown = detail::utf8_cut_length(run->answer, 300);
+  std::string answer = shown < run->answer.size() ? run->answer.substr(0, shown) + "…" : run->answer;
   out.result = "session " + run->session_id + " run " + run->run_id + ": " + answer;
   return out;
 }
@@ -193,10 +201,11 @@ std::string fill_task_template(const std::string& task, const Observation& ob) {
   return out;
 }
 
-ObservationWork make_workspace_work(const std::string& workspace, Store* store) {
-  return [workspace, store](const Observation& ob, const AutopilotTriggerConfig& trigger, std::stop_token stop) {
-    if (!trigger.task.empty()) return run_task(workspace, ob, trigger, stop);
-    return run_skills(workspace, store, ob, trigger, stop);
+ObservationWork make_workspace_work(const std::string& workspace, Store* store, const AutopilotConfig& config) {
+  const AttemptCaps caps{config.max_tokens_per_run, config.max_cost_per_run};
+  return [workspace, store, caps](const Observation& ob, const AutopilotTriggerConfig& trigger, std::stop_token stop) {
+    if (!trigger.task.empty()) return run_task(workspace, caps, ob, trigger, stop);
+    return run_skills(workspace, store, caps, ob, trigger, stop);
   };
 }
 

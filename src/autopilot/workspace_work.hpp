@@ -10,13 +10,15 @@
 #include <string>
 
 #include "keel/autopilot.hpp"
+#include "keel/autopilot_config.hpp"
 #include "keel/store/store.hpp"
 
 namespace keel::autopilot {
 
-// `workspace` is absolute; `store` must outlive the function. The configuration (skills, model,
-// prices, caps) is read again for each observation, so edits apply to the next one.
-ObservationWork make_workspace_work(const std::string& workspace, Store* store);
+// `workspace` is absolute; `store` must outlive the function. Each attempt is capped by `config`'s
+// per-run caps; the workspace's skills, model and prices are read again for each observation, so
+// edits to them apply to the next one.
+ObservationWork make_workspace_work(const std::string& workspace, Store* store, const AutopilotConfig& config);
 
 // The text of a task trigger with {{source}}, {{kind}}, {{subject}} and {{payload}} replaced.
 std::string fill_task_template(const std::string& task, const Observation& observation);

@@ -141,9 +141,7 @@ int autopilot_status(const AutopilotArgs& args) {
   if (!counts.ok()) return report_store_error(counts.status());
   json status = doc->has_value() ? json::parse(**doc, nullptr, false) : json(nullptr);
   if (status.is_discarded()) status = nullptr;
-  json by_state = json::object();
-  for (const char* s : {"pending", "processing", "done", "dismissed", "stalled"}) by_state[s] = 0;
-  for (const auto& [state, n] : *counts) by_state[std::string(observation_state_name(state))] = n;
+  const json by_state = detail::observation_counts_json(*counts);
   if (args.json) {
     print_line({{"workspace", workspace}, {"status", status}, {"counts", by_state}});
     return kExitOk;
@@ -176,8 +174,8 @@ int autopilot_status(const AutopilotArgs& args) {
     }
   }
   std::printf("observations:");
-  for (auto it = by_state.begin(); it != by_state.end(); ++it) {
-    std::printf(" %s %lld", it.key().c_str(), static_cast<long long>(it.value().get<int64_t>()));
+  for (const char* state : {"pending", "processing", "done", "dismissed", "stalled"}) {  // in lifecycle order
+    std::printf(" %s %lld", state, static_cast<long long>(by_state[state].get<int64_t>()));
   }
   std::printf("\n");
   return kExitOk;

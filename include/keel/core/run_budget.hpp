@@ -25,6 +25,13 @@ struct RunBudget {
             static_cast<double>(used.completion_tokens) * output_price_per_mtok) /
            1e6;
   }
+  // Which cap `used` has reached (the token cap is looked at first); kNone while both hold.
+  enum class Cap { kNone, kTokens, kCost };
+  Cap reached(const Usage& used) const {
+    if (max_tokens > 0 && used.prompt_tokens + used.completion_tokens >= max_tokens) return Cap::kTokens;
+    if (max_cost > 0 && cost_of(used) >= max_cost) return Cap::kCost;
+    return Cap::kNone;
+  }
   // What is left after `used`: the same prices, each cap lowered (to at least the smallest amount
   // that still counts as a cap, so a spent budget stays a cap). No cap stays no cap.
   RunBudget left_after(const Usage& used) const {

@@ -439,16 +439,15 @@ std::string amount_text(double value) {
 std::optional<std::string> AgentMachine::budget_spent() const {
   const RunBudget& b = config_.budget;
   const int64_t tokens = used_.prompt_tokens + used_.completion_tokens;
-  if (b.max_tokens > 0 && tokens >= b.max_tokens) {
-    return "the run's token budget of " + std::to_string(b.max_tokens) + " is spent (" + std::to_string(tokens) +
-           " tokens used); raise the cap (--max-tokens) to let it go on";
-  }
-  if (b.max_cost > 0) {
-    const double cost = b.cost_of(used_);
-    if (cost >= b.max_cost) {
-      return "the run's cost budget of " + amount_text(b.max_cost) + " is spent (" + amount_text(cost) +
+  switch (b.reached(used_)) {
+    case RunBudget::Cap::kTokens:
+      return "the run's token budget of " + std::to_string(b.max_tokens) + " is spent (" + std::to_string(tokens) +
+             " tokens used); raise the cap (--max-tokens) to let it go on";
+    case RunBudget::Cap::kCost:
+      return "the run's cost budget of " + amount_text(b.max_cost) + " is spent (" + amount_text(b.cost_of(used_)) +
              " used by " + std::to_string(tokens) + " tokens); raise the cap (--max-cost) to let it go on";
-    }
+    case RunBudget::Cap::kNone:
+      break;
   }
   return std::nullopt;
 }
