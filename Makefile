@@ -19,11 +19,11 @@ build: deps
 	@cmake --preset default >/dev/null
 	@cmake --build --preset default -j $(JOBS)
 
-# Only what the sanitized tests run (the process bench harness included: a test runs it in miniature;
+# Only what the sanitized tests run (the process bench harnesses included: tests run them in miniature;
 # the other benchmarks and the example are built by `build`).
 build-asan: deps
 	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS) --target keel_tests keel_core_vectors keel_run_bench
+	@cmake --build --preset asan -j $(JOBS) --target keel_tests keel_core_vectors keel_run_bench keel_autopilot_bench
 
 test-native: build
 	@ctest --preset default -j $(JOBS)
