@@ -101,7 +101,8 @@ json get_prompt(const json& id, const json& params, Catalogs catalogs, const Sec
     }
   }
   for (const auto& catalog : catalogs) {
-    Result<json> messages = catalog->get_prompt(*name, arguments);
+    Result<json> messages = catalog->get_prompt_for(*name, arguments, params.is_object() ? params.value("inputResponses", json()) : json());
+    if (messages.ok() && messages->is_object()) return reply_result(id, std::move(*messages));  // input required
     if (messages.ok()) {
       redact_texts(*messages, redactor);
       json result = {{"messages", std::move(*messages)}};

@@ -12,6 +12,7 @@
 #include "mcp/client_connect.hpp"
 #include "mcp_server/catalog_methods.hpp"
 #include "mcp_server/keel_mcp_session.hpp"
+#include "mcp_server/request_meta.hpp"
 
 #ifndef KEEL_VERSION
 #define KEEL_VERSION "0"
@@ -82,19 +83,20 @@ class KeelMcpServer::Impl final : public SessionHost {
 
   json initialize_result(const json& params) const override {
     std::string asked = params.is_object() ? params.value("protocolVersion", "") : "";
-    std::string version = supported_protocol_version(asked) ? asked : kProtocolVersions[0];
-    json capabilities = {{"tools", {{"listChanged", false}}}, {"logging", json::object()}};
-    if (!options_.catalogs.empty()) {
-      capabilities["resources"] = {{"subscribe", true}, {"listChanged", false}};
-      capabilities["prompts"] = {{"listChanged", false}};
-      capabilities["completions"] = json::object();
-    }
-    json result = {{"protocolVersion", version},
-                   {"capabilities", std::move(capabilities)},
-                   {"serverInfo", {{"name", "keel"}, {"version", KEEL_VERSION}}}};
+    std::string version = is_handshake_protocol_version(asked) ? asked : kHandshakeProtocolVersions[0];
+    json result = {{"protocolVersion", version}, {"capabilities", capabilities()}, {"serverInfo", server_info_}};
     if (!options_.instructions.empty()) result["instructions"] = options_.instructions;
     return result;
   }
+
+  json discover_result() const override {
+    json result = {{"supportedVersions", supported_protocol_versions()}, {"capabilities", capabilities()}};
+    if (!options_.instructions.empty()) result["instructions"] = options_.instructions;
+    return result;
+  }
+
+  const json& server_info() const override { return server_info_; }
+  const RequestStateSeal& seal() const override { return seal_; }
 
   const json& tool_list() const override { return tools_; }
   Catalogs catalogs() const override { return options_.catalogs; }
@@ -126,6 +128,16 @@ class KeelMcpServer::Impl final : public SessionHost {
   }
 
  private:
+  json capabilities() const {
+    json capabilities = {{"tools", {{"listChanged", false}}}, {"logging", json::object()}};
+    if (!options_.catalogs.empty()) {
+      capabilities["resources"] = {{"subscribe", true}, {"listChanged", false}};
+      capabilities["prompts"] = {{"listChanged", false}};
+      capabilities["completions"] = json::object();
+    }
+    return capabilities;
+  }
+
   json run_registry_tool(const ToolCall& call, CallContext& context) {
     std::vector<ToolResult> results;
     {
@@ -210,6 +222,8 @@ class KeelMcpServer::Impl final : public SessionHost {
   json tools_;
   std::map<std::string, const ServerTool*> server_tools_;
   std::atomic<uint64_t> calls_{0};
+  const json server_info_ = {{"name", "keel"}, {"version", KEEL_VERSION}};
+  const RequestStateSeal seal_;
   ResourceWatch watch_;  // last: its thread stops before the catalogs it reads go away
 };
 

@@ -10,6 +10,7 @@
 
 #include "mcp_server/catalog_methods.hpp"
 #include "mcp_server/message_handler.hpp"
+#include "mcp_server/request_state_seal.hpp"
 #include "mcp_server/resource_watch.hpp"
 #include "mcp_server/server_catalog.hpp"
 
@@ -20,6 +21,12 @@ class SessionHost {
  public:
   virtual ~SessionHost() = default;
   virtual nlohmann::json initialize_result(const nlohmann::json& params) const = 0;
+  // server/discover's result (2026-07-28): versions, capabilities, instructions.
+  virtual nlohmann::json discover_result() const = 0;
+  // {name, version}: named in each stateless result's _meta.
+  virtual const nlohmann::json& server_info() const = 0;
+  // Seals the requestState of stateless calls that need the client's input.
+  virtual const RequestStateSeal& seal() const = 0;
   virtual const nlohmann::json& tool_list() const = 0;
   // The tools/call result; nullopt for a tool the server does not have.
   virtual std::optional<nlohmann::json> call_tool(const std::string& name, const nlohmann::json& arguments,

@@ -17,6 +17,8 @@
 #include "core/text/text_util.hpp"
 #include "mcp_server/mcp_http_guard.hpp"
 #include "mcp_server/mcp_http_sessions.hpp"
+#include "mcp_server/jsonrpc_reply.hpp"
+#include "mcp_server/request_meta.hpp"
 #include "server/bearer_token.hpp"
 #include "server/host_origin_policy.hpp"
 #include "server/http_responder.hpp"
@@ -43,6 +45,10 @@ struct McpEndpointState {
   const server::HostOriginPolicy hosts;
   McpSessionTable sessions;
   std::atomic<bool> closed{false};
+  // Serves every request of the 2026-07-28 revision (no session: each request stands alone);
+  // made at the first such request.
+  std::once_flag stateless_once;
+  std::shared_ptr<McpSession> stateless;
   std::mutex pool_mu;
   std::unique_ptr<keel::detail::ThreadPool> pool;  // guarded by pool_mu; null once the endpoint is gone
 };
@@ -107,6 +113,7 @@ struct PostJob {
   bool has_version = false;
   std::string version;  // MCP-Protocol-Version
   bool accepts_sse = false;
+  detail::MirroredHeaders mirrored;  // Mcp-Method and Mcp-Name
   std::shared_ptr<HttpResponder> out;
 };
 
@@ -129,12 +136,14 @@ class SessionUse {
 // handler sends a notification (when the client accepts one). `finish` may change the response
 // (and the headers of a JSON answer) before it is sent.
 void answer_request(McpSession& session, const json& message, PostJob& job, HttpHeaders headers,
-                    const std::function<void(json& response, HttpHeaders& headers)>& finish) {
+                    const std::function<void(json& response, HttpHeaders& headers, int& status)>& finish) {
   HttpResponder& out = *job.out;
   bool streaming = false;
   auto send_event = [&](const json& m) {
-    std::string event = "event: message\nid: ";
-    event.append(std::to_string(session.next_event_id.fetch_add(1))).append("\ndata: ").append(dump(m)).append("\n\n");
+    // Event ids serve resumption within a session; the stateless revision has neither.
+    std::string event = "event: message\n";
+    if (!session.id.empty()) event.append("id: ").append(std::to_string(session.next_event_id.fetch_add(1))).append("\n");
+    event.append("data: ").append(dump(m)).append("\n\n");
     out.write(std::move(event));
   };
   const MessageHandler::Notify notify = [&](const json& m) {
@@ -157,13 +166,14 @@ void answer_request(McpSession& session, const json& message, PostJob& job, Http
   }
   if (!response)
     response = error_response(message.at("id"), kInternalError, "the server produced no response to this request");
-  finish(*response, headers);
+  int status = 200;
+  finish(*response, headers, status);
   if (streaming) {
     send_event(*response);
     out.end();
     return;
   }
-  server::respond_json(out, 200, dump(*response), std::move(headers));
+  server::respond_json(out, status, dump(*response), std::move(headers));
 }
 
 void run_initialize(McpEndpointState& state, const json& message, PostJob& job) {
@@ -181,7 +191,7 @@ void run_initialize(McpEndpointState& state, const json& message, PostJob& job) 
   }
   // The id goes out with a stream's head already; a JSON answer carries it only when the session
   // was opened (the handler accepted initialize and the table had room).
-  answer_request(*session, message, job, {{"Mcp-Session-Id", *id}}, [&](json& response, HttpHeaders& headers) {
+  answer_request(*session, message, job, {{"Mcp-Session-Id", *id}}, [&](json& response, HttpHeaders& headers, int&) {
     bool opened = false;
     if (response.contains("result")) {
       opened = state.sessions.add(session, now());
@@ -191,6 +201,93 @@ void run_initialize(McpEndpointState& state, const json& message, PostJob& job) 
       }
     }
     if (!opened) headers.clear();
+  });
+}
+
+std::shared_ptr<McpSession> stateless_session(McpEndpointState& state) {
+  std::call_once(state.stateless_once, [&] {
+    auto session = std::make_shared<McpSession>();
+    if (state.factory) session->handler = state.factory();
+    if (session->handler) state.stateless = std::move(session);
+  });
+  return state.stateless;
+}
+
+// subscriptions/listen: an SSE stream that stays open with the notifications the client opted in
+// to; it ends when the client closes it.
+void run_listen(McpSession& session, const json& message, PostJob& job) {
+  std::weak_ptr<HttpResponder> weak_out = job.out;
+  auto mu = std::make_shared<std::mutex>();
+  auto started = std::make_shared<bool>(false);
+  MessageHandler::Listen opened = session.handler->listen(message, [weak_out, mu, started](const json& m) {
+    std::lock_guard lock(*mu);
+    auto out = weak_out.lock();
+    if (!out || out->closed()) return;
+    if (!*started) {
+      out->start_stream(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}});
+      *started = true;
+    }
+    std::string event = "event: message\ndata: ";
+    event.append(dump(m)).append("\n\n");
+    out->write(std::move(event));
+  });
+  if (opened.error) {
+    server::respond_json(*job.out, detail::stateless_status(*opened.error) == 200 ? 400 : detail::stateless_status(*opened.error),
+                         dump(*opened.error));
+    return;
+  }
+  if (opened.close) job.out->on_close(std::move(opened.close));
+}
+
+void run_stateless(McpEndpointState& state, const json& message, Kind kind, PostJob& job) {
+  HttpResponder& out = *job.out;
+  if (kind != Kind::kRequest) {  // the revision defines no client notifications over HTTP
+    out.respond(202, {}, "");
+    return;
+  }
+  const json& id = message["id"];
+  const json params = message.value("params", json());
+  auto refuse = [&](int code, const std::string& text, json data = nullptr) {
+    json error = {{"code", code}, {"message", text}};
+    if (!data.is_null()) error["data"] = std::move(data);
+    server::respond_json(out, 400, dump({{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}}));
+  };
+  if (!job.has_version) {
+    refuse(kRpcHeaderMismatch, "Bad Request: MCP 2026-07-28 needs the MCP-Protocol-Version header on every POST, "
+                               "equal to params._meta's io.modelcontextprotocol/protocolVersion");
+    return;
+  }
+  std::optional<json> refused = check_stateless_meta(id, params);
+  if (refused && (*refused)["error"]["code"] != kRpcUnsupportedProtocolVersion) {
+    server::respond_json(out, 400, dump(*refused));
+    return;
+  }
+  const std::string meta_version = params["_meta"][kMetaProtocolVersion].get<std::string>();
+  if (meta_version != job.version) {
+    refuse(kRpcHeaderMismatch, "Bad Request: the MCP-Protocol-Version header ('" + job.version +
+                                   "') differs from params._meta's protocol version ('" + meta_version + "')");
+    return;
+  }
+  if (refused) {
+    server::respond_json(out, 400, dump(*refused));
+    return;
+  }
+  if (std::string mismatch = detail::mirrored_header_mismatch(message["method"].get<std::string>(), params, job.mirrored);
+      !mismatch.empty()) {
+    refuse(kRpcHeaderMismatch, "Header mismatch: " + mismatch);
+    return;
+  }
+  std::shared_ptr<McpSession> session = stateless_session(state);
+  if (!session) {
+    rpc_error(out, 500, kInternalError, "the MCP server could not create a request handler");
+    return;
+  }
+  if (message["method"] == "subscriptions/listen") {
+    run_listen(*session, message, job);
+    return;
+  }
+  answer_request(*session, message, job, {}, [](json& response, HttpHeaders&, int& status) {
+    status = detail::stateless_status(response);
   });
 }
 
@@ -213,6 +310,10 @@ void run_post(McpEndpointState& state, PostJob& job) {
   if (kind == Kind::kInvalid) {
     rpc_error(out, 400, kInvalidRequest,
               "Invalid Request: the body must be one JSON-RPC 2.0 request, notification or response object");
+    return;
+  }
+  if (job.session_id.empty() && detail::is_stateless_request(message, job.has_version, job.version)) {
+    run_stateless(state, message, kind, job);
     return;
   }
   if (kind == Kind::kRequest && message["method"] == "initialize") {
@@ -245,7 +346,7 @@ void run_post(McpEndpointState& state, PostJob& job) {
     out.respond(202, {}, "");
     return;
   }
-  answer_request(*session, message, job, {{"Mcp-Session-Id", job.session_id}}, [](json&, HttpHeaders&) {});
+  answer_request(*session, message, job, {{"Mcp-Session-Id", job.session_id}}, [](json&, HttpHeaders&, int&) {});
 }
 
 void run_delete(McpEndpointState& state, const std::string& id, HttpResponder& out) {
@@ -366,6 +467,8 @@ void serve(const std::shared_ptr<McpEndpointState>& state, const HttpRequest& re
   job->has_version = req.has_header("mcp-protocol-version");
   job->version = std::string(req.header("mcp-protocol-version"));
   job->accepts_sse = true;  // checked above
+  if (req.has_header("mcp-method")) job->mirrored.method = std::string(req.header("mcp-method"));
+  if (req.has_header("mcp-name")) job->mirrored.name = std::string(req.header("mcp-name"));
   job->out = out;
   submit(state, out, [state, job] { run_post(*state, *job); });
 }
@@ -406,6 +509,7 @@ McpHttpEndpoint::~McpHttpEndpoint() {
   }
   pool.reset();  // queued requests are dropped (their clients get 500); running ones finish
   state_->sessions.clear();
+  state_->stateless.reset();
 }
 
 size_t McpHttpEndpoint::session_count() const {

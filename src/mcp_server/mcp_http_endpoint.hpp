@@ -1,7 +1,7 @@
 // mcp/mcp_http_endpoint.hpp — the server side of MCP's Streamable HTTP transport, mounted on a
 // keel HttpServer at one path (default /mcp). Specification:
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports (also 2025-06-18 and
-// 2025-03-26 clients).
+// 2025-03-26 clients) and, for stateless clients, the 2026-07-28 revision of the same page.
 //
 //   server::HttpServer http(server::HttpServerOptions{});              // 127.0.0.1
 //   auto endpoint = McpHttpEndpoint::mount(http, [&] { return keel_server.new_session(); });
@@ -17,6 +17,13 @@
 //   as application/json; if the handler sends notifications while handling and the client
 //   accepts text/event-stream, the answer is an SSE stream instead: each notification as it is
 //   sent, then the response, then the end.
+// - POST of the 2026-07-28 revision (no session id; a protocol version in the MCP-Protocol-Version
+//   header or params._meta, not a handshake version alone): no session is opened or read. The
+//   header must equal _meta's version, _meta must carry the version and the client's
+//   capabilities, Mcp-Method (and Mcp-Name for tools/call, prompts/get, resources/read) must match
+//   the body: else 400 with -32020, -32602 or -32022, carrying the request's id. An unknown method
+//   is 404 with -32601. subscriptions/listen answers with an SSE stream that stays open: the
+//   acknowledgment, then the notifications the client opted in to, until the client closes it.
 // - DELETE with the session id ends the session (200). GET with the session id (and an Accept
 //   listing text/event-stream, else 406) opens the session's standalone SSE stream: messages tied
 //   to no request (notifications/resources/updated) go there; a newer GET replaces it, and it
@@ -26,7 +33,7 @@
 //   (server/host_origin_policy.hpp); with a bearer token configured every
 //   request needs "Authorization: Bearer <token>" (401 with WWW-Authenticate). POSTs must accept
 //   application/json and text/event-stream (406) and send application/json (415).
-// Errors are JSON-RPC error objects with id null.
+// Transport errors of the handshake revisions are JSON-RPC error objects with id null.
 //
 // Thread-safety: mount() before the server starts; the endpoint serves requests from any number
 // of clients at once. It may be destroyed before or after the server: requests that come after

@@ -31,6 +31,23 @@ class MessageHandler {
   // output, or the HTTP session's standalone GET stream while one is open. An empty function
   // closes it; messages sent while none is open are dropped. May be called from any thread.
   virtual void set_outbox(Notify outbox) { (void)outbox; }
+
+  // subscriptions/listen of the 2026-07-28 revision on a transport that gives each request its own
+  // response stream (HTTP): checks `request`, sends the acknowledgment through `sink`, then each
+  // notification the client opted in to (from any thread) until `close` runs. A refused request
+  // gets `error` (its JSON-RPC error response) and nothing is sent.
+  struct Listen {
+    std::function<void()> close;
+    std::optional<nlohmann::json> error;
+  };
+  virtual Listen listen(const nlohmann::json& request, Notify sink) {
+    (void)sink;
+    Listen refused;
+    refused.error = nlohmann::json{{"jsonrpc", "2.0"},
+                                   {"id", request.is_object() ? request.value("id", nlohmann::json()) : nlohmann::json()},
+                                   {"error", {{"code", -32601}, {"message", "subscriptions/listen is not served here"}}}};
+    return refused;
+  }
 };
 
 // Makes the handler of a new session (HTTP: at each initialize request; stdio: once).

@@ -92,6 +92,16 @@ class ServerCatalog {
     return Status::NotFound("unknown prompt " + name);
   }
 
+  // prompts/get when the request may carry the answers of a multi round-trip request (the
+  // 2026-07-28 revision's `inputResponses`, null when none): the `messages` array as get_prompt
+  // gives it, or a whole InputRequiredResult object asking the client for input first.
+  virtual Result<nlohmann::json> get_prompt_for(const std::string& name,
+                                                const std::map<std::string, std::string>& arguments,
+                                                const nlohmann::json& input_responses) const {
+    (void)input_responses;
+    return get_prompt(name, arguments);
+  }
+
   // Values for the argument being typed, best first; NotFound when the prompt or template is not
   // this catalog's.
   virtual Result<std::vector<std::string>> complete(const CompletionQuery& query) const {
@@ -117,6 +127,23 @@ class CallContext {
   virtual nlohmann::json client_capabilities() const = 0;
   // Requested when the client cancels the call.
   virtual std::stop_token stop() const = 0;
+
+  // The 2026-07-28 revision's multi round-trip requests: a call there cannot send the client a
+  // request; it returns an InputRequiredResult ({resultType: "input_required", inputRequests,
+  // requestState}) and the client calls again with `inputResponses` and the `requestState` it was
+  // given. These are that retry's values (null and "" on a first call and in the handshake
+  // revisions); `requestState` came through the client, so a tool verifies it before trusting it.
+  virtual nlohmann::json input_responses() const { return nullptr; }
+  virtual std::string request_state() const { return {}; }
+  // True when the call came in the stateless revision (no session, no requests to the client).
+  virtual bool stateless() const { return false; }
+  // Answers the call with a JSON-RPC error instead of the tool's result (the stateless revision's
+  // MissingRequiredClientCapabilityError, -32021, for one); the tool's return value is dropped.
+  virtual void reject(int code, const std::string& message, nlohmann::json data) {
+    (void)code;
+    (void)message;
+    (void)data;
+  }
 };
 
 // A tool the server implements itself, answering with any MCP content. `definition` is the tool

@@ -1,9 +1,16 @@
 // Fixture values follow the suite's scenario descriptions (src/scenarios/server/*.ts of
-// github.com/modelcontextprotocol/conformance at v0.1.16): exact texts where a scenario compares
-// them, a 1x1 PNG and a short WAV made for this file where it only checks the type.
+// github.com/modelcontextprotocol/conformance at v0.1.16, and for the 2026-07-28 revision's
+// multi round-trip requests and diagnostic tools at 0.2.0-alpha.12, with its reference server
+// examples/servers/typescript/everything-server.ts): exact texts and input keys where a scenario
+// compares them, a 1x1 PNG and a short WAV made for this file where it only checks the type.
 #include "mcp/conformance_fixtures.hpp"
 
+#include "mcp_server/request_state_seal.hpp"
+
+#include <atomic>
 #include <chrono>
+#include <optional>
+#include <random>
 #include <thread>
 
 namespace keel::test {
@@ -32,6 +39,32 @@ std::vector<std::string> starting_with(const std::vector<std::string>& all, cons
     if (v.rfind(prefix, 0) == 0) out.push_back(v);
   }
   return out;
+}
+
+// The suite's multi round-trip helpers: an elicitation of one field, the text an answer gives
+// for a field ("unknown" when missing), an InputRequiredResult.
+json elicitation(const std::string& message, const std::string& field, const std::string& type) {
+  return {{"method", "elicitation/create"},
+          {"params", {{"message", message},
+                      {"requestedSchema", {{"type", "object"}, {"properties", {{field, {{"type", type}}}}}, {"required", {field}}}}}}};
+}
+json sampling(const std::string& prompt, int max_tokens) {
+  return {{"method", "sampling/createMessage"},
+          {"params", {{"messages", json::array({{{"role", "user"}, {"content", text(prompt)}}})}, {"maxTokens", max_tokens}}}};
+}
+std::string input_text(const json& answer, const std::string& field) {
+  const json content = answer.is_object() ? answer.value("content", json()) : json();
+  return content.is_object() && content.contains(field) && content[field].is_string() ? content[field].get<std::string>()
+                                                                                      : "unknown";
+}
+json input_required(json requests, std::optional<std::string> state = std::nullopt) {
+  json result = {{"resultType", "input_required"}, {"inputRequests", std::move(requests)}};
+  if (state) result["requestState"] = *state;
+  return result;
+}
+std::string nonce() {
+  static std::atomic<uint64_t> next{std::random_device{}()};
+  return std::to_string(next.fetch_add(1));
 }
 
 class FixtureCatalog final : public mcp::ServerCatalog {
@@ -75,7 +108,17 @@ class FixtureCatalog final : public mcp::ServerCatalog {
              "",
              "A prompt with an embedded resource",
              {{"resourceUri", "URI of the resource to embed", true}}},
-            {"test_prompt_with_image", "", "A prompt with an image", {}}};
+            {"test_prompt_with_image", "", "A prompt with an image", {}},
+            {"test_input_required_result_prompt", "", "MRTR: prompt that requires elicitation input", {}}};
+  }
+  Result<json> get_prompt_for(const std::string& name, const std::map<std::string, std::string>& args,
+                              const json& input_responses) const override {
+    if (name != "test_input_required_result_prompt") return get_prompt(name, args);
+    if (input_responses.is_object() && input_responses.contains("user_context")) {
+      return json::array({{{"role", "user"},
+                           {"content", text("Prompt with context: " + input_text(input_responses["user_context"], "context"))}}});
+    }
+    return input_required({{"user_context", elicitation("What context should the prompt use?", "context", "string")}});
   }
   Result<json> get_prompt(const std::string& name, const std::map<std::string, std::string>& args) const override {
     auto arg = [&](const char* key) -> Result<std::string> {
@@ -132,6 +175,132 @@ json elicit(mcp::CallContext& context, const std::string& message, json schema, 
   if (!answer.ok()) return content(json::array({text("Elicitation failed: " + answer.status().message())}), true);
   return content(json::array({text(label + "action=" + answer->value("action", "") +
                                    ", content=" + answer->value("content", json::object()).dump())}));
+}
+
+mcp::ServerTool stateless_tool(const std::string& name, const std::string& description,
+                               std::function<json(const json&, mcp::CallContext&)> call) {
+  return {{{"name", name}, {"description", description}, {"inputSchema", {{"type", "object"}, {"properties", json::object()}}}},
+          std::move(call)};
+}
+
+// The 2026-07-28 scenarios' tools: multi round-trip requests (each reads its retry's
+// inputResponses and requestState), a capability the request must declare, and the logging and
+// streaming probes.
+void append_stateless_tools(std::vector<mcp::ServerTool>& tools) {
+  tools.push_back(stateless_tool("test_missing_capability", "Test tool requiring sampling", [](const json&, mcp::CallContext& c) {
+    if (!c.client_capabilities().contains("sampling")) {
+      c.reject(-32021, "MissingRequiredClientCapabilityError: this tool needs the sampling capability",
+               {{"requiredCapabilities", {{"sampling", json::object()}}}});
+    }
+    return content(json::array({text("Success")}));
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_elicitation", "MRTR: returns InputRequiredResult with elicitation request",
+                                 [](const json&, mcp::CallContext& c) {
+    json in = c.input_responses();
+    if (in.is_object() && in.contains("user_name")) return content(json::array({text("Hello, " + input_text(in["user_name"], "name") + "!")}));
+    return input_required({{"user_name", elicitation("What is your name?", "name", "string")}});
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_sampling", "MRTR: returns InputRequiredResult with sampling request",
+                                 [](const json&, mcp::CallContext& c) {
+    json in = c.input_responses();
+    if (in.is_object() && in.contains("sample_request")) {
+      json said = in["sample_request"].is_object() ? in["sample_request"].value("content", json()) : json();
+      std::string t = said.is_object() && said.contains("text") && said["text"].is_string() ? said["text"].get<std::string>() : "no response";
+      return content(json::array({text("Sampling result: " + t)}));
+    }
+    return input_required({{"sample_request", sampling("What is the capital of France?", 100)}});
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_list_roots", "MRTR: returns InputRequiredResult with roots/list request",
+                                 [](const json&, mcp::CallContext& c) {
+    json in = c.input_responses();
+    if (in.is_object() && in.contains("roots_request")) {
+      json roots = in["roots_request"].is_object() ? in["roots_request"].value("roots", json::array()) : json::array();
+      return content(json::array({text("Found " + std::to_string(roots.is_array() ? roots.size() : 0) + " root(s)")}));
+    }
+    return input_required({{"roots_request", {{"method", "roots/list"}, {"params", json::object()}}}});
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_request_state", "MRTR: returns InputRequiredResult with requestState",
+                                 [](const json&, mcp::CallContext& c) {
+    json in = c.input_responses();
+    json state = json::parse(c.request_state(), nullptr, false);
+    if (state.is_object() && state.value("kind", "") == "request-state" && in.is_object() && in.contains("confirm")) {
+      json answer = in["confirm"].is_object() ? in["confirm"].value("content", json()) : json();
+      if (answer.is_object() && answer.value("ok", false) == true) return content(json::array({text("state-ok: requestState validated")}));
+    }
+    return input_required({{"confirm", elicitation("Please confirm", "ok", "boolean")}},
+                          json{{"kind", "request-state"}, {"nonce", nonce()}}.dump());
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_multiple_inputs", "MRTR: returns InputRequiredResult with multiple input requests",
+                                 [](const json&, mcp::CallContext& c) {
+    json in = c.input_responses();
+    json state = json::parse(c.request_state(), nullptr, false);
+    if (state.is_object() && state.value("kind", "") == "multiple-inputs" && in.is_object() && in.contains("user_name") &&
+        in.contains("greeting") && in.contains("client_roots")) {
+      json said = in["greeting"].is_object() ? in["greeting"].value("content", json()) : json();
+      std::string greeting = said.is_object() && said.contains("text") && said["text"].is_string() ? said["text"].get<std::string>() : "Hello there!";
+      json roots = in["client_roots"].is_object() ? in["client_roots"].value("roots", json::array()) : json::array();
+      return content(json::array({text("Name: " + input_text(in["user_name"], "name") + "; Greeting: " + greeting +
+                                       "; Roots: " + std::to_string(roots.is_array() ? roots.size() : 0))}));
+    }
+    return input_required({{"user_name", elicitation("What is your name?", "name", "string")},
+                           {"greeting", sampling("Generate a greeting", 50)},
+                           {"client_roots", {{"method", "roots/list"}, {"params", json::object()}}}},
+                          json{{"kind", "multiple-inputs"}, {"nonce", nonce()}}.dump());
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_multi_round", "MRTR: multi-round InputRequiredResult workflow",
+                                 [](const json&, mcp::CallContext& c) {
+    json in = c.input_responses();
+    json state = json::parse(c.request_state(), nullptr, false);
+    const int round = state.is_object() ? state.value("round", 0) : 0;
+    if (round == 1 && in.is_object() && in.contains("step1")) {
+      return input_required({{"step2", elicitation("Step 2: What is your favorite color?", "color", "string")}},
+                            json{{"round", 2}, {"name", input_text(in["step1"], "name")}, {"nonce", nonce()}}.dump());
+    }
+    if (round == 2 && in.is_object() && in.contains("step2")) {
+      return content(json::array({text("Multi-round complete for " + state.value("name", std::string("friend")) + " who likes " +
+                                       input_text(in["step2"], "color"))}));
+    }
+    return input_required({{"step1", elicitation("Step 1: What is your name?", "name", "string")}},
+                          json{{"round", 1}, {"nonce", nonce()}}.dump());
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_tampered_state", "MRTR: HMAC-signed requestState integrity test",
+                                 [](const json&, mcp::CallContext& c) {
+    static const mcp::RequestStateSeal seal;
+    constexpr int64_t kFarFuture = 4102444800000;  // 2100-01-01
+    const std::string state = c.request_state();
+    if (!state.empty()) {
+      if (!seal.verify(state, "tamper-test", 0)) {
+        c.reject(-32602, "requestState integrity check failed", nullptr);
+        return json::object();
+      }
+      json in = c.input_responses();
+      if (in.is_object() && in.contains("confirm")) return content(json::array({text("integrity-ok: state verified")}));
+    }
+    return input_required({{"confirm", elicitation("Please confirm", "ok", "boolean")}}, seal.seal("tamper-test", kFarFuture));
+  }));
+  tools.push_back(stateless_tool("test_input_required_result_capabilities", "MRTR: respects client capabilities in inputRequests",
+                                 [](const json&, mcp::CallContext& c) {
+    json caps = c.client_capabilities();
+    json requests = json::object();
+    if (caps.contains("elicitation")) requests["elicit_input"] = elicitation("Elicitation input", "value", "string");
+    if (caps.contains("sampling")) requests["sample_input"] = sampling("Sample request", 50);
+    json in = c.input_responses();
+    if (in.is_object() && !in.empty()) {
+      std::string keys;
+      for (const auto& [key, value] : in.items()) keys += (keys.empty() ? "" : ",") + key;
+      return content(json::array({text("capabilities-ok: received " + keys)}));
+    }
+    if (requests.empty()) return content(json::array({text("No supported capabilities declared")}));
+    return input_required(std::move(requests), json{{"kind", "capabilities-test"}, {"nonce", nonce()}}.dump());
+  }));
+  tools.push_back(stateless_tool("test_streaming_elicitation", "Streams progress, then answers", [](const json&, mcp::CallContext& c) {
+    c.progress(50, 100, "");
+    return content(json::array({text("Streaming complete")}));
+  }));
+  tools.push_back(stateless_tool("test_logging_tool", "Logs only when the request set a log level", [](const json&, mcp::CallContext& c) {
+    c.log("info", "test_logging_tool ran");
+    return content(json::array({text("Logging tool complete")}));
+  }));
 }
 
 }  // namespace
@@ -240,6 +409,7 @@ std::vector<mcp::ServerTool> conformance_fixture_tools() {
   tools.push_back({{{"name", "json_schema_2020_12_tool"}, {"description", "Tool with JSON Schema 2020-12 features"},
                     {"inputSchema", std::move(schema_2020)}},
                    [](const json& args, mcp::CallContext&) { return content(json::array({text("received " + args.dump())})); }});
+  append_stateless_tools(tools);
   return tools;
 }
 

@@ -35,6 +35,31 @@ std::shared_ptr<McpSession> session(const std::string& id) {
   return s;
 }
 
+TEST(McpHttpGuard, WhichSessionlessPostsAreStateless) {
+  const nlohmann::json versioned = {{"method", "tools/list"},
+                                    {"params", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}}};
+  const nlohmann::json plain = {{"method", "initialize"}, {"params", {{"protocolVersion", "2025-11-25"}}}};
+  EXPECT_TRUE(is_stateless_request(versioned, false, ""));
+  EXPECT_TRUE(is_stateless_request(versioned, true, "2025-11-25")) << "_meta wins over a handshake header";
+  EXPECT_TRUE(is_stateless_request(plain, true, "2026-07-28"));
+  EXPECT_TRUE(is_stateless_request(plain, true, "v999")) << "an unknown version is refused the stateless way";
+  EXPECT_FALSE(is_stateless_request(plain, false, ""));
+  EXPECT_FALSE(is_stateless_request(plain, true, "2025-06-18"));
+}
+
+TEST(McpHttpGuard, MirroredHeadersMatchTheBody) {
+  const nlohmann::json params = {{"name", "get_weather"}};
+  EXPECT_EQ(mirrored_header_mismatch("tools/call", params, {"tools/call", "get_weather"}), "");
+  EXPECT_EQ(mirrored_header_mismatch("tools/call", params, {"tools/call", "=?base64?Z2V0X3dlYXRoZXI=?="}), "");
+  EXPECT_NE(mirrored_header_mismatch("tools/call", params, {"tools/list", "get_weather"}), "");
+  EXPECT_NE(mirrored_header_mismatch("tools/call", params, {std::nullopt, "get_weather"}), "");
+  EXPECT_NE(mirrored_header_mismatch("tools/call", params, {"tools/call", std::nullopt}), "");
+  EXPECT_NE(mirrored_header_mismatch("tools/call", params, {"tools/call", "=?base64?not base64?="}), "");
+  EXPECT_NE(mirrored_header_mismatch("tools/call", params, {"tools/call", "get_weather\x01"}), "");
+  EXPECT_EQ(mirrored_header_mismatch("resources/read", {{"uri", "file:///a"}}, {"resources/read", "file:///a"}), "");
+  EXPECT_EQ(mirrored_header_mismatch("tools/list", nlohmann::json::object(), {"tools/list", std::nullopt}), "");
+}
+
 TEST(McpSessionTable, ExpiresIdleSessionsButNotBusyOnes) {
   using std::chrono::milliseconds;
   const SteadyTime t0{};

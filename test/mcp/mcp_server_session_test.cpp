@@ -144,7 +144,7 @@ TEST_F(McpServerSessionTest, ListsAndReadsResourcesFromEveryCatalog) {
 TEST_F(McpServerSessionTest, PromptsNeedTheirRequiredArguments) {
   initialize();
   json list = call(session_request(1, "prompts/list"))["result"]["prompts"];
-  EXPECT_EQ(list.size(), 4u);
+  EXPECT_EQ(list.size(), 5u);  // the four prompts of 2025-11-25 and the multi round-trip one
   json got = call(session_request(2, "prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "a"}, {"arg2", "b"}}}}));
   EXPECT_EQ(got["result"]["messages"][0]["content"]["text"], "Prompt with arguments: arg1='a', arg2='b'");
   json missing = call(session_request(3, "prompts/get", {{"name", "test_prompt_with_arguments"}, {"arguments", {{"arg1", "a"}}}}));

@@ -60,4 +60,40 @@ std::string percent_encode(std::string_view text, std::string_view keep) {
   return out;
 }
 
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    int v[4];
+    int padding = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = text[i + static_cast<size_t>(k)];
+      if (c == '=' && last && k >= 2) {
+        v[k] = 0;
+        ++padding;
+        continue;
+      }
+      if (padding > 0) return std::nullopt;  // data after '='
+      v[k] = value(c);
+      if (v[k] < 0) return std::nullopt;
+    }
+    const uint32_t triple = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
+                            (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
+    out.push_back(static_cast<char>((triple >> 16) & 0xff));
+    if (padding < 2) out.push_back(static_cast<char>((triple >> 8) & 0xff));
+    if (padding < 1) out.push_back(static_cast<char>(triple & 0xff));
+  }
+  return out;
+}
+
 }  // namespace keel::detail

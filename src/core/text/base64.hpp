@@ -7,6 +7,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,9 @@ namespace keel::detail {
 
 std::string base64_encode(std::string_view bytes);
 std::string base64url_encode(std::string_view bytes);
+// The bytes of standard Base64 text (padding required, no whitespace); nullopt when `text` is not
+// Base64: MCP's `=?base64?...?=` header values.
+std::optional<std::string> base64_decode(std::string_view text);
 
 // Percent-encodes every byte of `text` but RFC 3986's unreserved characters (A-Z a-z 0-9 - . _ ~)
 // and those in `keep` (e.g. "/" for a path): form bodies, query strings, file URIs.

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (build/npm, see scripts/install-test-npm.sh) against keel:
-#   run.sh server KEEL_BINARY   — every server scenario against `keel mcp serve --http`
-#   run.sh fixtures SERVER_BINARY — every server scenario against keel's MCP server with the suite's
+# Runs the official MCP conformance suite (build/npm, see scripts/install-test-npm.sh) against keel,
+# once per protocol revision with the scenarios that revision requires (the suite's frozen
+# requirement sets, `--requirements 2025-11-25` and `--requirements 2026-07-28`; each runs at its
+# revision's wire: the initialize handshake, or stateless requests with per-request _meta):
+#   run.sh server KEEL_BINARY   — the server scenarios against `keel mcp serve --http`
+#   run.sh fixtures SERVER_BINARY — the server scenarios against keel's MCP server with the suite's
 #                                 fixtures (keel_mcp_conformance_server); known failures in
 #                                 fixtures-baseline.yml
-#   run.sh client CLIENT_BINARY — every client scenario against keel_mcp_conformance_client
+#   run.sh client CLIENT_BINARY — the client scenarios against keel_mcp_conformance_client, plus
+#                                 the client-credentials extension scenarios keel's client offers
 # Known failures are listed, with reasons, in baseline.yml next to this script; the suite fails on
 # a new failure and on a baseline entry that now passes, so the list can only shrink.
 # Exit 77 (skipped) when the npm packages are missing, unless KEEL_REQUIRE_NPM is set.
@@ -23,6 +27,7 @@ if [[ ! -x $node || ! -f $suite ]]; then
   echo "conformance: skipped (run scripts/install-test-npm.sh to install the suite)"
   exit 77
 fi
+revisions="2025-11-25 2026-07-28"
 work=$(mktemp -d)
 server_pid=""
 cleanup() {
@@ -57,22 +62,29 @@ if [[ $mode == server || $mode == fixtures ]]; then
     cat "$work/serve.log" >&2
     exit 1
   fi
-  timeout 600 "$node" "$suite" server --url "$url" --expected-failures "$baseline" -o "$work/results"
+  for revision in $revisions; do
+    echo "conformance: server scenarios required by $revision"
+    timeout 600 "$node" "$suite" server --url "$url" --requirements "$revision" --expected-failures "$baseline" \
+      -o "$work/results-$revision"
+  done
 elif [[ $mode == client ]]; then
   # One scenario at a time: the suite's parallel mode starts them all at once, which a loaded
   # 2-core machine turns into timing failures (sse-retry measures the reconnect delay).
-  scenarios=$("$node" "$suite" list --client 2>/dev/null | sed -n 's/^ *- \([^ ]*\).*/\1/p')
-  [[ -n $scenarios ]] || { echo "conformance: the suite listed no client scenarios" >&2; exit 1; }
   failed=()
-  for scenario in $scenarios; do
-    if ! timeout 120 "$node" "$suite" client --command "$binary" --scenario "$scenario" --timeout 30000 \
-        --expected-failures "$here/baseline.yml" -o "$work/results" >"$work/scenario.log" 2>&1; then
-      failed+=("$scenario")
-      echo "--- $scenario"
-      tail -30 "$work/scenario.log"
-    else
-      echo "ok: $scenario ($(grep -o 'Passed: [0-9/]*' "$work/scenario.log" | head -1 || true))"
-    fi
+  for revision in $revisions; do
+    scenarios=$("$node" "$suite" list --requirements "$revision" 2>/dev/null |
+      sed -n '/^Client scenarios/,/^$/s/^ *- \([^ ]*\).*/\1/p')
+    [[ -n $scenarios ]] || { echo "conformance: the suite listed no client scenarios for $revision" >&2; exit 1; }
+    for scenario in $scenarios auth/client-credentials-jwt auth/client-credentials-basic; do
+      if ! timeout 120 "$node" "$suite" client --command "$binary" --scenario "$scenario" --spec-version "$revision" \
+          --timeout 30000 --expected-failures "$here/baseline.yml" -o "$work/results" >"$work/scenario.log" 2>&1; then
+        failed+=("$scenario@$revision")
+        echo "--- $scenario ($revision)"
+        tail -30 "$work/scenario.log"
+      else
+        echo "ok: $scenario at $revision ($(grep -o 'Passed: [0-9/]*' "$work/scenario.log" | head -1 || true))"
+      fi
+    done
   done
   if ((${#failed[@]})); then
     echo "conformance: unexpected results (a new failure, or a baseline entry that now passes): ${failed[*]}" >&2
