@@ -48,6 +48,10 @@ struct ToolSpec {
   // such tools there are, and a tool_search result that names one, or a call of it, loads it into
   // the next model calls (keel/core/deferred_tools.hpp). Calls of it are accepted either way.
   bool deferred = false;
+  // JSON Schema of an ok result, for a tool whose result text is one JSON object: an MCP client of
+  // keel's server gets it as the tool's outputSchema and the object itself as structuredContent.
+  // Empty: the result is free text.
+  std::string output_schema = {};
 
   // The timeout a call actually gets: max(timeout_ms, timeout_floor_ms).
   int effective_timeout_ms() const { return timeout_ms > timeout_floor_ms ? timeout_ms : timeout_floor_ms; }

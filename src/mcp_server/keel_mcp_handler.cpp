@@ -9,6 +9,7 @@
 #include <set>
 
 #include "keel/tool_executor.hpp"
+#include "tools/schema_validator.hpp"
 #include "mcp/client_connect.hpp"
 #include "mcp_server/catalog_methods.hpp"
 #include "mcp_server/keel_mcp_session.hpp"
@@ -34,8 +35,10 @@ json tool_json(const ToolSpec& spec) {
   json schema = json::parse(spec.parameters_schema, nullptr, false);
   if (!schema.is_object()) schema = {{"type", "object"}};
   json annotations = {{"readOnlyHint", spec.read_only}, {"destructiveHint", spec.risk == Risk::kHigh}};
-  return {{"name", spec.name}, {"description", spec.description}, {"inputSchema", std::move(schema)},
-          {"annotations", std::move(annotations)}};
+  json tool = {{"name", spec.name}, {"description", spec.description}, {"inputSchema", std::move(schema)},
+               {"annotations", std::move(annotations)}};
+  if (json output = json::parse(spec.output_schema, nullptr, false); output.is_object()) tool["outputSchema"] = std::move(output);
+  return tool;
 }
 
 ToolSpec run_agent_spec() {
@@ -68,6 +71,10 @@ class KeelMcpServer::Impl final : public SessionHost {
     for (const ToolSpec& spec : options_.tools->specs()) {
       tools_.push_back(tool_json(spec));
       names.insert(spec.name);
+      if (spec.output_schema.empty()) continue;
+      if (auto compiled = keel::detail::CompiledSchema::compile(spec.output_schema); compiled.ok()) {
+        output_schemas_.emplace(spec.name, *compiled);
+      }
     }
     if (options_.run_agent) {
       tools_.push_back(tool_json(run_agent_spec()));
@@ -147,7 +154,27 @@ class KeelMcpServer::Impl final : public SessionHost {
     const ToolResult& r = results.front();
     log(call.name + " " + std::string(tool_status_name(r.status)) + " in " + std::to_string(r.duration_ms) + " ms",
         context);
-    return text_result(r.content, !r.ok());
+    json result = text_result(r.content, !r.ok());
+    if (r.ok()) add_structured_content(call.name, r.content, result, context);
+    return result;
+  }
+
+  // A tool with an output schema answers with one JSON object: it goes out as structuredContent
+  // too (the text stays, for clients that read only content), once it is checked against the
+  // schema the client was given. A result that does not match is sent as text alone and logged.
+  void add_structured_content(const std::string& name, const std::string& text, json& result, CallContext& context) {
+    auto schema = output_schemas_.find(name);
+    if (schema == output_schemas_.end()) return;
+    json value = json::parse(text, nullptr, false);
+    if (!value.is_object()) {
+      log(name + " answered text that is not the JSON object its output schema describes", context, "warning");
+      return;
+    }
+    if (Status s = schema->second->validate(value, name); !s.ok()) {
+      log(name + "'s result does not match its output schema: " + s.message(), context, "warning");
+      return;
+    }
+    result["structuredContent"] = std::move(value);
   }
 
   // Why the policy refuses `call`, or empty when it may run. A call the policy would ask a person
@@ -221,6 +248,7 @@ class KeelMcpServer::Impl final : public SessionHost {
   std::mutex exec_mu_;
   json tools_;
   std::map<std::string, const ServerTool*> server_tools_;
+  std::map<std::string, std::shared_ptr<const keel::detail::CompiledSchema>> output_schemas_;  // by tool name
   std::atomic<uint64_t> calls_{0};
   const json server_info_ = {{"name", "keel"}, {"version", KEEL_VERSION}};
   const RequestStateSeal seal_;

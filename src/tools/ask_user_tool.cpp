@@ -96,6 +96,9 @@ Status register_ask_user_tool(ToolRegistry& tools, std::shared_ptr<UserAsker> as
   spec.risk = Risk::kLow;
   spec.timeout_ms = kTimeoutMs;
   spec.cacheable = false;
+  spec.output_schema =
+      R"({"type":"object","properties":{"answer":{"type":"string"},"option_index":{"type":"integer","minimum":0,)"
+      R"("description":"0-based index of the chosen option, when one was chosen"}},"required":["answer"],"additionalProperties":false})";
   return tools.add(make_tool(std::move(spec), [asker = std::move(asker)](const json& args, const ToolContext& ctx) {
     return ask(asker.get(), args, ctx);
   }));

@@ -72,6 +72,13 @@ async function exercise(label, client, answers) {
     assert.ok(!r.isError, JSON.stringify(r));
     assert.match(r.content[0].text, /first line/);
   });
+  await check(`${label}: a tool with an output schema answers with structured content`, async () => {
+    const { tools } = await client.listTools();
+    const math = tools.find((t) => t.name === "math_aggregate");
+    assert.deepEqual(math?.outputSchema?.required, ["op", "value", "count", "skipped"]);
+    const r = await client.callTool({ name: "math_aggregate", arguments: { op: "max", values: [3, 9, 4] } });
+    assert.deepEqual(r.structuredContent, { op: "max", value: 9, count: 3, skipped: 0 });
+  });
   await check(`${label}: a workspace file reads as a resource`, async () => {
     const { contents } = await client.readResource({ uri: fileUri(path.join(ws, "notes.md")) });
     assert.equal(contents[0].text, "# Notes\nfirst line\n");

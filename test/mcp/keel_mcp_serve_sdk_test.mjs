@@ -60,6 +60,13 @@ async function exercise(label, client) {
     assert.ok(uris.includes(fileUri(path.join(ws, "notes.md"))), JSON.stringify(uris));
     assert.ok(!uris.some((u) => u.includes("/.keel")), JSON.stringify(uris));
   });
+  await check(`${label}: a tool with an output schema answers with structured content the SDK checks`, async () => {
+    const { tools } = await client.listTools();
+    assert.ok(tools.find((t) => t.name === "parse_csv")?.outputSchema, "parse_csv has an outputSchema");
+    const r = await client.callTool({ name: "parse_csv", arguments: { text: "a,b\n1,x\n2,y\n" } });
+    assert.equal(r.structuredContent.row_count, 2);
+    assert.deepEqual(r.structuredContent.rows[1], { a: 2, b: "y" });
+  });
   await check(`${label}: a file reads as text with its type`, async () => {
     const { contents } = await client.readResource({ uri: fileUri(path.join(ws, "src", "main.cpp")) });
     assert.equal(contents[0].text, "int main() {}\n");

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "keel/data_tools.hpp"
 #include "keel/tool.hpp"
 #include "keel/tool_registry.hpp"
 #include "mcp/conformance_fixtures.hpp"
@@ -234,6 +235,43 @@ TEST_F(StatelessServerTest, OnStdioListenWritesToTheOutputAndEndsWhenCancelled) 
   session_->handle({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 9}}}}, wire_.sink());
   json refused = session_->handle(stateless_request(10, "subscriptions/listen", {{"notifications", 3}}), wire_.sink()).value_or(json());
   EXPECT_EQ(refused["error"]["code"], -32602);
+}
+
+TEST(McpServerOutputSchema, ToolsWithAnOutputSchemaAnswerWithStructuredContentInBothEras) {
+  ToolRegistry registry;
+  ASSERT_TRUE(register_data_tools(registry, DataToolOptions()).ok());
+  KeelMcpServerOptions options;
+  options.tools = &registry;
+  KeelMcpServer server(std::move(options));
+  std::unique_ptr<MessageHandler> session = server.new_session();
+  StatelessWire wire;
+  json tools = session->handle(stateless_request(1, "tools/list"), wire.sink()).value_or(json())["result"]["tools"];
+  bool listed = false;
+  for (const json& t : tools) {
+    if (t["name"] == "math_aggregate") listed = t["outputSchema"]["required"] == json({"op", "value", "count", "skipped"});
+    if (t["name"] == "parse_json") {
+      EXPECT_FALSE(t.contains("outputSchema")) << "its result is any JSON value";
+    }
+  }
+  EXPECT_TRUE(listed) << tools.dump();
+  const json args = {{"name", "math_aggregate"}, {"arguments", {{"op", "sum"}, {"values", {1, 2, 3}}}}};
+  json stateless = session->handle(stateless_request(2, "tools/call", args), wire.sink()).value_or(json())["result"];
+  EXPECT_EQ(stateless["structuredContent"], (json{{"op", "sum"}, {"value", 6}, {"count", 3}, {"skipped", 0}}));
+  EXPECT_EQ(json::parse(stateless["content"][0]["text"].get<std::string>()), stateless["structuredContent"])
+      << "the text stays for clients that read only content";
+  std::unique_ptr<MessageHandler> legacy = server.new_session();
+  legacy->handle({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                  {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}}}},
+                 wire.sink());
+  json handshake = legacy->handle({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", args}}, wire.sink())
+                       .value_or(json())["result"];
+  EXPECT_EQ(handshake["structuredContent"]["value"], 6);
+  json failed = legacy->handle({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+                                {"params", {{"name", "math_aggregate"}, {"arguments", {{"op", "avg"}, {"values", json::array()}}}}}},
+                               wire.sink())
+                    .value_or(json())["result"];
+  EXPECT_TRUE(failed.value("isError", false));
+  EXPECT_FALSE(failed.contains("structuredContent")) << "an error is text";
 }
 
 TEST(RequestStateSeal, HmacMatchesRfc4231AndASealBindsItsRequestAndExpiry) {

@@ -1,6 +1,7 @@
 // ask_user: the tool over a fake asker (answers, option indexes, validation, no asker, stop) and
 // the terminal asker over a pipe.
 #include "keel/ask_user.hpp"
+#include "tools/schema_validator.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -91,6 +92,9 @@ TEST_F(AskUserToolTest, ReturnsTheAnswerAndTheChosenOption) {
   auto r = call({{"question", "Deploy where?"}, {"options", {"staging", "production"}}, {"allow_free_text", false}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(json::parse(*r), (json{{"answer", "production"}, {"option_index", 1}}));
+  auto schema = keel::detail::CompiledSchema::compile(tools_.find("ask_user")->spec().output_schema);
+  ASSERT_TRUE(schema.ok()) << schema.status().to_string();
+  EXPECT_TRUE((*schema)->validate(json::parse(*r), "ask_user").ok()) << "the result matches the declared output schema";
   EXPECT_EQ(asker->asked.question, "Deploy where?");
   EXPECT_EQ(asker->asked.options, (std::vector<std::string>{"staging", "production"}));
   EXPECT_FALSE(asker->asked.allow_free_text);

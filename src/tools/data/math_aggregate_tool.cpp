@@ -34,6 +34,18 @@ constexpr const char* kSchema = R"json({
   "additionalProperties": false
 })json";
 
+constexpr const char* kOutputSchema = R"json({
+  "type": "object",
+  "properties": {
+    "op": {"type": "string", "enum": ["sum", "avg", "min", "max", "count", "median"]},
+    "value": {"type": "number", "description": "The result; an integer when every input was one (sum, min, max, median of an odd count)"},
+    "count": {"type": "integer", "minimum": 0, "description": "Numbers aggregated"},
+    "skipped": {"type": "integer", "minimum": 0, "description": "Items skipped as non-numeric or without the field"}
+  },
+  "required": ["op", "value", "count", "skipped"],
+  "additionalProperties": false
+})json";
+
 struct Number {
   double d = 0;
   int64_t i = 0;
@@ -206,6 +218,7 @@ std::unique_ptr<Tool> make_math_aggregate_tool() {
       "Compute sum, avg, min, max, count or median of an array of numbers, or of one field of an array of row "
       "objects (e.g. parse_csv rows). Non-numeric values are skipped and counted.",
       kSchema, /*cacheable=*/true);
+  spec.output_schema = kOutputSchema;
   return make_tool(std::move(spec), [](const nlohmann::json& args, const ToolContext&) {
     return aggregate(args);
   });

@@ -148,6 +148,22 @@ Result<std::string> parse_csv_text(const DataToolOptions& options, const json& a
   return to_json_text(out);
 }
 
+constexpr const char* kCsvOutputSchema = R"json({
+  "type": "object",
+  "properties": {
+    "columns": {"type": "array", "items": {"type": "string"}},
+    "rows": {"type": "array", "items": {"type": ["object", "array"]}, "description": "Objects by column with a header row, else arrays"},
+    "row_count": {"type": "integer", "minimum": 0, "description": "Rows returned"},
+    "delimiter": {"type": "string"},
+    "truncated": {"type": "boolean", "description": "Present when max_rows cut the rows"},
+    "total_rows": {"type": "integer", "minimum": 0},
+    "ragged_row_count": {"type": "integer", "minimum": 0, "description": "Rows with another number of fields than the header"},
+    "ragged_rows": {"type": "array", "items": {"type": "object"}}
+  },
+  "required": ["columns", "rows", "row_count", "delimiter"],
+  "additionalProperties": false
+})json";
+
 }  // namespace
 
 std::unique_ptr<Tool> make_parse_csv_tool(const DataToolOptions& options) {
@@ -156,6 +172,7 @@ std::unique_ptr<Tool> make_parse_csv_tool(const DataToolOptions& options) {
       "Parse CSV text (quotes, any of , ; tab | detected) into rows; with a header row each row is an object. "
       "Numbers and true/false are typed, empty fields are null.",
       kSchema, /*cacheable=*/true);
+  spec.output_schema = kCsvOutputSchema;
   return make_tool(std::move(spec), [options](const nlohmann::json& args, const ToolContext&) {
     return parse_csv_text(options, args);
   });
