@@ -401,11 +401,23 @@ std::vector<mcp::ServerTool> conformance_fixture_tools() {
                            {"titledMulti", {{"type", "array"}, {"items", {{"anyOf", titled_multi}}}}}}}};
                      return elicit(context, "Please choose", std::move(schema), "Elicitation completed: ");
                    }});
-  json schema_2020 = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-                      {"type", "object"},
-                      {"$defs", {{"address", {{"type", "object"}, {"properties", {{"street", {{"type", "string"}}}, {"city", {{"type", "string"}}}}}}}}},
-                      {"properties", {{"name", {{"type", "string"}}}, {"address", {{"$ref", "#/$defs/address"}}}}},
-                      {"additionalProperties", false}};
+  // The suite's JSON_SCHEMA_2020_12_FIXTURE (src/scenarios/server/json-schema-2020-12.ts): the
+  // 2025-11-25 keywords and SEP-2106's $anchor, allOf/anyOf and if/then/else, all listed as given.
+  json schema_2020 = {
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"type", "object"},
+      {"$defs", {{"address", {{"$anchor", "addressDef"}, {"type", "object"},
+                              {"properties", {{"street", {{"type", "string"}}}, {"city", {{"type", "string"}}}}}}}}},
+      {"properties", {{"name", {{"type", "string"}}},
+                      {"address", {{"$ref", "#/$defs/address"}}},
+                      {"contactMethod", {{"type", "string"}, {"enum", {"phone", "email"}}}},
+                      {"phone", {{"type", "string"}}},
+                      {"email", {{"type", "string"}}}}},
+      {"allOf", json::array({{{"anyOf", json::array({{{"required", {"phone"}}}, {{"required", {"email"}}}})}}})},
+      {"if", {{"properties", {{"contactMethod", {{"const", "phone"}}}}}, {"required", {"contactMethod"}}}},
+      {"then", {{"required", {"phone"}}}},
+      {"else", {{"required", {"email"}}}},
+      {"additionalProperties", false}};
   tools.push_back({{{"name", "json_schema_2020_12_tool"}, {"description", "Tool with JSON Schema 2020-12 features"},
                     {"inputSchema", std::move(schema_2020)}},
                    [](const json& args, mcp::CallContext&) { return content(json::array({text("received " + args.dump())})); }});
