@@ -1,5 +1,6 @@
 #include "assembly/mcp_setup.hpp"
 
+#include "assembly/mcp_elicitation.hpp"
 #include "assembly/mcp_oauth_files.hpp"
 #include "assembly/mcp_tool_lock.hpp"
 #include "assembly/workspace_trust.hpp"
@@ -54,9 +55,11 @@ bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::
 
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,
                                      std::function<void(const std::string&)> notice,
-                                     std::function<void(std::string_view, const std::string&)> on_resource_updated) {
+                                     std::function<void(std::string_view, const std::string&)> on_resource_updated,
+                                     std::shared_ptr<UserAsker> asker) {
   McpHubOptions options;
   options.hooks.on_resource_updated = std::move(on_resource_updated);
+  options.hooks.on_elicitation = elicitation_through_asker(std::move(asker));
   options.is_trusted = [store, workspace](const McpServerConfig& s) { return mcp_server_trusted(s, store, workspace); };
   attach_mcp_oauth_files(options.hooks, config.mcp_servers, notice);
   options.hold_tool = mcp_tool_lock(store, workspace, std::move(notice));
@@ -65,9 +68,10 @@ std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string
 
 Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, const std::string& workspace, Store* store,
                                                   ToolRegistry& tools,
-                                                  const std::function<void(const std::string&)>& warn) {
+                                                  const std::function<void(const std::string&)>& warn,
+                                                  std::shared_ptr<UserAsker> asker) {
   if (config.mcp_servers.empty()) return std::unique_ptr<McpHub>();
-  std::unique_ptr<McpHub> hub = make_mcp_hub(config, workspace, store, warn);
+  std::unique_ptr<McpHub> hub = make_mcp_hub(config, workspace, store, warn, {}, std::move(asker));
   hub->connect_all();
   KEEL_TRY(hub->register_tools(tools, defer_mcp_tools(hub->status(), config.mcp_defer_above_tokens, tools)));
   for (const McpServerStatus& s : hub->status()) {

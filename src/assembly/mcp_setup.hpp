@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "keel/ask_user.hpp"
 #include "keel/config.hpp"
 #include "keel/mcp.hpp"
 #include "keel/store/store.hpp"
@@ -26,9 +27,12 @@ bool mcp_server_trusted(const McpServerConfig& server, Store* store, const std::
 // tools in `tools`, and reports through `warn` each server that could not start and each tool
 // held back by the tool lock. nullptr when
 // no server is configured. Errors only for a tool name clash.
+// A server's elicitation (a question for the user) goes to `asker`, the run's ask_user channel;
+// without one keel answers from the schema's defaults or declines.
 Result<std::unique_ptr<McpHub>> start_mcp_servers(const KeelConfig& config, const std::string& workspace, Store* store,
                                                   ToolRegistry& tools,
-                                                  const std::function<void(const std::string&)>& warn);
+                                                  const std::function<void(const std::string&)>& warn,
+                                                  std::shared_ptr<UserAsker> asker = nullptr);
 
 // The estimated tokens of the connected servers' tool definitions, as a model request carries them.
 size_t mcp_tool_tokens(const std::vector<McpServerStatus>& servers);
@@ -38,9 +42,11 @@ bool defer_mcp_tools(const std::vector<McpServerStatus>& servers, int64_t above_
 
 // A hub for the configured servers with the store's trust and tool lock (mcp_tool_lock.hpp; not
 // connected yet). `notice` hears of tool definitions accepted automatically.
-// `on_resource_updated` hears of subscribed resources that changed (McpClientHooks).
+// `on_resource_updated` hears of subscribed resources that changed (McpClientHooks); a server's
+// elicitation goes to `asker` when there is one (mcp_elicitation.hpp).
 std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string& workspace, Store* store,
                                      std::function<void(const std::string&)> notice = {},
-                                     std::function<void(std::string_view, const std::string&)> on_resource_updated = {});
+                                     std::function<void(std::string_view, const std::string&)> on_resource_updated = {},
+                                     std::shared_ptr<UserAsker> asker = nullptr);
 
 }  // namespace keel::assembly

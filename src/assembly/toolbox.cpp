@@ -63,7 +63,7 @@ Result<std::unique_ptr<Toolbox>> Toolbox::create(const KeelConfig& config, const
       }
     }
   }
-  KEEL_ASSIGN_OR_RETURN(box->mcp_, start_mcp_servers(config, workspace, store, *box->registry_, notice));
+  KEEL_ASSIGN_OR_RETURN(box->mcp_, start_mcp_servers(config, workspace, store, *box->registry_, notice, host.asker));
   return box;
 }
 
