@@ -125,8 +125,12 @@ class KeelSession final : public MessageHandler {
   }
 
   std::optional<json> handle(const json& message, const Notify& notify) override {
+    return handle_cancellable(message, notify, {});
+  }
+
+  std::optional<json> handle_cancellable(const json& message, const Notify& notify, std::stop_token cancelled) override {
     try {
-      return dispatch(message, notify);
+      return dispatch(message, notify, std::move(cancelled));
     } catch (const std::exception& e) {
       json id = message.is_object() && message.contains("id") ? message["id"] : json();
       return reply_error(id, kRpcInternalError, std::string("internal error: ") + e.what());
@@ -147,7 +151,7 @@ class KeelSession final : public MessageHandler {
   ClientRequests& requests() { return requests_; }
 
  private:
-  std::optional<json> dispatch(const json& message, const Notify& notify) {
+  std::optional<json> dispatch(const json& message, const Notify& notify, std::stop_token cancelled) {
     if (!message.is_object()) return reply_error(nullptr, -32600, "a message must be a JSON object");
     auto method_it = message.find("method");
     bool has_id = message.contains("id");
@@ -178,7 +182,9 @@ class KeelSession final : public MessageHandler {
       }
       return std::nullopt;
     }
-    if (const json* meta = stateless_meta(params)) return dispatch_stateless(method, id, params, *meta, notify);
+    if (const json* meta = stateless_meta(params)) {
+      return dispatch_stateless(method, id, params, *meta, notify, std::move(cancelled));
+    }
     if (method == "initialize") {
       std::lock_guard lock(mu_);
       if (params.is_object() && params.contains("capabilities") && params["capabilities"].is_object()) {
@@ -256,7 +262,7 @@ class KeelSession final : public MessageHandler {
   // A request of the 2026-07-28 revision: no session state is read; the client's capabilities
   // and log level come from the request's _meta.
   std::optional<json> dispatch_stateless(const std::string& method, const json& id, const json& params,
-                                         const json& meta, const Notify& notify) {
+                                         const json& meta, const Notify& notify, std::stop_token cancelled) {
     if (std::optional<json> refused = check_stateless_meta(id, params)) return refused;
     if (std::optional<json> refused = check_input_responses(id, params)) return refused;
     json answer;
@@ -265,7 +271,7 @@ class KeelSession final : public MessageHandler {
     } else if (method == "tools/list") {
       answer = reply_result(id, {{"tools", host_.tool_list()}});
     } else if (method == "tools/call") {
-      answer = call_tool_stateless(id, params, meta, notify);
+      answer = call_tool_stateless(id, params, meta, notify, std::move(cancelled));
     } else if (method == "subscriptions/listen") {
       // stdio: the stream is the session's output; notifications/cancelled ends it.
       std::weak_ptr<Outbox> weak = outbox_;
@@ -317,7 +323,8 @@ class KeelSession final : public MessageHandler {
     return std::nullopt;
   }
 
-  json call_tool_stateless(const json& id, const json& params, const json& meta, const Notify& notify) {
+  json call_tool_stateless(const json& id, const json& params, const json& meta, const Notify& notify,
+                           std::stop_token cancelled) {
     if (!params.contains("name") || !params["name"].is_string()) {
       return reply_error(id, kRpcInvalidParams, "tools/call needs params.name (a string)");
     }
@@ -325,7 +332,8 @@ class KeelSession final : public MessageHandler {
     if (arguments.is_null()) arguments = json::object();
     if (!arguments.is_object()) return reply_error(id, kRpcInvalidParams, "tools/call params.arguments must be an object");
     const std::string name = params["name"].get<std::string>();
-    StatelessCall context(notify, meta, params, "tools/call\n" + name + "\n" + arguments.dump(), host_.seal());
+    StatelessCall context(notify, meta, params, "tools/call\n" + name + "\n" + arguments.dump(), host_.seal(),
+                          std::move(cancelled));
     std::optional<json> result = host_.call_tool(name, arguments, context);
     if (context.rejection()) return {{"jsonrpc", "2.0"}, {"id", id}, {"error", *context.rejection()}};
     if (!result) return reply_error(id, kRpcInvalidParams, "unknown tool: " + name);

@@ -136,7 +136,8 @@ class SessionUse {
 // handler sends a notification (when the client accepts one). `finish` may change the response
 // (and the headers of a JSON answer) before it is sent.
 void answer_request(McpSession& session, const json& message, PostJob& job, HttpHeaders headers,
-                    const std::function<void(json& response, HttpHeaders& headers, int& status)>& finish) {
+                    const std::function<void(json& response, HttpHeaders& headers, int& status)>& finish,
+                    std::stop_token cancelled = {}) {
   HttpResponder& out = *job.out;
   bool streaming = false;
   auto send_event = [&](const json& m) {
@@ -159,7 +160,7 @@ void answer_request(McpSession& session, const json& message, PostJob& job, Http
   };
   std::optional<json> response;
   try {
-    response = session.handler->handle(message, notify);
+    response = session.handler->handle_cancellable(message, notify, std::move(cancelled));
   } catch (...) {
     // The contract says handle() never throws; a broken handler still gets a well-formed answer.
     response.reset();
@@ -286,9 +287,12 @@ void run_stateless(McpEndpointState& state, const json& message, Kind kind, Post
     run_listen(*session, message, job);
     return;
   }
-  answer_request(*session, message, job, {}, [](json& response, HttpHeaders&, int& status) {
-    status = detail::stateless_status(response);
-  });
+  // The revision's cancellation: the client closing its response stream stops the request.
+  std::stop_source cancel;
+  job.out->on_close([cancel]() mutable { cancel.request_stop(); });
+  answer_request(
+      *session, message, job, {}, [](json& response, HttpHeaders&, int& status) { status = detail::stateless_status(response); },
+      cancel.get_token());
 }
 
 void run_post(McpEndpointState& state, PostJob& job) {

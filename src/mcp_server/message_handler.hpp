@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stop_token>
 
 namespace keel::mcp {
 
@@ -26,6 +27,15 @@ class MessageHandler {
   // request (a result or a JSON-RPC error object), nullopt for a notification or a response.
   // Never throws.
   virtual std::optional<nlohmann::json> handle(const nlohmann::json& message, const Notify& notify) = 0;
+
+  // handle() on a transport that knows when the client gave up on the request (the 2026-07-28
+  // revision over HTTP: its response stream closed, which the revision defines as cancellation):
+  // `cancelled` is requested then, and a call in progress stops as after notifications/cancelled.
+  virtual std::optional<nlohmann::json> handle_cancellable(const nlohmann::json& message, const Notify& notify,
+                                                           std::stop_token cancelled) {
+    (void)cancelled;
+    return handle(message, notify);
+  }
 
   // The channel for messages tied to no request (notifications/resources/updated): stdio's
   // output, or the HTTP session's standalone GET stream while one is open. An empty function

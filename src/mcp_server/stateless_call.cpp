@@ -32,8 +32,11 @@ int mcp_log_level_rank(std::string_view level) {
 }
 
 StatelessCall::StatelessCall(const MessageHandler::Notify& notify, const json& meta, const json& params,
-                             std::string binding, const RequestStateSeal& seal)
-    : notify_(notify), binding_(std::move(binding)), seal_(seal) {
+                             std::string binding, const RequestStateSeal& seal, std::stop_token cancelled)
+    : notify_(notify),
+      binding_(std::move(binding)),
+      seal_(seal),
+      on_cancelled_(std::move(cancelled), std::function<void()>([this] { stop_.request_stop(); })) {
   capabilities_ = meta.value(kMetaClientCapabilities, json::object());
   if (auto t = meta.find("progressToken"); t != meta.end() && (t->is_string() || t->is_number_integer())) {
     progress_token_ = *t;

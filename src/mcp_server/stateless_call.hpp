@@ -7,6 +7,7 @@
 // Thread-safety: one call, one thread (the one handling the request).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,8 +31,9 @@ class StatelessCall final : public CallContext {
  public:
   // `meta` and `params` are the request's; `binding` names what a sealed requestState may answer
   // (the method, tool and arguments), so state from another call is not taken for this one.
+  // `cancelled`: requested when the client gave up on the request (its response stream closed).
   StatelessCall(const MessageHandler::Notify& notify, const nlohmann::json& meta, const nlohmann::json& params,
-                std::string binding, const RequestStateSeal& seal);
+                std::string binding, const RequestStateSeal& seal, std::stop_token cancelled = {});
 
   void progress(double progress, std::optional<double> total, const std::string& message) override;
   void log(std::string_view level, const nlohmann::json& data) override;
@@ -68,6 +70,7 @@ class StatelessCall final : public CallContext {
   std::map<std::string, nlohmann::json> pending_;  // inputRequests by key
   std::optional<nlohmann::json> rejection_;
   std::stop_source stop_;
+  std::stop_callback<std::function<void()>> on_cancelled_;  // after stop_, which it requests
 };
 
 }  // namespace keel::mcp

@@ -302,6 +302,16 @@ class StatelessHttpTest : public ::testing::Test {
     options.tools = &registry_;
     options.catalogs = {test::conformance_fixture_catalog()};
     options.server_tools = test::conformance_fixture_tools();
+    options.server_tools.push_back(
+        {{{"name", "wait_for_cancel"}, {"description", "Waits until the call is cancelled"},
+          {"inputSchema", {{"type", "object"}, {"properties", json::object()}}}},
+         [this](const json&, CallContext& context) {
+           started_ = true;
+           const auto deadline = std::chrono::steady_clock::now() + 10s;
+           while (!context.stop().stop_requested() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+           cancelled_ = context.stop().stop_requested();
+           return json{{"content", json::array({{{"type", "text"}, {"text", "done"}}})}};
+         }});
     options.watch_interval = 10ms;
     keel_ = std::make_unique<KeelMcpServer>(std::move(options));
     http_ = std::make_unique<server::HttpServer>(server::HttpServerOptions{});
@@ -329,6 +339,8 @@ class StatelessHttpTest : public ::testing::Test {
   }
 
   ToolRegistry registry_;
+  std::atomic<bool> started_{false};
+  std::atomic<bool> cancelled_{false};
   std::unique_ptr<KeelMcpServer> keel_;
   std::unique_ptr<server::HttpServer> http_;
   std::unique_ptr<McpHttpEndpoint> endpoint_;
@@ -407,6 +419,24 @@ TEST_F(StatelessHttpTest, HandshakeClientsKeepTheirSessionsBesideStatelessOnes) 
                           "MCP-Protocol-Version: 2025-11-25\r\n", true);
   ASSERT_TRUE(sessionless.has_value());
   EXPECT_EQ(sessionless->status, 400) << "a handshake request without its session is still refused";
+}
+
+TEST_F(StatelessHttpTest, ClosingTheResponseStreamCancelsTheCall) {
+  {
+    testing::RawHttpClient client(http_->port());
+    ASSERT_TRUE(client.ok());
+    const std::string body = stateless_request(41, "tools/call", {{"name", "wait_for_cancel"}}).dump();
+    ASSERT_TRUE(client.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n"
+                            "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n"
+                            "Mcp-Name: wait_for_cancel\r\nContent-Length: " +
+                            std::to_string(body.size()) + "\r\n\r\n" + body));
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!started_ && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+    ASSERT_TRUE(started_);
+  }  // the client hangs up
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!cancelled_ && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(cancelled_) << "the tool never saw its call cancelled";
 }
 
 TEST_F(StatelessHttpTest, ListenStreamsTheAcknowledgmentFirst) {
