@@ -9,8 +9,12 @@
 //   KEEL_ASSIGN_OR_RETURN(auto client, keel::McpClient::connect(fs));
 //   KEEL_ASSIGN_OR_RETURN(keel::McpToolResult r, client->call_tool("list_directory", {{"path", "/tmp"}}));
 //
-// Protocol versions 2025-11-25 (asked for first), 2025-06-18, 2025-03-26 and 2024-11-05 are
-// accepted from a server; anything else ends the connection with an error naming the version.
+// Both eras of the protocol: the stateless revision 2026-07-28 (probed first with server/discover
+// over HTTP, and over stdio when McpServerConfig::protocol_version is "auto"; every request then
+// carries its version, keel's capabilities and identity in `_meta`, and a result that asks for
+// input is answered and retried), and the initialize handshake otherwise: 2025-11-25 (asked for
+// first), 2025-06-18, 2025-03-26 and 2024-11-05 are accepted; anything else ends the connection
+// with an error naming the version. McpServerConfig::protocol_version can pin one era.
 //
 // Thread-safety: an McpClient is thread-safe (parallel calls share its connection). McpHub is
 // thread-safe.
@@ -95,7 +99,8 @@ Result<std::unique_ptr<McpClient>> connect_client(const McpServerConfig& config,
 
 class McpClient {
  public:
-  // Starts the transport and runs initialize within config.startup_timeout_ms.
+  // Starts the transport and settles the era (server/discover, else initialize) within
+  // config.startup_timeout_ms.
   // Unavailable (cannot start / connect, died during startup), DeadlineExceeded (no answer in time),
   // FailedPrecondition (unsupported protocol version), Unauthenticated (HTTP 401/403).
   static Result<std::unique_ptr<McpClient>> connect(const McpServerConfig& config, McpClientHooks hooks = {});

@@ -53,6 +53,11 @@ struct McpServerConfig {
   // keel's additions (also accepted in .mcp.json)
   std::vector<std::string> allow_tools = {};  // only these tools (server names); empty: all
   std::vector<std::string> deny_tools = {};   // never these
+  // "": MCP 2026-07-28 (stateless) over HTTP when the server offers it (a server/discover probe,
+  // the initialize handshake otherwise), the handshake over stdio; "auto": the probe over stdio too
+  // (a server that ends its process on it is started again for the handshake); "2026-07-28": only
+  // that revision; a handshake version ("2025-11-25"): only the handshake.
+  std::string protocol_version = {};
   int64_t startup_timeout_ms = 10000;         // spawn + initialize + first tools/list
   int64_t call_timeout_ms = 60000;            // each request after that
   bool enabled = true;

@@ -15,6 +15,7 @@
 #include "net/http_transport.hpp"
 #include "net/sse_parser.hpp"
 #include "mcp/http_client_transport.hpp"
+#include "mcp/mcp_param_headers.hpp"
 #include "mcp/http_exchange.hpp"
 
 namespace keel::mcp {
@@ -63,6 +64,12 @@ class StreamableHttpTransport final : public Transport {
 
   Status send(const nlohmann::json& message, const SendOptions& options) override;
 
+  // True from 2026-07-28 on: requests mirror Mcp-Method and Mcp-Name from their bodies.
+  bool mirrors_headers() const {
+    std::lock_guard lock(mutex_);
+    return !protocol_version_.empty() && protocol_version_ >= "2026-07-28";
+  }
+
   void set_protocol_version(std::string version) override {
     if (version.find_first_of("\r\n") != std::string::npos) return;  // never a header injection
     std::lock_guard lock(mutex_);
@@ -88,6 +95,8 @@ class StreamableHttpTransport final : public Transport {
  private:
   HttpRequest make_request(std::string method, std::string_view accept, std::string* session) const;
   bool uses_authorizer() const;  // an authorizer is set and no Authorization header overrides it
+  // Hands the client `body` when it is the JSON-RPC error response to the request with `id`.
+  bool deliver_rpc_error(const std::string& body, const nlohmann::json& id) const;
   void listen_answered();  // the first listen GET got its head or ended
   Status outcome_status(const HttpOutcome& out, const detail::ResponseReader& reader, const Exchange& x);
   Status cancelled(const Exchange& x) const;
@@ -226,6 +235,12 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
     post.body = body;
     post.headers.push_back("Content-Type: application/json");
     post.headers.push_back("Expect:");  // no 100-continue round trip for larger bodies
+    if (mirrors_headers()) {
+      for (std::string& line : standard_header_lines(message)) post.headers.push_back(std::move(line));
+    }
+    for (const std::string& line : options.headers) {
+      if (line.find_first_of("\r\n") == std::string::npos) post.headers.push_back(line);  // never a header injection
+    }
     post.total_timeout_ms = detail::ms_until(x.deadline);
     post.connect_timeout_ms = std::min(post.connect_timeout_ms, post.total_timeout_ms);
     post.stop = x.stop;
@@ -242,7 +257,15 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
       stream.reset_connection();
       continue;
     }
-    KEEL_TRY(outcome_status(out, reader, x));
+    if (Status verdict = outcome_status(out, reader, x); !verdict.ok()) {
+      // A 4xx whose body is the JSON-RPC error of this very request (MCP 2026-07-28 answers its
+      // own refusals so: an unsupported version with the supported ones, an unknown method) goes
+      // to the client as that response, which can act on it.
+      if (is_request && status >= 400 && status < 500 && deliver_rpc_error(reader.body(), message["id"])) {
+        return Status::Ok();
+      }
+      return verdict;
+    }
     reader.deliver_body();
     if (!is_request || !options.awaiting_response || !options.awaiting_response()) return Status::Ok();
     if (!detail::has_media_type(out.head.content_type, "text/event-stream")) {
@@ -251,6 +274,15 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
     }
     return resume(stream, ended, x);
   }
+}
+
+bool StreamableHttpTransport::deliver_rpc_error(const std::string& body, const nlohmann::json& id) const {
+  nlohmann::json answer = nlohmann::json::parse(body, nullptr, false);
+  if (!answer.is_object() || !answer.contains("error") || !answer["error"].is_object() || answer.value("id", nlohmann::json()) != id) {
+    return false;
+  }
+  if (callbacks_.on_message) callbacks_.on_message(std::move(answer));
+  return true;
 }
 
 bool StreamableHttpTransport::uses_authorizer() const {

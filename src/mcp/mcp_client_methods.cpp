@@ -1,4 +1,4 @@
-// The typed MCP requests of McpClient: paginated lists, tools/call, resources and prompts.
+// The typed MCP requests of McpClient: paginated lists, tools/call, resources, prompts and ping.
 #include "keel/mcp.hpp"
 
 namespace keel {
@@ -78,6 +78,12 @@ Result<json> McpClient::get_prompt(const std::string& name, const json& argument
   json params = {{"name", name}};
   if (!arguments.is_null()) params["arguments"] = arguments;
   return request("prompts/get", std::move(params), stop);
+}
+
+// In the stateless revision, which has no ping, request() sends server/discover instead.
+Status McpClient::ping(std::stop_token stop) {
+  Result<json> r = request("ping", json::object(), stop);
+  return r.ok() ? Status::Ok() : r.status();
 }
 
 }  // namespace keel

@@ -42,7 +42,7 @@ const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {
       "type", "transport", "command", "args", "env", "cwd", "url", "headers", "allow", "deny",
       "startup_timeout_ms", "startupTimeoutMs", "call_timeout_ms", "callTimeoutMs", "enabled", "disabled",
-      "accept_tool_changes", "acceptToolChanges", "oauth"};
+      "accept_tool_changes", "acceptToolChanges", "oauth", "protocol_version", "protocolVersion"};
   return keys;
 }
 
@@ -247,7 +247,7 @@ Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::jso
       if (!known_keys().count(it.key())) {
         return Status::InvalidArgument(where + ": unknown key '" + it.key() +
                                        "' (known: type, command, args, env, cwd, url, headers, allow, deny, "
-                                       "startup_timeout_ms, call_timeout_ms, enabled, accept_tool_changes, oauth)");
+                                       "startup_timeout_ms, call_timeout_ms, enabled, accept_tool_changes, oauth, protocol_version)");
       }
     }
   }
@@ -269,6 +269,15 @@ Result<McpServerConfig> parse_entry(const std::string& name, const nlohmann::jso
   KEEL_TRY(read.strings("deny", c.deny_tools));
   KEEL_TRY(read.millis({"startup_timeout_ms", "startupTimeoutMs"}, c.startup_timeout_ms));
   KEEL_TRY(read.millis({"call_timeout_ms", "callTimeoutMs"}, c.call_timeout_ms));
+  KEEL_TRY(read.string("protocol_version", c.protocol_version));
+  if (c.protocol_version.empty()) KEEL_TRY(read.string("protocolVersion", c.protocol_version));
+  if (!c.protocol_version.empty() && c.protocol_version != "auto" && c.protocol_version != "2026-07-28" &&
+      c.protocol_version != "2025-11-25" && c.protocol_version != "2025-06-18" && c.protocol_version != "2025-03-26" &&
+      c.protocol_version != "2024-11-05") {
+    return Status::InvalidArgument(where + ": protocol_version \"" + c.protocol_version +
+                                   "\" is not one keel speaks; use auto, 2026-07-28, 2025-11-25, 2025-06-18, "
+                                   "2025-03-26 or 2024-11-05");
+  }
   KEEL_TRY(read.boolean("enabled", c.enabled));
   KEEL_TRY(read.boolean("accept_tool_changes", c.accept_tool_changes));
   if (!c.accept_tool_changes) KEEL_TRY(read.boolean("acceptToolChanges", c.accept_tool_changes));

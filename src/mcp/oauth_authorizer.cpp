@@ -72,6 +72,17 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
   return out;
 }
 
+// True for http://localhost, http://127.0.0.1 and http://[::1] redirect URIs (any port and path).
+bool is_loopback_redirect(const std::string& uri) {
+  for (std::string_view prefix : {"http://localhost", "http://127.0.0.1", "http://[::1]"}) {
+    if (uri.compare(0, prefix.size(), prefix) == 0 &&
+        (uri.size() == prefix.size() || uri[prefix.size()] == ':' || uri[prefix.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The query parameters of `url` (decoded); later repeats win.
 std::map<std::string, std::string> query_params(const std::string& url) {
   std::map<std::string, std::string> out;
@@ -291,7 +302,10 @@ Status OAuthAuthorizer::register_client_locked(std::stop_token stop) {
                              : contains(methods, "client_secret_basic") ? "client_secret_basic"
                                                                         : "client_secret_post";
   const std::string redirect = options_.config.redirect_uri.empty() ? kDefaultRedirect : options_.config.redirect_uri;
+  // SEP-837: a loopback redirect is a native application's (OpenID Connect then allows its
+  // http://127.0.0.1 redirect); anything else registers as a web one.
   json request = {{"client_name", "keel"},
+                  {"application_type", is_loopback_redirect(redirect) ? "native" : "web"},
                   {"redirect_uris", {redirect}},
                   {"grant_types", {"authorization_code", "refresh_token"}},
                   {"response_types", {"code"}},
@@ -364,6 +378,11 @@ Status OAuthAuthorizer::authorize_locked(const std::string& scope, std::stop_tok
   if (params["state"] != state) {
     return Status::Unauthenticated(refused("the sign-in came back with a state that is not the one keel sent; it "
                                            "was not answered for this request"));
+  }
+  // RFC 9207: the response must come from the authorization server keel sent the person to.
+  auto iss = params.find("iss");
+  if (Status same = check_response_issuer(iss == params.end() ? nullptr : &iss->second, *server_); !same.ok()) {
+    return Status::Unauthenticated(refused(same.message()));
   }
   if (params["code"].empty()) return Status::Unauthenticated(refused("the sign-in came back without a code"));
   tokens_.scope = scope;

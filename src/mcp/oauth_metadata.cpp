@@ -159,6 +159,8 @@ Result<AuthServerMetadata> parse_auth_server_metadata(const json& doc) {
   m.grant_types = string_list(doc, "grant_types_supported");
   auto cimd = doc.find("client_id_metadata_document_supported");
   m.client_id_metadata_document_supported = cimd != doc.end() && cimd->is_boolean() && cimd->get<bool>();
+  auto iss = doc.find("authorization_response_iss_parameter_supported");
+  m.iss_parameter_supported = iss != doc.end() && iss->is_boolean() && iss->get<bool>();
   return m;
 }
 
@@ -171,6 +173,19 @@ bool resource_covers(std::string_view resource, std::string_view server_url) {
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (base.empty()) return true;
   return path == base || (path.size() > base.size() && path.compare(0, base.size(), base) == 0 && path[base.size()] == '/');
+}
+
+Status check_response_issuer(const std::string* iss, const AuthServerMetadata& server) {
+  if (iss != nullptr) {
+    if (*iss == server.issuer) return Status::Ok();
+    return Status::Unauthenticated("the sign-in came back from issuer '" + *iss + "', not from '" + server.issuer +
+                                   "' where keel sent it; the code was not redeemed");
+  }
+  if (server.iss_parameter_supported) {
+    return Status::Unauthenticated("the sign-in came back without the `iss` its authorization server ('" +
+                                   server.issuer + "') promises; the code was not redeemed");
+  }
+  return Status::Ok();
 }
 
 }  // namespace keel::mcp

@@ -40,6 +40,8 @@ struct AuthServerMetadata {
   std::vector<std::string> token_endpoint_auth_methods;  // RFC 8414's default when absent: client_secret_basic
   std::vector<std::string> grant_types;
   bool client_id_metadata_document_supported = false;
+  // RFC 9207: the authorization response carries `iss`, which must then be present and equal.
+  bool iss_parameter_supported = false;
 };
 
 // Where the protected-resource metadata of `server_url` may be, in order: the path-suffixed
@@ -56,6 +58,13 @@ Result<AuthServerMetadata> parse_auth_server_metadata(const nlohmann::json& docu
 // Whether a token for `resource` may be used at `server_url`: the same origin (scheme, host and
 // port, case-insensitive) and a path equal to or under the resource's.
 bool resource_covers(std::string_view resource, std::string_view server_url);
+
+// RFC 9207 for an authorization response (MCP 2026-07-28 requires it): a present `iss` (nullptr:
+// absent) must equal the recorded issuer of `server` exactly, character for character, and one its
+// metadata promises (authorization_response_iss_parameter_supported) must be present. Unauthenticated
+// naming the mismatch otherwise: the response may come from another server (a mix-up attack),
+// so its code must not be redeemed.
+Status check_response_issuer(const std::string* iss, const AuthServerMetadata& server);
 
 // "scheme://host[:port]" of an http(s) URL; "" when it is not one.
 std::string url_origin(std::string_view url);

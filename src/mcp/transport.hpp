@@ -13,6 +13,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "keel/result.hpp"
 
@@ -40,6 +41,9 @@ struct SendOptions {
   // Set for a request: true while its response has not been delivered through on_message yet.
   // HTTP transports keep reading (and resume a dropped stream with Last-Event-ID) while it is true.
   std::function<bool()> awaiting_response;
+  // HTTP: more header lines for this message ("Mcp-Param-Region: us-west1"); other transports
+  // ignore them.
+  std::vector<std::string> headers = {};
 };
 
 class Transport {
@@ -59,8 +63,10 @@ class Transport {
   // (HTTP 4xx, with the server's message), kUnauthenticated (HTTP 401/403).
   virtual Status send(const nlohmann::json& message, const SendOptions& options) = 0;
 
-  // Told by the client after initialize: the negotiated protocol version (HTTP sends it as the
-  // MCP-Protocol-Version header on every later request). Optional for stdio.
+  // Told by the client after initialize, or before its server/discover probe: the protocol version
+  // (HTTP sends it as the MCP-Protocol-Version header on every later request, and for 2026-07-28
+  // also the Mcp-Method and Mcp-Name headers mirrored from each request). "" stops sending it.
+  // Optional for stdio.
   virtual void set_protocol_version(std::string version) { (void)version; }
 
   // HTTP: opens the optional GET stream for server-initiated messages on a background thread

@@ -1,6 +1,7 @@
 // keel's MCP client as the official conformance suite drives it: `keel_mcp_conformance_client URL`
-// with the scenario in MCP_CONFORMANCE_SCENARIO. It connects over Streamable HTTP, lists the
-// tools, makes the call the scenario expects, and exits non-zero on any error.
+// with the scenario in MCP_CONFORMANCE_SCENARIO and its revision in MCP_CONFORMANCE_PROTOCOL_VERSION.
+// It connects over Streamable HTTP, lists the tools, calls each (with the arguments the scenario's
+// context names in toolCalls, else sample ones), and exits non-zero on any error.
 //
 // OAuth: the suite's authorization server approves every request at once, so the sign-in a person
 // would do in a browser is one GET of the authorization URL whose redirect (Location) is the
@@ -75,10 +76,21 @@ int main(int argc, char** argv) {
   config.url = argv[argc - 1];
   config.startup_timeout_ms = 10000;
   config.call_timeout_ms = 10000;
+  // The suite names the revision a scenario runs at: 2026-07-28 is the stateless one, the dated
+  // ones before it the initialize handshake.
+  if (const char* version = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")) config.protocol_version = version;
   config.oauth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
   config.oauth.redirect_uri = "http://localhost:3000/callback";
+  json planned_calls = json::object();  // tool name -> the arguments a scenario asks for
   if (const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
     json c = json::parse(context, nullptr, false);
+    if (c.is_object() && c.contains("toolCalls") && c["toolCalls"].is_array()) {
+      for (const json& call : c["toolCalls"]) {
+        if (call.is_object() && call.contains("name") && call["name"].is_string()) {
+          planned_calls[call["name"].get<std::string>()] = call.value("arguments", json::object());
+        }
+      }
+    }
     if (c.is_object()) {
       config.oauth.client_id = c.value("client_id", "");
       config.oauth.client_secret = c.value("client_secret", "");
@@ -104,7 +116,14 @@ int main(int argc, char** argv) {
   if (scenario != "initialize") {
     // Every other client scenario expects each offered tool to be called once.
     for (const keel::McpToolInfo& tool : *tools) {
-      auto result = (*client)->call_tool(tool.name, sample_arguments(tool));
+      json arguments = planned_calls.contains(tool.name) ? planned_calls[tool.name] : sample_arguments(tool);
+      if (tool.name == "json_schema_echo") {
+        // The schema-preservation scenario: the other tool's inputSchema, as keel kept it.
+        for (const keel::McpToolInfo& other : *tools) {
+          if (other.name != tool.name) arguments = {{"schema", other.input_schema}};
+        }
+      }
+      auto result = (*client)->call_tool(tool.name, arguments);
       if (!result.ok()) return fail("tools/call " + tool.name, result.status());
       std::printf("%s: %s\n", tool.name.c_str(), result->text().c_str());
     }

@@ -67,6 +67,7 @@ class McpClientServer : public ::testing::Test {
     loopback_ = transport.get();
     McpServerConfig config;
     config.name = "keel";
+    config.protocol_version = version_;
     auto client = mcp::connect_client(config, std::move(transport), {});
     ASSERT_TRUE(client.ok()) << client.status().message();
     client_ = std::move(*client);
@@ -76,11 +77,25 @@ class McpClientServer : public ::testing::Test {
   std::unique_ptr<mcp::KeelMcpServer> server_;
   test::LoopbackTransport* loopback_ = nullptr;
   std::unique_ptr<McpClient> client_;
+  std::string version_;  // McpServerConfig::protocol_version: "" the handshake on stdio, "auto" both eras
   std::string agent_task_;
   std::optional<int> agent_rounds_;
 };
 
+TEST_F(McpClientServer, ProbedTheStatelessRevisionIsSpoken) {
+  version_ = "auto";  // over stdio keel probes only when asked to
+  connect();
+  EXPECT_EQ(client_->protocol_version(), "2026-07-28");
+  EXPECT_EQ(client_->server_info().value("name", ""), "keel");
+  EXPECT_TRUE(client_->server_capabilities().contains("tools"));
+  EXPECT_TRUE(client_->ping().ok());
+  auto r = client_->call_tool("echo", {{"text", "hi"}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->text(), "echo: hi");
+}
+
 TEST_F(McpClientServer, InitializeNegotiatesTheNewestVersion) {
+  version_ = "2025-11-25";
   connect();
   EXPECT_EQ(client_->protocol_version(), "2025-11-25");
   EXPECT_EQ(loopback_->protocol_version(), "2025-11-25");
@@ -172,6 +187,7 @@ TEST_F(McpClientServer, RunAgentReturnsTheAnswerOrTheFailure) {
 }
 
 TEST_F(McpClientServer, UnknownMethodIsNotFound) {
+  version_ = "2025-11-25";  // logging/setLevel is a handshake-era method
   connect();
   auto r = client_->request("resources/list", json::object());
   ASSERT_FALSE(r.ok());

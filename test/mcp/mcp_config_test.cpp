@@ -38,6 +38,17 @@ TEST(McpConfig, ParsesStdioAndHttpServers) {
   EXPECT_FALSE((*servers)[2].enabled);
 }
 
+TEST(McpConfig, TheProtocolRevisionCanBeChosenPerServer) {
+  auto servers = parse_mcp_json(R"({"mcpServers": {"a": {"command": "x", "protocol_version": "auto"},
+      "b": {"url": "http://127.0.0.1:1/mcp", "protocolVersion": "2026-07-28"}}})", "/ws/.mcp.json", kEnv);
+  ASSERT_TRUE(servers.ok()) << servers.status().message();
+  EXPECT_EQ((*servers)[0].protocol_version, "auto");
+  EXPECT_EQ((*servers)[1].protocol_version, "2026-07-28");
+  auto bad = parse_mcp_json(R"({"mcpServers": {"a": {"command": "x", "protocol_version": "2099-01-01"}}})", "/ws/.mcp.json", kEnv);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("protocol_version"), std::string::npos) << bad.status().message();
+}
+
 TEST(McpConfig, MissingFileContentAndBadEntriesAreClearErrors) {
   EXPECT_TRUE(parse_mcp_json(R"({})", "f", kEnv).ok());
   auto bad_json = parse_mcp_json("{", "/ws/.mcp.json", kEnv);
