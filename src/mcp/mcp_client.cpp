@@ -63,9 +63,9 @@ class McpClient::Impl {
 
     // The stateless revision first where it is wanted: a server/discover probe, which a
     // handshake-era server refuses (or, over stdio, leaves unanswered) and then gets the initialize
-    // handshake instead. By default only over HTTP: keel's client does not hold
-    // subscriptions/listen streams yet, so a stdio server keeps its resource subscriptions in the
-    // handshake era unless protocol_version says "auto" or pins 2026-07-28.
+    // handshake instead. By default only over HTTP: over stdio a silent handshake-era server would
+    // cost every start the probe's timeout, and some end their process on an unknown first
+    // request, so stdio probes only when protocol_version says "auto" or pins 2026-07-28.
     const std::string& wanted = config_.protocol_version;
     const bool pinned_stateless = wanted == mcp::kStatelessVersion;
     const bool probe = wanted == "auto" || (wanted.empty() && config_.transport != McpTransportKind::kStdio);
