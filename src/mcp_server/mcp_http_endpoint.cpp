@@ -259,7 +259,7 @@ void run_stateless(McpEndpointState& state, const json& message, Kind kind, Post
     return;
   }
   std::optional<json> refused = check_stateless_meta(id, params);
-  if (refused && (*refused)["error"]["code"] != kRpcUnsupportedProtocolVersion) {
+  if (refused && (*refused)["error"]["code"] != kRpcUnsupportedVersion) {
     server::respond_json(out, 400, dump(*refused));
     return;
   }

@@ -86,7 +86,7 @@ int stateless_status(const nlohmann::json& response) {
   if (!response.contains("error")) return 200;
   const int code = response["error"].value("code", 0);
   if (code == kRpcMethodNotFound) return 404;
-  if (code == kRpcHeaderMismatch || code == kRpcMissingClientCapability || code == kRpcUnsupportedProtocolVersion) return 400;
+  if (code == kRpcHeaderMismatch || code == kRpcMissingClientCapability || code == kRpcUnsupportedVersion) return 400;
   return 200;
 }
 

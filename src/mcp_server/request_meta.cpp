@@ -22,7 +22,7 @@ const json* stateless_meta(const json& params) {
 }
 
 json supported_protocol_versions() {
-  json versions = json::array({kStatelessProtocolVersion});
+  json versions = json::array({kStatelessVersion});
   for (const char* v : kHandshakeProtocolVersions) versions.push_back(v);
   return versions;
 }
@@ -45,10 +45,10 @@ std::optional<json> check_stateless_meta(const json& id, const json& params) {
                        std::string("Invalid params: params._meta needs ") + kMetaClientCapabilities + " (an object)");
   }
   const std::string requested = version->get<std::string>();
-  if (requested != kStatelessProtocolVersion) {
+  if (requested != kStatelessVersion) {
     std::string message = "Unsupported protocol version '" + requested + "': without an initialize handshake keel speaks " +
-                          kStatelessProtocolVersion + "; the handshake revisions need initialize first";
-    return reply_error(id, kRpcUnsupportedProtocolVersion, message,
+                          kStatelessVersion + "; the handshake revisions need initialize first";
+    return reply_error(id, kRpcUnsupportedVersion, message,
                        {{"supported", supported_protocol_versions()}, {"requested", requested}});
   }
   return std::nullopt;

@@ -16,9 +16,10 @@
 #include <string>
 #include <string_view>
 
+#include "mcp/stateless_era.hpp"
+
 namespace keel::mcp {
 
-inline constexpr const char* kStatelessProtocolVersion = "2026-07-28";
 // The handshake revisions keel's server answers initialize with, newest first.
 inline constexpr const char* kHandshakeProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
@@ -29,10 +30,8 @@ inline constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverIn
 inline constexpr const char* kMetaLogLevel = "io.modelcontextprotocol/logLevel";
 inline constexpr const char* kMetaSubscriptionId = "io.modelcontextprotocol/subscriptionId";
 
-// Error codes the 2026-07-28 revision reserves.
-inline constexpr int kRpcHeaderMismatch = -32020;
-inline constexpr int kRpcMissingClientCapability = -32021;
-inline constexpr int kRpcUnsupportedProtocolVersion = -32022;
+// The revision's version and error codes (kStatelessVersion, kRpcHeaderMismatch,
+// kRpcMissingClientCapability, kRpcUnsupportedVersion) are the client's: mcp/stateless_era.hpp.
 
 // True for a handshake revision keel speaks (2025-03-26, 2025-06-18, 2025-11-25).
 bool is_handshake_protocol_version(std::string_view version);

@@ -125,7 +125,7 @@ TEST_F(StatelessServerTest, MalformedMetaAndOtherVersionsAreRefusedWithTheRevisi
   old[kMetaProtocolVersion] = "1900-01-01";
   json refused = call(stateless_request(3, "tools/list", json::object(), old));
   EXPECT_EQ(refused["id"], 3);
-  EXPECT_EQ(refused["error"]["code"], kRpcUnsupportedProtocolVersion);
+  EXPECT_EQ(refused["error"]["code"], kRpcUnsupportedVersion);
   EXPECT_EQ(refused["error"]["data"]["requested"], "1900-01-01");
   EXPECT_EQ(refused["error"]["data"]["supported"][0], "2026-07-28");
 }
@@ -368,7 +368,7 @@ TEST_F(StatelessHttpTest, RequestsNeedNoSessionAndErrorsCarryTheirIds) {
   auto unsupported = post(bad_version, "MCP-Protocol-Version: v999\r\nMcp-Method: server/discover\r\n", true);
   ASSERT_TRUE(unsupported.has_value());
   EXPECT_EQ(unsupported->status, 400);
-  EXPECT_EQ(json::parse(unsupported->body)["error"]["code"], kRpcUnsupportedProtocolVersion);
+  EXPECT_EQ(json::parse(unsupported->body)["error"]["code"], kRpcUnsupportedVersion);
   EXPECT_EQ(json::parse(unsupported->body)["id"], 13);
 
   json no_meta = stateless_request(14, "tools/list");
