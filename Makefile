@@ -1,7 +1,7 @@
 # keel — two commands do everything on a fresh Debian 12 machine:
 #   make demo   install what is missing, build, run the demo task
 #   make test   install what is missing, build, run every test (native, ASan+UBSan, WebAssembly)
-.PHONY: all deps deps-test build build-asan test test-native test-asan test-wasm test-fuzz demo bench example clean parser-conformance
+.PHONY: all deps deps-test build build-asan test test-native test-asan test-wasm test-fuzz demo bench bench-wasm example clean parser-conformance
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 EMSDK_NODE_PATH ?= /usr/share/nodejs
@@ -31,13 +31,22 @@ test-native: build
 test-asan: build-asan
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j $(JOBS)
 
-# The pure core built with emscripten; its state-machine vectors run under node.
+# The pure core built with emscripten: its state-machine vectors under node, then the JavaScript
+# package (build/wasm/keel-js) under Node and in Chromium, each host's decisions compared with the
+# native program's, the edge host and the browser agent page (test/js/run.sh).
 test-wasm: deps-test
 	@mkdir -p build/wasm/json-include && ln -sfn /usr/include/nlohmann build/wasm/json-include/nlohmann
 	@NODE_PATH=$(EMSDK_NODE_PATH) emcmake cmake -S . -B build/wasm -G Ninja -DKEEL_CORE_ONLY=ON \
 	  -DCMAKE_BUILD_TYPE=Release -DKEEL_JSON_INCLUDE_DIR=$(CURDIR)/build/wasm/json-include >/dev/null
 	@NODE_PATH=$(EMSDK_NODE_PATH) cmake --build build/wasm -j $(JOBS)
 	@node build/wasm/keel_core_vectors.js
+	@cmake --preset default >/dev/null && cmake --build --preset default -j $(JOBS) --target keel_core_vectors keel_gguf_fixture >/dev/null
+	@build/default/keel_core_vectors --trace build/wasm/native-trace.jsonl >/dev/null
+	@test/js/run.sh build/wasm/keel-js build/wasm/native-trace.jsonl
+
+# The JavaScript package's figures: WebAssembly size, start-up and cost per step beside a hand loop.
+bench-wasm: test-wasm
+	@build/npm/node_modules/.bin/node bench/js/keel_js_bench.mjs build/wasm/keel-js
 
 # libFuzzer targets (clang-14, ASan+UBSan) for the tool-call parser and the JSON repair pass, seeded
 # from the protocol corpus, and for the autopilot's feed and cron readers, seeded from

@@ -2,7 +2,9 @@
 // The same program runs natively under ctest and as WebAssembly under node, proving the core
 // decides identically on both.
 //
-// A vector: {"name", "config", "tools": [spec...], "task", "steps": [{"event"?: {...}, "expect": {...}}]}.
+// A vector: {"name", "config", "tools": [spec...], "task", "steps": [{"event"?: {...}, "expect": {...}}]},
+// optionally "system_prompt" (default "SYSTEM"), "earlier" (messages of earlier runs) or "resume"
+// ({"conversation", "run_start", "calls_not_started"}: an interrupted run) as HostedMachine reads them.
 // A tool spec may carry "postconditions" (keel/core/postcondition.hpp's JSON form).
 // The first step has no event (it checks start()). "expect" is matched as a subset of the decision's
 // JSON; a string starting with "~" matches as a substring.
@@ -10,8 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "keel/core/agent_machine.hpp"
-#include "keel/core/json_codec.hpp"
+#include "keel/core/hosted_machine.hpp"
 
 extern const char* const kKeelCoreVectors;
 
@@ -57,44 +58,45 @@ bool matches(const json& expect, const json& actual, const std::string& path, st
   return true;
 }
 
-bool run_vector(const json& v, std::string& why) {
-  auto config = keel::agent_config_from_json(v.value("config", json()));
-  if (!config.ok()) {
-    why = config.status().message();
+// Runs one vector through HostedMachine, the JSON boundary every host drives; `trace` receives
+// every decision in full (the hosts' traces must be identical).
+bool run_vector(const json& v, json& trace, std::string& why) {
+  json spec = {{"config", v.value("config", json::object())},
+               {"tools", v.value("tools", json::array())},
+               {"system_prompt", v.value("system_prompt", std::string("SYSTEM"))}};
+  if (v.contains("resume")) {
+    spec["resume"] = v["resume"];
+  } else {
+    spec["task"] = v.value("task", std::string("task"));
+    if (v.contains("earlier")) spec["earlier"] = v["earlier"];
+  }
+  auto machine = keel::HostedMachine::create(spec);
+  if (!machine.ok()) {
+    why = machine.status().message();
     return false;
   }
-  std::vector<keel::ToolSpec> tools;
-  for (const auto& t : v.value("tools", json::array())) {
-    auto spec = keel::tool_spec_from_json(t);
-    if (!spec.ok()) {
-      why = spec.status().message();
-      return false;
-    }
-    tools.push_back(*spec);
-  }
-  keel::AgentMachine machine(*config, tools, "SYSTEM", v.value("task", std::string("task")));
   const json& steps = v.at("steps");
   for (size_t i = 0; i < steps.size(); ++i) {
     const json& step = steps[i];
-    keel::Decision d;
-    if (step.contains("event")) {
-      auto event = keel::event_from_json(step["event"]);
-      if (!event.ok()) {
-        why = "step " + std::to_string(i) + ": " + event.status().message();
-        return false;
-      }
-      d = machine.step(*event);
-    } else {
-      d = machine.start();
-    }
-    if (!matches(step.at("expect"), keel::decision_to_json(d), "step " + std::to_string(i), why)) return false;
+    json d = step.contains("event") ? machine->step(step["event"]) : machine->start();
+    trace.push_back(d);
+    if (!matches(step.at("expect"), d, "step " + std::to_string(i), why)) return false;
   }
   return true;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // --trace FILE: one line per vector, {"vector": name, "decisions": [...]}, for comparing hosts.
+  std::FILE* trace_file = nullptr;
+  if (argc == 3 && std::string(argv[1]) == "--trace") {
+    trace_file = std::fopen(argv[2], "w");
+    if (!trace_file) {
+      std::printf("cannot write %s\n", argv[2]);
+      return 2;
+    }
+  }
   json vectors = json::parse(kKeelCoreVectors, nullptr, false);
   if (vectors.is_discarded() || !vectors.is_array()) {
     std::printf("vectors.json is not a JSON array\n");
@@ -104,12 +106,14 @@ int main() {
   for (const auto& v : vectors) {
     std::string why;
     bool ok = false;
+    json trace = json::array();
     try {
-      ok = run_vector(v, why);
+      ok = run_vector(v, trace, why);
     } catch (const std::exception& e) {
       why = std::string("exception: ") + e.what();
     }
     std::string name = v.value("name", std::string("(unnamed)"));
+    if (trace_file) std::fprintf(trace_file, "%s\n", json({{"vector", name}, {"decisions", trace}}).dump().c_str());
     if (ok) {
       ++passed;
       std::printf("PASS %s\n", name.c_str());
@@ -118,6 +122,7 @@ int main() {
       std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
     }
   }
+  if (trace_file) std::fclose(trace_file);
   std::printf("vectors: %d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -103,7 +103,7 @@ using Action = std::variant<CallModel, CallPlanner, Summarize, RunTools, AskAppr
 enum class GuardKind {
   kRoundLimit,        // max_rounds reached: final call without tools
   kNoUsableCall,      // empty reply: corrective continuation
-  kMalformedCall,     // a call whose syntax or arguments could not be used
+  kMalformedCall,     // a call whose syntax or arguments could not be used, or that names no known tool
   kRepeatedFailure,   // same call failed repeatedly: its signature is disabled
   kSemanticRepeat,    // identical or near-identical call already made: blocked
   kPermissionDenied,  // approval refused: a standing constraint for the run

@@ -19,6 +19,8 @@
 #include "keel/core/agent_config.hpp"
 #include "keel/core/decision.hpp"
 #include "keel/core/event.hpp"
+#include "keel/message.hpp"
+#include "keel/model_io.hpp"
 #include "keel/result.hpp"
 #include "keel/tool_spec.hpp"
 
@@ -41,5 +43,18 @@ Result<ToolSpec> tool_spec_from_json(const nlohmann::json& json);
 // context_window, context_threshold, recency_rounds, summary_cooldown_rounds, planner (bool),
 // planner_timeout_ms.
 Result<AgentConfig> agent_config_from_json(const nlohmann::json& json);
+
+// A conversation message as hosts in other languages store and send it: {"role", "content", and when
+// set "tool_calls" ([{"id", "name", "arguments" (JSON object text)}]), "tool_call_id", "name",
+// "reasoning", "metadata" (string values)}. The reader also takes arguments as an object.
+nlohmann::json chat_message_to_json(const Message& message);
+Result<Message> chat_message_from_json(const nlohmann::json& json);
+
+// Everything a host needs to call a model for a CallModel, CallPlanner or Summarize: {"messages" (in
+// send order), "tools" ([{"name", "description", "parameters" (object)}], empty when tools are
+// disabled), "tools_enabled", "round", "final_round", "sampling", and when set "tool_choice",
+// "response_schema"}. With `first_message` > 0 the messages before it are left out (the host already
+// holds them) and "messages_from" says how many.
+nlohmann::json model_request_to_json(const ModelRequest& request, size_t first_message = 0);
 
 }  // namespace keel

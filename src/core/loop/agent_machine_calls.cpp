@@ -45,6 +45,7 @@ void AgentMachine::classify_call(size_t index) {
   if (pc.spec == nullptr) {
     std::string names;
     for (const auto& t : tools_) names += (names.empty() ? "" : ", ") + t.name;
+    guards_.push_back({GuardKind::kMalformedCall, "unknown tool '" + call.name + "'", call.name, call.id});
     pc.result = synthetic(call, ToolStatus::kError,
                           "unknown tool '" + call.name + "'; available: " + (names.empty() ? "(none)" : names));
     return;

@@ -1,0 +1,89 @@
+// The WebAssembly core: loads keel_core.wasm once and drives HostedMachine instances through its one
+// JSON entry point (src/wasm/keel_wasm.cpp). Every decision is the core's; this file only moves JSON.
+import createKeelCore from './keel_core.mjs';
+
+let corePromise = null;
+
+const isServerRuntime = () =>
+  (typeof process === 'object' && process?.versions?.node) || typeof globalThis.Deno === 'object';
+
+// Resolves to the instantiated core. In a page or worker the .wasm is fetched next to this module;
+// under Node and Deno it is read from disk (the emscripten loader of the toolchain only knows CommonJS
+// there). `wasmBinary` (bytes) or `wasmUrl` override where it comes from.
+export function loadCore({wasmBinary, wasmUrl} = {}) {
+  if (!corePromise || wasmBinary || wasmUrl) {
+    const promise = (async () => {
+      const url = wasmUrl ? new URL(wasmUrl, import.meta.url) : new URL('./keel_core.wasm', import.meta.url);
+      let bytes = wasmBinary;
+      if (!bytes && isServerRuntime() && url.protocol === 'file:') {
+        const fs = await import('node:fs/promises');
+        bytes = await fs.readFile(url);
+      }
+      const module = await createKeelCore(bytes ? {wasmBinary: bytes} : {locateFile: () => url.href});
+      return new KeelCore(module);
+    })();
+    if (wasmBinary || wasmUrl) return promise;
+    corePromise = promise;
+    corePromise.catch(() => { corePromise = null; });  // a failed load may be tried again
+  }
+  return corePromise;
+}
+
+export class KeelCore {
+  constructor(module) {
+    this.module = module;
+  }
+
+  // One request to keel_call; answers the parsed JSON object.
+  call(request) {
+    const m = this.module;
+    const text = JSON.stringify(request);
+    const size = m.lengthBytesUTF8(text) + 1;
+    const ptr = m._malloc(size);
+    try {
+      m.stringToUTF8(text, ptr, size);
+      return JSON.parse(m.UTF8ToString(m._keel_call(ptr)));
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  version() {
+    return this.call({op: 'version'}).version;
+  }
+
+  // A new machine for `spec` (HostedMachine::create's form); throws a KeelError naming what is wrong.
+  createMachine(spec) {
+    const answer = this.call({op: 'create', spec});
+    if (answer.error) throw new KeelError('invalid_argument', answer.error);
+    return new Machine(this, answer.machine);
+  }
+}
+
+// One agent state machine inside the core.
+export class Machine {
+  constructor(core, handle) {
+    this.core = core;
+    this.handle = handle;
+  }
+
+  start() { return this.core.call({op: 'start', machine: this.handle}); }
+  step(event) { return this.core.call({op: 'step', machine: this.handle, event}); }
+  state() { return this.core.call({op: 'state', machine: this.handle}); }
+  guide(text) { this.core.call({op: 'guidance', machine: this.handle, text}); }
+  compact() { this.core.call({op: 'compact', machine: this.handle}); }
+
+  free() {
+    if (this.handle) this.core.call({op: 'free', machine: this.handle});
+    this.handle = 0;
+  }
+}
+
+// An error with a stable kind: invalid_argument, backend, tool, aborted, internal.
+export class KeelError extends Error {
+  constructor(kind, message) {
+    super(message);
+    this.name = 'KeelError';
+    this.kind = kind;
+  }
+}

@@ -1,0 +1,51 @@
+// One HTTP attempt of a model call: POST JSON, classify failures for the retry loop, time out.
+import {ModelError, deadline, isRetryableStatus, retryAfterMs} from './retry.mjs';
+
+// Sends `body` to `url`; resolves to {response, done} where done() stops the attempt's timer once
+// the body has been read. Throws ModelError (retryable for network errors, timeouts and transient
+// statuses) with the server's message when it answers with an error.
+export async function postJson(fetchImpl, url, headers, body, {signal, timeoutMs, what}) {
+  const limit = deadline(signal, timeoutMs);
+  let response;
+  try {
+    response = await fetchImpl(url, {method: 'POST', headers: {'content-type': 'application/json', ...headers},
+      body: JSON.stringify(body), signal: limit.signal});
+  } catch (e) {
+    limit.clear();
+    if (signal?.aborted) throw e;
+    const timedOut = limit.signal.aborted;
+    throw new ModelError(timedOut ? `${what} at ${url}: no answer within ${timeoutMs} ms`
+      : `${what} at ${url} cannot be reached: ${e.message || e}` +
+        (typeof window === 'object' ? ' (the server may refuse this page by CORS)' : ''), {retryable: true});
+  }
+  if (!response.ok) {
+    let detail = '';
+    try {
+      detail = (await response.text()).slice(0, 500);
+    } catch {
+      detail = '';
+    }
+    limit.clear();
+    let message = detail;
+    try {
+      const parsed = JSON.parse(detail);
+      message = parsed?.error?.message || parsed?.message || detail;
+    } catch {
+      // not JSON: keep the text
+    }
+    throw new ModelError(`${what} answered HTTP ${response.status}${message ? `: ${message}` : ''}`, {
+      retryable: isRetryableStatus(response.status),
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+      status: response.status,
+    });
+  }
+  return {response, done: () => limit.clear(), signal: limit.signal};
+}
+
+export function parseJsonOrThrow(text, what) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ModelError(`${what} sent a body that is not JSON: ${text.slice(0, 200)}`, {retryable: true});
+  }
+}

@@ -1,0 +1,138 @@
+// An OpenAI-compatible chat completions backend over fetch (OpenAI, Ollama, vLLM, llama.cpp's
+// server, keel serve...), streamed through the response's ReadableStream, with the native client's
+// retry rules.
+import {readSse} from './sse.mjs';
+import {ModelError, withRetries} from './retry.mjs';
+import {postJson, parseJsonOrThrow} from './http_attempt.mjs';
+
+// The wire form of the core's request (model_request_to_json).
+export function openaiBody(request, {name, stream}) {
+  const messages = request.messages.map((m) => {
+    if (m.role === 'tool') return {role: 'tool', tool_call_id: m.tool_call_id || '', content: m.content};
+    if (m.role === 'assistant' && m.tool_calls?.length) {
+      return {role: 'assistant', content: m.content || null, tool_calls: m.tool_calls.map((c) => (
+        {id: c.id, type: 'function', function: {name: c.name, arguments: c.arguments}}))};
+    }
+    return {role: m.role, content: m.content};
+  });
+  const body = {model: name, messages};
+  if (request.tools?.length) {
+    body.tools = request.tools.map((t) => ({type: 'function', function: {name: t.name, description: t.description, parameters: t.parameters}}));
+    const choice = request.tool_choice || '';
+    if (choice === 'none' || choice === 'required' || choice === 'auto') body.tool_choice = choice;
+    else if (choice) body.tool_choice = {type: 'function', function: {name: choice}};
+  }
+  const s = request.sampling || {};
+  for (const key of ['temperature', 'max_tokens', 'top_p', 'seed', 'stop']) if (s[key] !== undefined) body[key] = s[key];
+  if (stream) {
+    body.stream = true;
+    body.stream_options = {include_usage: true};
+  }
+  return body;
+}
+
+function usageOf(u) {
+  if (!u) return {prompt_tokens: 0, completion_tokens: 0};
+  const usage = {prompt_tokens: u.prompt_tokens || 0, completion_tokens: u.completion_tokens || 0};
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  if (cached) usage.cached_prompt_tokens = cached;
+  return usage;
+}
+
+function replyFromMessage(json, what) {
+  const choice = json?.choices?.[0];
+  if (!choice || typeof choice !== 'object') throw new ModelError(`${what} sent no choices`, {retryable: true});
+  const msg = choice.message || {};
+  return {
+    text: typeof msg.content === 'string' ? msg.content : '',
+    reasoning: msg.reasoning_content || msg.reasoning || '',
+    tool_calls: (msg.tool_calls || []).map((c) => ({id: c.id || '', name: c.function?.name || '', arguments: c.function?.arguments || '{}'})),
+    finish_reason: choice.finish_reason || '',
+    usage: usageOf(json.usage),
+    model: json.model || '',
+  };
+}
+
+async function readStream(response, signal, what, {onDelta, onReasoningDelta}) {
+  const reply = {text: '', reasoning: '', tool_calls: [], finish_reason: '', usage: {prompt_tokens: 0, completion_tokens: 0}, model: ''};
+  const calls = [];
+  let sawDone = false;
+  let streamed = false;
+  try {
+    for await (const message of readSse(response.body, signal)) {
+      if (message.data === '[DONE]') {
+        sawDone = true;
+        break;
+      }
+      const chunk = JSON.parse(message.data);
+      if (chunk.error) throw new ModelError(`${what} reported an error mid-stream: ${chunk.error.message || JSON.stringify(chunk.error)}`);
+      if (chunk.model) reply.model = chunk.model;
+      if (chunk.usage) reply.usage = usageOf(chunk.usage);
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta || {};
+      if (typeof delta.content === 'string' && delta.content) {
+        reply.text += delta.content;
+        streamed = true;
+        onDelta?.(delta.content);
+      }
+      const thinking = delta.reasoning_content ?? delta.reasoning;
+      if (typeof thinking === 'string' && thinking) {
+        reply.reasoning += thinking;
+        onReasoningDelta?.(thinking);
+      }
+      for (const c of delta.tool_calls || []) {
+        const i = Number.isInteger(c.index) ? c.index : calls.length;
+        calls[i] ??= {id: '', name: '', arguments: ''};
+        if (c.id) calls[i].id = c.id;
+        if (c.function?.name) calls[i].name += c.function.name;
+        if (c.function?.arguments) calls[i].arguments += c.function.arguments;
+        streamed = true;
+      }
+      if (choice.finish_reason) reply.finish_reason = choice.finish_reason;
+    }
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    if (e instanceof ModelError) throw e;
+    // Broken JSON or a dropped connection: safe to retry only if nothing reached the caller.
+    throw new ModelError(`${what} stream broke: ${e.message || e}`, {retryable: !streamed});
+  }
+  if (!sawDone && !reply.finish_reason) {
+    throw new ModelError(`${what} stream ended before the reply was complete`, {retryable: !streamed});
+  }
+  reply.tool_calls = calls.filter(Boolean).map((c) => ({...c, arguments: c.arguments || '{}'}));
+  return reply;
+}
+
+// options: {baseUrl, apiKey, name, headers, stream (default true), timeoutMs (per attempt, default
+// 120000), retry ({maxAttempts, initialDelayMs, maxDelayMs, multiplier}), fetch}.
+export function openaiModel(options) {
+  const base = String(options.baseUrl || '').replace(/\/+$/, '');
+  if (!base) throw new TypeError('openaiModel needs a baseUrl such as http://127.0.0.1:11434/v1');
+  const url = `${base}/chat/completions`;
+  const what = `the model server`;
+  const fetchImpl = options.fetch || globalThis.fetch.bind(globalThis);
+  const headers = {...(options.headers || {})};
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const stream = options.stream !== false;
+  return {
+    describe: () => `openai-compatible ${base} (${options.name || 'default'})`,
+    async complete(request, {signal, onDelta, onReasoningDelta, onRetry} = {}) {
+      const body = openaiBody(request, {name: options.name, stream});
+      return withRetries(options.retry, async () => {
+        const {response, done, signal: attemptSignal} = await postJson(fetchImpl, url, headers, body,
+          {signal, timeoutMs: options.timeoutMs ?? 120000, what});
+        try {
+          if (stream && (response.headers.get('content-type') || '').includes('text/event-stream')) {
+            return await readStream(response, attemptSignal, what, {onDelta, onReasoningDelta});
+          }
+          const reply = replyFromMessage(parseJsonOrThrow(await response.text(), what), what);
+          if (reply.text) onDelta?.(reply.text);
+          return reply;
+        } finally {
+          done();
+        }
+      }, {signal, onRetry});
+    },
+  };
+}

@@ -1,0 +1,169 @@
+#include "keel/core/hosted_machine.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "keel/core/json_codec.hpp"
+#include "keel/core/prompt_builder.hpp"
+
+namespace keel {
+namespace {
+
+using nlohmann::json;
+
+Result<std::vector<Message>> messages_from(const json& spec, const char* key) {
+  std::vector<Message> out;
+  if (!spec.contains(key)) return out;
+  if (!spec[key].is_array()) return Status::InvalidArgument(std::string("'") + key + "' must be an array of messages");
+  for (size_t i = 0; i < spec[key].size(); ++i) {
+    auto m = chat_message_from_json(spec[key][i]);
+    if (!m.ok())
+      return Status::InvalidArgument(std::string(key) + "[" + std::to_string(i) + "]: " + m.status().message());
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+Result<std::string> text_field(const json& spec, const char* key, const char* fallback) {
+  if (!spec.contains(key)) return std::string(fallback);
+  if (!spec[key].is_string()) return Status::InvalidArgument(std::string("'") + key + "' must be a string");
+  return spec[key].get<std::string>();
+}
+
+bool same_message(const Message& a, const Message& b) {
+  if (a.role != b.role || a.content != b.content || a.tool_call_id != b.tool_call_id || a.name != b.name ||
+      a.reasoning != b.reasoning || a.metadata != b.metadata || a.tool_calls.size() != b.tool_calls.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.tool_calls.size(); ++i) {
+    const ToolCall& x = a.tool_calls[i];
+    const ToolCall& y = b.tool_calls[i];
+    if (x.id != y.id || x.name != y.name || x.arguments != y.arguments) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<HostedMachine> HostedMachine::create(const json& spec) {
+  if (!spec.is_object()) return Status::InvalidArgument("the machine spec must be a JSON object");
+  bool incremental = false;
+  if (spec.contains("incremental_requests")) {
+    if (!spec["incremental_requests"].is_boolean())
+      return Status::InvalidArgument("'incremental_requests' must be true or false");
+    incremental = spec["incremental_requests"].get<bool>();
+  }
+  KEEL_ASSIGN_OR_RETURN(HostedMachine hosted, create_machine(spec));
+  hosted.incremental_ = incremental;
+  return hosted;
+}
+
+Result<HostedMachine> HostedMachine::create_machine(const json& spec) {
+  KEEL_ASSIGN_OR_RETURN(AgentConfig config,
+                        agent_config_from_json(spec.contains("config") ? spec["config"] : json::object()));
+  std::vector<ToolSpec> tools;
+  if (spec.contains("tools")) {
+    if (!spec["tools"].is_array()) return Status::InvalidArgument("'tools' must be an array of tool specs");
+    for (size_t i = 0; i < spec["tools"].size(); ++i) {
+      auto t = tool_spec_from_json(spec["tools"][i]);
+      if (!t.ok()) return Status::InvalidArgument("tools[" + std::to_string(i) + "]: " + t.status().message());
+      tools.push_back(std::move(*t));
+    }
+  }
+  KEEL_ASSIGN_OR_RETURN(std::string system_prompt, text_field(spec, "system_prompt", ""));
+  if (spec.contains("instructions")) {  // the sectioned prompt keel's own hosts send
+    if (spec.contains("system_prompt")) return Status::InvalidArgument("give 'instructions' or 'system_prompt', not both");
+    SystemPromptParts parts;
+    KEEL_ASSIGN_OR_RETURN(parts.core_instructions, text_field(spec, "instructions", ""));
+    KEEL_ASSIGN_OR_RETURN(parts.project_instructions, text_field(spec, "project_instructions", ""));
+    parts.tools = tools;
+    parts.protocol = config.tool_protocol;
+    system_prompt = build_system_prompt(parts);
+  }
+  if (spec.contains("resume")) {
+    const json& r = spec["resume"];
+    if (!r.is_object()) return Status::InvalidArgument("'resume' must be an object");
+    KEEL_ASSIGN_OR_RETURN(std::vector<Message> conversation, messages_from(r, "conversation"));
+    if (!r.contains("run_start") || !r["run_start"].is_number_integer() || r["run_start"].get<int64_t>() < 0) {
+      return Status::InvalidArgument("'resume.run_start' must be the index of the run's task message");
+    }
+    size_t run_start = r["run_start"].get<size_t>();
+    if (run_start >= conversation.size()) {
+      return Status::InvalidArgument("'resume.run_start' is " + std::to_string(run_start) +
+                                     ", outside the conversation of " + std::to_string(conversation.size()) +
+                                     " messages");
+    }
+    bool not_started = r.value("calls_not_started", false);
+    return HostedMachine(AgentMachine::resuming(std::move(config), std::move(tools), std::move(system_prompt),
+                                                std::move(conversation), run_start, nullptr, not_started));
+  }
+  KEEL_ASSIGN_OR_RETURN(std::string task, text_field(spec, "task", ""));
+  if (task.empty()) return Status::InvalidArgument("'task' is missing or empty");
+  KEEL_ASSIGN_OR_RETURN(std::vector<Message> earlier, messages_from(spec, "earlier"));
+  if (earlier.empty())
+    return HostedMachine(AgentMachine(std::move(config), std::move(tools), std::move(system_prompt), std::move(task)));
+  return HostedMachine(
+      AgentMachine(std::move(config), std::move(tools), std::move(system_prompt), std::move(earlier), std::move(task)));
+}
+
+json HostedMachine::start() {
+  return present(machine_.start());
+}
+
+json HostedMachine::step(const json& event) {
+  auto e = event_from_json(event);
+  if (!e.ok()) return {{"action", "error"}, {"error", "the event cannot be read: " + e.status().message()}};
+  return present(machine_.step(*e));
+}
+
+json HostedMachine::state() const {
+  json history = json::array();
+  for (const Message& m : machine_.history()) history.push_back(chat_message_to_json(m));
+  return {{"phase", agent_phase_name(machine_.phase())},
+          {"rounds_used", machine_.rounds_used()},
+          {"model_calls", machine_.model_calls()},
+          {"run_start", machine_.run_start()},
+          {"history", std::move(history)}};
+}
+
+json HostedMachine::request_json(const ModelRequest& r) {
+  if (!incremental_) return model_request_to_json(r);
+  size_t shared = 0;
+  size_t index = 0;
+  bool same = true;
+  r.for_each_message([&](const Message& m) {
+    if (same && index < sent_.size() && same_message(sent_[index], m)) {
+      ++shared;
+    } else {
+      same = false;
+      if (sent_.size() > index) sent_.resize(index);
+      sent_.push_back(m);
+    }
+    ++index;
+  });
+  if (sent_.size() > index) sent_.resize(index);
+  return model_request_to_json(r, shared);
+}
+
+json HostedMachine::present(const Decision& d) {
+  json out = decision_to_json(d);
+  out["phase"] = agent_phase_name(machine_.phase());
+  out["committed"] = json::array();
+  for (const Message& m : d.committed) out["committed"].push_back(chat_message_to_json(m));
+  if (const auto* c = std::get_if<CallModel>(&d.action)) {
+    out["request"] = request_json(c->request);
+    out["context_window"] = c->context_window;
+  } else if (const auto* p = std::get_if<CallPlanner>(&d.action)) {
+    out["request"] = request_json(p->request);
+  } else if (const auto* s = std::get_if<Summarize>(&d.action)) {
+    out["request"] = request_json(s->request);
+  } else if (const auto* f = std::get_if<Finish>(&d.action)) {
+    if (!f->client_calls.empty()) {
+      out["client_calls"] = json::array();
+      for (const ToolCall& c : f->client_calls)
+        out["client_calls"].push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+    }
+  }
+  return out;
+}
+
+}  // namespace keel
