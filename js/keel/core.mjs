@@ -3,6 +3,8 @@
 import createKeelCore from './keel_core.mjs';
 
 let corePromise = null;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 const isServerRuntime = () =>
   (typeof process === 'object' && process?.versions?.node) || typeof globalThis.Deno === 'object';
@@ -34,15 +36,19 @@ export class KeelCore {
     this.module = module;
   }
 
-  // One request to keel_call; answers the parsed JSON object.
+  // One request to keel_call; answers the parsed JSON object. The text crosses as UTF-8 through the
+  // module's memory, encoded and decoded by the platform (TextEncoder, TextDecoder).
   call(request) {
     const m = this.module;
-    const text = JSON.stringify(request);
-    const size = m.lengthBytesUTF8(text) + 1;
-    const ptr = m._malloc(size);
+    const bytes = encoder.encode(JSON.stringify(request));
+    const ptr = m._malloc(bytes.length + 1);
     try {
-      m.stringToUTF8(text, ptr, size);
-      return JSON.parse(m.UTF8ToString(m._keel_call(ptr)));
+      m.HEAPU8.set(bytes, ptr);  // HEAPU8 is read after malloc: memory growth replaces the view
+      m.HEAPU8[ptr + bytes.length] = 0;
+      const out = m._keel_call(ptr);
+      const heap = m.HEAPU8;
+      const end = heap.indexOf(0, out);
+      return JSON.parse(decoder.decode(heap.subarray(out, end)));
     } finally {
       m._free(ptr);
     }
