@@ -37,7 +37,7 @@ test-asan: build-asan
 test-wasm: deps-test
 	@mkdir -p build/wasm/json-include && ln -sfn /usr/include/nlohmann build/wasm/json-include/nlohmann
 	@NODE_PATH=$(EMSDK_NODE_PATH) emcmake cmake -S . -B build/wasm -G Ninja -DKEEL_CORE_ONLY=ON \
-	  -DCMAKE_BUILD_TYPE=Release -DKEEL_JSON_INCLUDE_DIR=$(CURDIR)/build/wasm/json-include >/dev/null
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DKEEL_JSON_INCLUDE_DIR=$(CURDIR)/build/wasm/json-include >/dev/null
 	@NODE_PATH=$(EMSDK_NODE_PATH) cmake --build build/wasm -j $(JOBS)
 	@node build/wasm/keel_core_vectors.js
 	@cmake --preset default >/dev/null && cmake --build --preset default -j $(JOBS) --target keel_core_vectors keel_gguf_fixture >/dev/null
