@@ -104,6 +104,27 @@ TEST(ContextFallbackTest, AnEarlierSummaryIsTheLastPlainMessageToGo) {
   EXPECT_TRUE(valid_history(h));
 }
 
+TEST(ContextFallbackTest, WhatIsLeftOfEarlierTurnsStartsWithTheUser) {
+  // An earlier run's question and answer, another exchange, then this run's task and round.
+  std::vector<Message> h = {Message::system("SYS"),
+                            Message::user(std::string(100, 'q')),
+                            Message::assistant(std::string(100, 'a')),
+                            Message::user(std::string(100, 'r')),
+                            Message::assistant(std::string(100, 'b')),
+                            task("TASK")};
+  add_round(h, 1, {"x"});
+  ByteCounter c;
+  // Room for all but the first question: dropping it alone would leave its answer first.
+  ContextManager cm(no_summary(total_tokens(c, h) - 50), bytes());
+  CompactionReport r = run_fallback(cm, h, 1);
+  ASSERT_TRUE(valid_history(h));
+  EXPECT_EQ(r.messages_dropped, 2u) << "the orphaned answer goes with its question";
+  ASSERT_GE(h.size(), 3u);
+  EXPECT_EQ(h[1].role, Role::kUser);
+  EXPECT_EQ(h[1].content, std::string(100, 'r'));
+  EXPECT_EQ(h[3].content, "TASK");
+}
+
 TEST(ContextFallbackTest, NeverOrphansAToolMessageWhateverTheLimit) {
   std::vector<Message> tmpl = start();
   for (int r = 1; r <= 8; ++r) {

@@ -136,7 +136,8 @@ class AgentMachine {
   Decision on_tools_finished(const ToolsFinished& done);
   Decision on_continue(const ContinueRequested& req);
   Decision finish_final_round(const std::string& text, const std::string& reasoning, bool wanted_tools);
-  Decision malformed_call(const std::string& raw, const std::string& error);
+  // A reply whose call (or, with `plan`, whose plan) cannot be used: one repair round, then failure.
+  Decision malformed_call(const std::string& raw, const std::string& error, bool plan = false);
   Decision no_usable_call(const std::string& why);
   Decision dispatch_tools();
   // After classify_call() on every call of the round: asks about those that need approval, or runs them.

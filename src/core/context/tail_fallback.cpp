@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/context/microcompact_digest.hpp"
 #include "core/context/history_layout.hpp"
+#include "core/context/microcompact_digest.hpp"
 #include "core/context/report_stages.hpp"
 #include "core/guards/result_budget.hpp"
 
@@ -98,6 +98,21 @@ size_t run_tail_fallback(std::vector<Message>& history, TokenLedger& ledger, siz
       plain_dropped += u.end - u.begin;
   }
   if (dropped > 0) {
+    // Chat templates refuse a conversation whose first turn after the system prompt is not the
+    // user's: what the drops left of the earlier turns starts with a user message, so an answer
+    // (or a tool block) whose question was dropped goes too.
+    const size_t bound = std::min({layout.task, layout.last_round_start, history.size()});
+    for (size_t i = layout.first; i < bound; ++i) {
+      if (!keep[i]) continue;
+      if (history[i].role == Role::kUser) break;
+      keep[i] = false;
+      ++dropped;
+      if (history[i].role == Role::kTool) {
+        if (!is_compacted(history[i])) report.released_call_ids.push_back(history[i].tool_call_id);
+      } else {
+        ++plain_dropped;
+      }
+    }
     size_t w = 0;
     for (size_t r = 0; r < history.size(); ++r) {
       if (!keep[r]) continue;

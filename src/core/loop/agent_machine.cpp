@@ -1,7 +1,5 @@
 #include "keel/core/agent_machine.hpp"
 
-#include "keel/core/deferred_tools.hpp"
-
 #include <algorithm>
 #include <optional>
 
@@ -18,7 +16,9 @@ namespace {
 
 using detail::Overloaded;
 
-std::string trimmed(std::string_view s) { return std::string(detail::trim(s)); }
+std::string trimmed(std::string_view s) {
+  return std::string(detail::trim(s));
+}
 
 using detail::one_line;
 using detail::shorten;
@@ -72,7 +72,8 @@ AgentMachine AgentMachine::resuming(AgentConfig config, std::vector<ToolSpec> to
   return m;
 }
 
-AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools, std::shared_ptr<const ToolCallParser> parser)
+AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools,
+                           std::shared_ptr<const ToolCallParser> parser)
     : config_(config),
       tools_(std::move(tools)),
       has_deferred_(has_deferred_tools(tools_)),
@@ -135,7 +136,8 @@ Decision AgentMachine::step(const Event& event) {
             if (phase_ == AgentPhase::kAwaitingPlanner) return on_planner(nullptr, &e.error);
             if (phase_ == AgentPhase::kAwaitingSummary) return on_summary(nullptr, &e.error);
             return phase_ == AgentPhase::kAwaitingModel
-                       ? fail(FailureKind::kBackend, e.error.message().empty() ? e.error.to_string() : e.error.message())
+                       ? fail(FailureKind::kBackend,
+                              e.error.message().empty() ? e.error.to_string() : e.error.message())
                        : reject("model_failed");
           },
           [&](const ToolsFinished& e) {
@@ -170,7 +172,8 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
     if (!parsed.repairs.empty()) {
       std::string fixes;
       for (const auto& r : parsed.repairs) fixes += (fixes.empty() ? "" : "; ") + r;
-      guards_.push_back({GuardKind::kRepairedCall, "recovered the tool call from malformed output (" + fixes + ")", "", ""});
+      guards_.push_back(
+          {GuardKind::kRepairedCall, "recovered the tool call from malformed output (" + fixes + ")", "", ""});
     }
   }
   if (final_round_) return finish_final_round(text, reasoning, !calls.empty() || !parsed.errors.empty());
@@ -181,7 +184,7 @@ Decision AgentMachine::on_model_reply(const ModelReply& reply) {
   }
   if (calls.empty()) {
     Result<std::optional<Plan>> plan = parse_plan(text);
-    if (!plan.ok()) return malformed_call(reply.text, plan.status().message());
+    if (!plan.ok()) return malformed_call(reply.text, plan.status().message(), /*plan=*/true);
     if (*plan) return start_plan(std::move(**plan), reply.text, reasoning);
   }
   repair_rounds_ = 0;
@@ -230,7 +233,8 @@ Decision AgentMachine::on_tools_finished(const ToolsFinished& done) {
     const ToolResult& r = done.results[next];
     used_ += r.model_usage;  // a sub-agent's model calls count in this run's budget
     if (!r.call_id.empty() && r.call_id != pc.call.id) {
-      return fail(FailureKind::kInternal, "tool result for '" + r.call_id + "' arrived where '" + pc.call.id + "' was expected");
+      return fail(FailureKind::kInternal,
+                  "tool result for '" + r.call_id + "' arrived where '" + pc.call.id + "' was expected");
     }
     pc.result = r;
     pc.ran = true;
@@ -240,7 +244,8 @@ Decision AgentMachine::on_tools_finished(const ToolsFinished& done) {
   if (next != done.results.size() || std::any_of(round_calls_.begin(), round_calls_.end(), [](const PendingCall& pc) {
         return !pc.result && pc.state != PendingCall::State::kClient;
       })) {
-    return fail(FailureKind::kInternal, "expected one tool result per call; got " + std::to_string(done.results.size()));
+    return fail(FailureKind::kInternal,
+                "expected one tool result per call; got " + std::to_string(done.results.size()));
   }
   return close_round();
 }
@@ -263,8 +268,9 @@ void AgentMachine::record_result(PendingCall& pc) {
       injection_warning_ = true;
       std::string signals;
       for (const auto& s : scan.signals) signals += (signals.empty() ? "" : "; ") + s;
-      guards_.push_back({GuardKind::kInjectionFlag, "output of " + pc.call.name + " looks like a prompt injection (" + signals + ")",
-                         pc.call.name, pc.call.id});
+      guards_.push_back({GuardKind::kInjectionFlag,
+                         "output of " + pc.call.name + " looks like a prompt injection (" + signals + ")", pc.call.name,
+                         pc.call.id});
     }
     std::string sig = detail::call_signature(pc.call.name, pc.canonical);
     if (!pc.spec->read_only) successful_calls_.clear();  // the world may have changed: re-reads are legitimate
@@ -272,7 +278,8 @@ void AgentMachine::record_result(PendingCall& pc) {
       if (++failure_counts_[sig] == config_.repeated_failure_limit) {
         disabled_signatures_.insert(sig);
         std::string why = pc.call.name + " " + shorten(pc.canonical, 120) + " failed " +
-                          std::to_string(config_.repeated_failure_limit) + " times; it is disabled for the rest of this run";
+                          std::to_string(config_.repeated_failure_limit) +
+                          " times; it is disabled for the rest of this run";
         guards_.push_back({GuardKind::kRepeatedFailure, why, pc.call.name, pc.call.id});
         guard_notes_.push_back(why + ". Change the arguments or take another approach.");
       }
@@ -282,8 +289,10 @@ void AgentMachine::record_result(PendingCall& pc) {
   }
   std::string line = pc.call.name + " " + shorten(pc.canonical.empty() ? pc.call.arguments : pc.canonical, 80) + " → " +
                      std::string(tool_status_name(r.status));
-  if (!r.ok()) line += ": " + shorten(one_line(r.content), 160);
-  else line += " (" + std::to_string(r.content.size()) + " chars" + (r.truncated ? ", truncated" : "") + ")";
+  if (!r.ok())
+    line += ": " + shorten(one_line(r.content), 160);
+  else
+    line += " (" + std::to_string(r.content.size()) + " chars" + (r.truncated ? ", truncated" : "") + ")";
   tool_summary_.push_back(std::move(line));
   Message m = Message::tool(r);
   m.metadata["round"] = std::to_string(model_calls_);
@@ -293,7 +302,8 @@ void AgentMachine::record_result(PendingCall& pc) {
 
 Decision AgentMachine::close_round() {
   // A plan step's references read the whole output, not what the result budget keeps of it.
-  std::string full_output = plan_ && !round_calls_.empty() && round_calls_[0].result ? round_calls_[0].result->content : "";
+  std::string full_output =
+      plan_ && !round_calls_.empty() && round_calls_[0].result ? round_calls_[0].result->content : "";
   std::vector<ToolCall> client_calls;
   for (auto& pc : round_calls_) {
     if (pc.state == PendingCall::State::kClient) {
@@ -318,6 +328,7 @@ Decision AgentMachine::no_usable_call(const std::string& why) {
   ++empty_replies_;
   guards_.push_back({GuardKind::kNoUsableCall, why, "", ""});
   if (empty_replies_ > config_.max_empty_replies) {
+    if (empty_replies_ == 1) return fail(FailureKind::kModelOutput, "the model gave no usable reply (" + why + ")");
     return fail(FailureKind::kModelOutput, "the model gave no usable reply " + std::to_string(empty_replies_) +
                                                " times in a row (last time: " + why + ")");
   }
@@ -336,17 +347,22 @@ Decision AgentMachine::finish_final_round(const std::string& text, const std::st
   return finish(std::move(answer), reasoning);
 }
 
-Decision AgentMachine::malformed_call(const std::string& raw, const std::string& error) {
+Decision AgentMachine::malformed_call(const std::string& raw, const std::string& error, bool plan) {
   guards_.push_back({GuardKind::kMalformedCall, error, "", ""});
   if (repair_rounds_ >= 1) {
-    return fail(FailureKind::kModelOutput, "the model's tool call could not be parsed, again after a repair round: " +
-                                               error + "; raw output: " + shorten(one_line(raw), 300));
+    return fail(FailureKind::kModelOutput,
+                std::string(plan ? "the model's plan could not be run" : "the model's tool call could not be parsed") +
+                    ", again after a repair round: " + error + "; raw output: " + shorten(one_line(raw), 300));
   }
   ++repair_rounds_;
   if (!trimmed(raw).empty()) commit(Message::assistant(raw));
   std::string names;
   for (const auto& t : tools_) names += (names.empty() ? "" : ", ") + t.name;
-  correction_ = render_repair_prompt(config_.repair_prompt, error, names);
+  // A broken plan is fixed as a plan: the call repair prompt would ask for one bare call instead.
+  correction_ =
+      plan ? "Your plan was not run: " + error +
+                 ". Send the plan again with this fixed, or call one tool directly. Available tools: " + names + "."
+           : render_repair_prompt(config_.repair_prompt, error, names);
   return next_model_call();
 }
 
@@ -363,7 +379,8 @@ Decision AgentMachine::on_continue(const ContinueRequested& req) {
   // Calls handed to the caller wait for its results; a user message now would leave them unanswered.
   if (handed_over_) return reject("continue_requested");
   if (final_round_) {
-    guards_.push_back({GuardKind::kRoundLimit, "a request for another round was refused: the round limit was reached", "", ""});
+    guards_.push_back(
+        {GuardKind::kRoundLimit, "a request for another round was refused: the round limit was reached", "", ""});
     return decide(Finish{last_answer_});
   }
   commit(Message::user(req.message));
@@ -377,9 +394,10 @@ Decision AgentMachine::call_model() {
   }
   if (rounds_used_ >= config_.max_rounds) {
     final_round_ = true;
-    guards_.push_back({GuardKind::kRoundLimit,
-                       "round limit of " + std::to_string(config_.max_rounds) + " reached; asking for a final answer without tools",
-                       "", ""});
+    guards_.push_back(
+        {GuardKind::kRoundLimit,
+         "round limit of " + std::to_string(config_.max_rounds) + " reached; asking for a final answer without tools",
+         "", ""});
   } else {
     ++rounds_used_;
   }

@@ -33,7 +33,8 @@ Decision AgentMachine::start_plan(Plan plan, const std::string& raw, const std::
   if (!reply_binds_results(plan.reply)) {
     return malformed_call(raw,
                           "the plan's \"reply\" binds no tool data: it must use at least one {{tool_result.FIELD}} or "
-                          "{{tool.ALIAS.FIELD}} placeholder, so nothing was run");
+                          "{{tool.ALIAS.FIELD}} placeholder, so nothing was run",
+                          /*plan=*/true);
   }
   repair_rounds_ = 0;
   empty_replies_ = 0;
@@ -43,9 +44,9 @@ Decision AgentMachine::start_plan(Plan plan, const std::string& raw, const std::
   plan_->raw = std::string(detail::trim(raw));
   plan_->reasoning = reasoning;
   for (size_t i = 0; i < plan_->plan.steps.size(); ++i) {
-    plan_update(i, PlanStepState::kPlanned, plan_->plan.steps[i].alias_inferred
-                                                ? "no save_as given: saved as " + plan_->plan.steps[i].save_as
-                                                : "");
+    plan_update(
+        i, PlanStepState::kPlanned,
+        plan_->plan.steps[i].alias_inferred ? "no save_as given: saved as " + plan_->plan.steps[i].save_as : "");
   }
   return run_plan_step();
 }
