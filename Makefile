@@ -52,17 +52,20 @@ bench-wasm: test-wasm
 # from the protocol corpus, and for the autopilot's feed and cron readers, seeded from
 # test/fixtures/feeds; each runs FUZZ_SECONDS and any crash, leak or hang fails the build.
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS = -std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -I$(CURDIR)/include -I$(CURDIR)/src
-FUZZ_CORE = $(abspath $(shell find src/core -name '*.cpp'))
+FUZZ_SANITIZE = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS = -std=c++20 $(FUZZ_SANITIZE) -I$(CURDIR)/include -I$(CURDIR)/src
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# The core is compiled once, as the other builds compile it (CMake, unity batches), with the fuzzers'
+# instrumentation; each fuzzer links against it.
 test-fuzz: deps-test
-	@rm -rf build/fuzz && mkdir -p build/fuzz/obj
+	@rm -rf build/fuzz && mkdir -p build/fuzz
 	@python3 scripts/fuzz_seeds.py test/core/protocol_corpus test/core/real_outputs build/fuzz/seeds >/dev/null
-	@printf '%s\n' $(FUZZ_CORE) | xargs -P $(JOBS) -I{} sh -c \
-	  'clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c {} -o build/fuzz/obj/$$(basename {} .cpp).o' 
-	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/parser_fuzz.cpp -o build/fuzz/parser_fuzz
-	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/json_repair_fuzz.cpp -o build/fuzz/json_repair_fuzz
-	@clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer build/fuzz/obj/*.o fuzz/feed_cron_fuzz.cpp -o build/fuzz/feed_cron_fuzz
+	@cmake -S . -B build/fuzz/core -G Ninja -DKEEL_CORE_ONLY=ON -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=None \
+	  -DCMAKE_UNITY_BUILD=ON "-DCMAKE_CXX_FLAGS=-std=c++20 $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link" >/dev/null
+	@cmake --build build/fuzz/core -j $(JOBS) --target keel_core >/dev/null
+	@for t in parser_fuzz json_repair_fuzz feed_cron_fuzz; do \
+	  clang++-14 $(FUZZ_FLAGS) -fsanitize=fuzzer fuzz/$$t.cpp build/fuzz/core/libkeel_core.a -o build/fuzz/$$t || exit 1; \
+	done
 	@mkdir -p build/fuzz/feed-seeds && cp test/fixtures/feeds/* build/fuzz/feed-seeds/
 	@for t in parser_fuzz json_repair_fuzz feed_cron_fuzz; do \
 	  if [ $$t = feed_cron_fuzz ]; then cp -r build/fuzz/feed-seeds build/fuzz/$$t-corpus; \
