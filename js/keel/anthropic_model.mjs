@@ -1,8 +1,8 @@
 // Anthropic's Messages API over fetch, streamed, with the same retry rules as the OpenAI-compatible
 // backend. In a page it sends Anthropic's header for direct browser access.
 import {readSse} from './sse.mjs';
-import {ModelError, withRetries} from './retry.mjs';
-import {postJson, parseJsonOrThrow} from './http_attempt.mjs';
+import {ModelError} from './retry.mjs';
+import {callModel} from './http_attempt.mjs';
 
 function parseArguments(text) {
   try {
@@ -128,22 +128,9 @@ export function anthropicModel(options) {
   const stream = options.stream !== false;
   return {
     describe: () => `anthropic ${base} (${options.name || 'default'})`,
-    async complete(request, {signal, onDelta, onReasoningDelta, onRetry} = {}) {
-      const body = anthropicBody(request, {name: options.name, maxTokens: options.maxTokens, stream});
-      return withRetries(options.retry, async () => {
-        const {response, done, signal: attemptSignal} = await postJson(fetchImpl, url, headers, body,
-          {signal, timeoutMs: options.timeoutMs ?? 120000, what});
-        try {
-          if (stream && (response.headers.get('content-type') || '').includes('text/event-stream')) {
-            return await readStream(response, attemptSignal, what, {onDelta, onReasoningDelta});
-          }
-          const reply = replyFromMessage(parseJsonOrThrow(await response.text(), what));
-          if (reply.text) onDelta?.(reply.text);
-          return reply;
-        } finally {
-          done();
-        }
-      }, {signal, onRetry});
+    complete(request, callbacks = {}) {
+      return callModel({fetchImpl, url, headers, body: anthropicBody(request, {name: options.name, maxTokens: options.maxTokens, stream}), what, timeoutMs: options.timeoutMs,
+        retry: options.retry, stream, readStream, replyFromJson: replyFromMessage}, callbacks);
     },
   };
 }

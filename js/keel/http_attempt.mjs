@@ -1,5 +1,5 @@
 // One HTTP attempt of a model call: POST JSON, classify failures for the retry loop, time out.
-import {ModelError, deadline, isRetryableStatus, retryAfterMs} from './retry.mjs';
+import {ModelError, deadline, isRetryableStatus, retryAfterMs, withRetries} from './retry.mjs';
 
 // Sends `body` to `url`; resolves to {response, done} where done() stops the attempt's timer once
 // the body has been read. Throws ModelError (retryable for network errors, timeouts and transient
@@ -48,4 +48,25 @@ export function parseJsonOrThrow(text, what) {
   } catch {
     throw new ModelError(`${what} sent a body that is not JSON: ${text.slice(0, 200)}`, {retryable: true});
   }
+}
+
+// One model call with retries: POSTs `body`, then reads an SSE answer with readStream(response,
+// signal, what, callbacks) or a whole JSON one with replyFromJson(json); a whole reply's text goes to
+// onDelta at once.
+export function callModel({fetchImpl, url, headers, body, what, timeoutMs, retry, stream, readStream, replyFromJson},
+  {signal, onDelta, onReasoningDelta, onRetry} = {}) {
+  return withRetries(retry, async () => {
+    const {response, done, signal: attemptSignal} = await postJson(fetchImpl, url, headers, body,
+      {signal, timeoutMs: timeoutMs ?? 120000, what});
+    try {
+      if (stream && (response.headers.get('content-type') || '').includes('text/event-stream')) {
+        return await readStream(response, attemptSignal, what, {onDelta, onReasoningDelta});
+      }
+      const reply = replyFromJson(parseJsonOrThrow(await response.text(), what));
+      if (reply.text) onDelta?.(reply.text);
+      return reply;
+    } finally {
+      done();
+    }
+  }, {signal, onRetry});
 }

@@ -2,8 +2,8 @@
 // server, keel serve...), streamed through the response's ReadableStream, with the native client's
 // retry rules.
 import {readSse} from './sse.mjs';
-import {ModelError, withRetries} from './retry.mjs';
-import {postJson, parseJsonOrThrow} from './http_attempt.mjs';
+import {ModelError} from './retry.mjs';
+import {callModel} from './http_attempt.mjs';
 
 // The wire form of the core's request (model_request_to_json).
 export function openaiBody(request, {name, stream}) {
@@ -117,22 +117,9 @@ export function openaiModel(options) {
   const stream = options.stream !== false;
   return {
     describe: () => `openai-compatible ${base} (${options.name || 'default'})`,
-    async complete(request, {signal, onDelta, onReasoningDelta, onRetry} = {}) {
-      const body = openaiBody(request, {name: options.name, stream});
-      return withRetries(options.retry, async () => {
-        const {response, done, signal: attemptSignal} = await postJson(fetchImpl, url, headers, body,
-          {signal, timeoutMs: options.timeoutMs ?? 120000, what});
-        try {
-          if (stream && (response.headers.get('content-type') || '').includes('text/event-stream')) {
-            return await readStream(response, attemptSignal, what, {onDelta, onReasoningDelta});
-          }
-          const reply = replyFromMessage(parseJsonOrThrow(await response.text(), what), what);
-          if (reply.text) onDelta?.(reply.text);
-          return reply;
-        } finally {
-          done();
-        }
-      }, {signal, onRetry});
+    complete(request, callbacks = {}) {
+      return callModel({fetchImpl, url, headers, body: openaiBody(request, {name: options.name, stream}), what, timeoutMs: options.timeoutMs,
+        retry: options.retry, stream, readStream, replyFromJson: (json) => replyFromMessage(json, what)}, callbacks);
     },
   };
 }
