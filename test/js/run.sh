@@ -6,7 +6,8 @@
 # - the agent under Node (models, tools, approvals, retries, store, one round per invocation);
 # - the edge host driven by the official openai client, under Node and under Deno;
 # - the TypeScript declarations, type-checked by Deno against typical use;
-# - the browser agent page end to end in Chromium (tools, approvals, IndexedDB, CORS, quota);
+# - the browser agent page end to end in Chromium (tools, approvals, IndexedDB, CORS, quota), and as
+#   it ships (build/wasm/agent-site, the package found where the page looks by default);
 # - llama.cpp compiled to WebAssembly running the random-weight GGUF through a tool round.
 # build/npm's Node 22, playwright-core and deno and Debian's chromium are required (scripts/install-test-npm.sh).
 set -uo pipefail
@@ -38,6 +39,8 @@ if ! DENO_NO_UPDATE_CHECK=1 timeout -k 5 180 "$root/build/npm/node_modules/.bin/
   failed+=(types)
 fi
 run browser_agent "$here/browser_agent_test.mjs" "$pkg"
+# The page as it ships: build/wasm/agent-site beside the package, served with no parameters.
+run agent_site "$here/agent_site_test.mjs" "$(dirname "$pkg")/agent-site"
 # llama.cpp in the page (@wllama/wllama) on the random-weight GGUF the native build's fixture writer makes.
 if [[ -x $root/build/default/keel_gguf_fixture ]]; then
   run wllama "$here/wllama_test.mjs" "$pkg"
