@@ -25,6 +25,9 @@ export function modelFrom(model) {
   return openaiModel(model);
 }
 
+// Why a run was stopped, from its AbortSignal.
+const abortReason = (signal) => String(signal.reason?.message || signal.reason || 'aborted');
+
 const VERDICTS = new Set(['allow', 'allow_always', 'deny']);
 
 // approve(request) may answer true, false, 'always', a verdict name, or {verdict, reason}.
@@ -57,12 +60,13 @@ export class Agent {
     this.approve = options.approve || null;
     this.store = options.store || null;
     // Validate the configuration now rather than on the first run.
-    this.core.createMachine(this.spec('check', [])).free();
+    this.core.createMachine(this.spec({task: 'check'})).free();
   }
 
-  spec(task, earlier) {
+  // The core's machine spec: this agent's settings plus `fields` ({task, earlier} or {resume}).
+  spec(fields) {
     return {config: this.config, tools: this.tools.map(toolSpecOf), instructions: this.instructions,
-      project_instructions: this.projectInstructions, task, earlier, incremental_requests: true};
+      project_instructions: this.projectInstructions, incremental_requests: true, ...fields};
   }
 
   // Runs `task` to its end. Resolves to {answer, error, events, usage, rounds, sessionId}: `error`
@@ -72,18 +76,7 @@ export class Agent {
   async run(task, {onEvent, signal, sessionId} = {}) {
     if (typeof task !== 'string' || !task.trim()) throw new KeelError('invalid_argument', 'run needs a non-empty task');
     const session = sessionId || (this.store ? randomId('ses_') : '');
-    let earlier = [];
-    if (this.store && sessionId) {
-      try {
-        earlier = await this.store.load(sessionId);
-      } catch (e) {
-        const error = {kind: 'store', message: `cannot read session ${sessionId}: ${e.message || e}`};
-        const ev = {v: 1, type: 'run_failed', t_ms: 0, kind: error.kind, error: error.message, exit_code: 1};
-        onEvent?.(ev);
-        return {answer: null, error, events: [ev], usage: {prompt_tokens: 0, completion_tokens: 0}, rounds: 0, sessionId: session};
-      }
-    }
-    return this.execute({task, earlier, session}, {onEvent, signal});
+    return this.execute({task, session, load: Boolean(this.store && sessionId)}, {onEvent, signal});
   }
 
   // Runs `task` after `earlier` (messages in chat_message_to_json's form), storing nothing.
@@ -144,7 +137,7 @@ export class Agent {
     const usage = {prompt_tokens: 0, completion_tokens: 0};
     const counters = {model_calls: 0, tool_calls: 0};
     const session = setup.session;
-    const conversation = setup.resume ? [...setup.resume.conversation] : [...setup.earlier];
+    const conversation = setup.resume ? [...setup.resume.conversation] : [...(setup.earlier || [])];
     let runStart = setup.resume ? setup.resume.run_start : -1;
     const result = (fields) => ({events, usage, rounds: round, sessionId: session, conversation, runStart, answer: null, error: null, ...fields});
     const finishWith = (error, answer) => {
@@ -155,9 +148,15 @@ export class Agent {
       return result({answer: error ? null : answer, error});
     };
 
-    const spec = setup.resume ? {...this.spec('', []), resume: setup.resume} : this.spec(setup.task, setup.earlier);
-    if (setup.resume) delete spec.task;
     emit('run_started', {task: setup.task ?? '', model: this.model.describe?.() || 'model', ...(session ? {session_id: session} : {})});
+    if (setup.load) {
+      try {
+        conversation.push(...await this.store.load(session));
+      } catch (e) {
+        return finishWith({kind: 'store', message: `cannot read session ${session}: ${e.message || e}`});
+      }
+    }
+    const spec = this.spec(setup.resume ? {resume: setup.resume} : {task: setup.task, earlier: conversation});
     let machine;
     try {
       machine = this.core.createMachine(spec);
@@ -195,7 +194,7 @@ export class Agent {
         for (const p of d.plan_steps || []) emit('plan_step', p);
         for (const g of d.gate_decisions || []) emit('approval_decided', {call_id: g.call.id, verdict: g.verdict, reason: g.reason});
         if (signal?.aborted && d.action !== 'finish' && d.action !== 'fail') {
-          d = machine.step({type: 'aborted', reason: String(signal.reason?.message || signal.reason || 'aborted')});
+          d = machine.step({type: 'aborted', reason: abortReason(signal)});
           continue;
         }
         if (setup.oneRound && d.action === 'call_model' && (counters.model_calls > 0 || counters.tool_calls > 0)) {
@@ -231,7 +230,7 @@ export class Agent {
               if (visible) emit('model_reply', {text: reply.text, tool_calls: reply.tool_calls, finish_reason: reply.finish_reason, usage: reply.usage, ...(reply.reasoning ? {reasoning: reply.reasoning} : {})});
               event = {type: 'model_replied', reply};
             } catch (e) {
-              if (signal?.aborted) event = {type: 'aborted', reason: String(signal.reason?.message || signal.reason || 'aborted')};
+              if (signal?.aborted) event = {type: 'aborted', reason: abortReason(signal)};
               else event = {type: 'model_failed', message: e.message || String(e)};
             }
             d = machine.step(event);

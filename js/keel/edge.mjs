@@ -7,7 +7,7 @@
 //   GET  /v1/models            the one model this handler serves
 // Every request must carry the configured bearer key; a request from a browser Origin not in
 // allowedOrigins, or to a Host not in allowedHosts (default: loopback names), is refused.
-import {Agent, modelFrom} from './agent.mjs';
+import {Agent} from './agent.mjs';
 import {KeelError, loadCore} from './core.mjs';
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
@@ -61,9 +61,8 @@ export async function createEdgeHandler(options = {}) {
     throw new KeelError('invalid_argument', 'createEdgeHandler needs an apiKey (or allowUnauthenticated: true for a loopback test)');
   }
   const core = await loadCore(options.core || {});
-  const agentOptions = {model: modelFrom(options.model), tools: options.tools || [], systemPrompt: options.systemPrompt,
-    config: options.config, maxRounds: options.maxRounds, approve: options.approve};
-  const agent = new Agent(core, agentOptions);
+  const agent = new Agent(core, {model: options.model, tools: options.tools || [], systemPrompt: options.systemPrompt,
+    config: options.config, maxRounds: options.maxRounds, approve: options.approve});
   const hosts = new Set(options.allowedHosts || LOOPBACK_HOSTS);
   const origins = new Set(options.allowedOrigins || []);
   const modelName = options.modelName || 'keel';
@@ -83,21 +82,23 @@ export async function createEdgeHandler(options = {}) {
     const {earlier, task} = conversationFrom(body.messages);
     const id = `chatcmpl-${Date.now().toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (delta, finish = null, extra = {}) => ({id, object: 'chat.completion.chunk', created, model: modelName,
-      choices: [{index: 0, delta, finish_reason: finish}], ...extra});
+    const chunk = (choices) => ({id, object: 'chat.completion.chunk', created, model: modelName, choices});
+    const delta = (d, finish = null) => chunk([{index: 0, delta: d, finish_reason: finish}]);
+    const usageOf = (u) => ({...u, total_tokens: u.prompt_tokens + u.completion_tokens});
+    const failure = (e) => `the run failed (${e.kind}): ${e.message}`;
     const runWith = (onEvent, signal) => agent.runConversation(task, earlier, {onEvent, signal});
     if (!body.stream) {
       const result = await runWith(undefined, request.signal);
-      if (result.error) return apiError(result.error.kind === 'backend' ? 502 : 500, `the run failed (${result.error.kind}): ${result.error.message}`, 'keel_run_failed');
+      if (result.error) return apiError(result.error.kind === 'backend' ? 502 : 500, failure(result.error), 'keel_run_failed');
       return json(200, {id, object: 'chat.completion', created, model: modelName,
         choices: [{index: 0, message: {role: 'assistant', content: result.answer}, finish_reason: 'stop'}],
-        usage: {...result.usage, total_tokens: result.usage.prompt_tokens + result.usage.completion_tokens}});
+        usage: usageOf(result.usage)});
     }
     const encoder = new TextEncoder();
     const stream = new ReadableStream({
       async start(controller) {
         const send = (obj) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(obj)}\n\n`));
-        send(chunk({role: 'assistant', content: ''}));
+        send(delta({role: 'assistant', content: ''}));
         // Only the text of the reply that answers is the answer: earlier rounds' text is held back
         // until the model's reply turns out to make no calls.
         let held = [];
@@ -105,15 +106,14 @@ export async function createEdgeHandler(options = {}) {
           if (ev.type === 'status' && ev.status === 'calling_model') held = [];
           else if (ev.type === 'model_delta') held.push(ev.text);
           else if (ev.type === 'model_reply' && !ev.tool_calls.length) {
-            for (const t of held) send(chunk({content: t}));
+            for (const t of held) send(delta({content: t}));
             held = [];
           }
         }, request.signal);
-        if (result.error) send({error: {message: `the run failed (${result.error.kind}): ${result.error.message}`, type: 'keel_run_failed'}});
+        if (result.error) send({error: {message: failure(result.error), type: 'keel_run_failed'}});
         else {
-          send(chunk({}, 'stop'));
-          send({id, object: 'chat.completion.chunk', created, model: modelName, choices: [],
-            usage: {...result.usage, total_tokens: result.usage.prompt_tokens + result.usage.completion_tokens}});
+          send(delta({}, 'stop'));
+          send({...chunk([]), usage: usageOf(result.usage)});
         }
         controller.enqueue(encoder.encode('data: [DONE]\n\n'));
         controller.close();

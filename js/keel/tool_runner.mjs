@@ -2,12 +2,16 @@
 // per-tool timeout, a throwing tool reported as an error result the model can act on, events
 // tool_call / tool_result as keel run prints them.
 
+const readOnly = (tool) => Boolean(tool && (tool.readOnly ?? tool.read_only));
+
+// A tool's own timeout, else a minute.
+const timeoutOf = (tool) => tool.timeoutMs ?? tool.timeout_ms ?? 60000;
+
 // The core's tool spec for a JavaScript tool ({name, description, parameters, readOnly, risk,
 // timeoutMs, concurrencySafe}; snake_case keys are accepted too).
 export function toolSpecOf(t) {
   const spec = {name: t.name, description: t.description || '', parameters: t.parameters || {type: 'object', properties: {}}};
-  const readOnly = t.readOnly ?? t.read_only;
-  if (readOnly !== undefined) spec.read_only = Boolean(readOnly);
+  if ((t.readOnly ?? t.read_only) !== undefined) spec.read_only = readOnly(t);
   const safe = t.concurrencySafe ?? t.concurrency_safe;
   if (safe !== undefined) spec.concurrency_safe = Boolean(safe);
   if (t.risk) spec.risk = t.risk;
@@ -28,16 +32,19 @@ function contentOf(value) {
   }
 }
 
+const stopped = (message, keelStatus) => Object.assign(new Error(message), {keelStatus});
+
+// Runs one call. The tool's signal aborts when the run does or the timeout passes; the call then
+// ends as 'cancelled' or 'timeout' whether or not the tool heeds the signal.
 async function runOne(tool, call, {signal, emit}) {
   const started = Date.now();
-  let args;
+  let args = null;
   try {
     args = JSON.parse(call.arguments || '{}');
-  } catch (e) {
-    args = null;
+  } catch {
+    // reported below as arguments that are not an object
   }
-  let arguments_ = args;
-  emit('tool_call', {id: call.id, name: call.name, arguments: arguments_ ?? call.arguments});
+  emit('tool_call', {id: call.id, name: call.name, arguments: args ?? call.arguments});
   let status = 'ok';
   let content = '';
   if (!tool) {
@@ -47,23 +54,18 @@ async function runOne(tool, call, {signal, emit}) {
     status = 'error';
     content = `the arguments are not a JSON object: ${String(call.arguments).slice(0, 200)}`;
   } else {
-    const timeoutMs = tool.timeoutMs ?? tool.timeout_ms ?? 60000;
+    const timeoutMs = timeoutOf(tool);
     const controller = new AbortController();
-    const onAbort = () => controller.abort(signal.reason);
-    signal?.addEventListener('abort', onAbort, {once: true});
-    let timer;
+    const onAbort = () => controller.abort(stopped('the run was aborted', 'cancelled'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, {once: true});
+    const timer = setTimeout(() => controller.abort(stopped(`${call.name} did not finish within ${timeoutMs} ms`, 'timeout')), timeoutMs);
+    const ended = new Promise((_, reject) => {
+      if (controller.signal.aborted) reject(controller.signal.reason);
+      else controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {once: true});
+    });
     try {
-      const timeout = new Promise((_, reject) => {
-        timer = setTimeout(() => {
-          controller.abort(new DOMException('timeout', 'TimeoutError'));
-          reject(Object.assign(new Error(`${call.name} did not finish within ${timeoutMs} ms`), {keelStatus: 'timeout'}));
-        }, timeoutMs);
-      });
-      const aborted = new Promise((_, reject) => {
-        if (signal?.aborted) reject(Object.assign(new Error('the run was aborted'), {keelStatus: 'cancelled'}));
-        signal?.addEventListener('abort', () => reject(Object.assign(new Error('the run was aborted'), {keelStatus: 'cancelled'})), {once: true});
-      });
-      content = contentOf(await Promise.race([Promise.resolve().then(() => tool.run(args, {signal: controller.signal, call})), timeout, aborted]));
+      content = contentOf(await Promise.race([Promise.resolve().then(() => tool.run(args, {signal: controller.signal, call})), ended]));
     } catch (e) {
       status = e?.keelStatus || 'error';
       content = status === 'error' ? `${call.name} failed: ${e?.message || e}` : e.message;
@@ -82,7 +84,7 @@ async function runOne(tool, call, {signal, emit}) {
 // Read-only tools of one round run together; anything else runs one at a time, in order.
 export async function runToolCalls(tools, calls, ctx) {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const parallel = calls.every((c) => byName.get(c.name) && (byName.get(c.name).readOnly ?? byName.get(c.name).read_only));
+  const parallel = calls.every((c) => readOnly(byName.get(c.name)));
   if (parallel) return Promise.all(calls.map((c) => runOne(byName.get(c.name), c, ctx)));
   const results = [];
   for (const c of calls) results.push(await runOne(byName.get(c.name), c, ctx));

@@ -51,7 +51,9 @@ std::map<int, std::unique_ptr<keel::HostedMachine>>& machines() {
   return table;
 }
 
-json error(std::string message) { return {{"error", std::move(message)}}; }
+json error(std::string message) {
+  return {{"error", std::move(message)}};
+}
 
 // The prompt family a request names ("family") or its template implies ("template"); ChatML when
 // neither says (recognised = false).
@@ -72,15 +74,8 @@ Result<std::pair<keel::ChatFamily, bool>> family_of(const json& req) {
 }
 
 Result<std::vector<keel::ToolSpec>> tools_of(const json& req) {
-  std::vector<keel::ToolSpec> tools;
-  if (!req.contains("tools") || req["tools"].is_null()) return tools;
-  if (!req["tools"].is_array()) return keel::Status::InvalidArgument("'tools' must be an array");
-  for (const json& t : req["tools"]) {
-    Result<keel::ToolSpec> spec = keel::tool_spec_from_json(t);
-    if (!spec.ok()) return spec.status();
-    tools.push_back(std::move(*spec));
-  }
-  return tools;
+  if (!req.contains("tools") || req["tools"].is_null()) return std::vector<keel::ToolSpec>();
+  return keel::tool_specs_from_json(req["tools"], "tools");
 }
 
 json render_chat(const json& req) {
@@ -88,13 +83,9 @@ json render_chat(const json& req) {
   if (!family.ok()) return error(family.status().message());
   auto tools = tools_of(req);
   if (!tools.ok()) return error(tools.status().message());
-  if (!req.contains("messages") || !req["messages"].is_array()) return error("'render_chat' needs a 'messages' array");
-  std::vector<keel::Message> messages;
-  for (const json& m : req["messages"]) {
-    Result<keel::Message> msg = keel::chat_message_from_json(m);
-    if (!msg.ok()) return error(msg.status().message());
-    messages.push_back(std::move(*msg));
-  }
+  if (!req.contains("messages")) return error("'render_chat' needs a 'messages' array");
+  auto messages = keel::chat_messages_from_json(req["messages"], "messages");
+  if (!messages.ok()) return error(messages.status().message());
   for (const char* flag : {"add_generation_prompt", "add_bos"}) {
     if (req.contains(flag) && !req[flag].is_boolean()) {
       return error(std::string("'") + flag + "' must be true or false");
@@ -104,7 +95,7 @@ json render_chat(const json& req) {
   options.tools = *tools;
   options.add_generation_prompt = req.value("add_generation_prompt", true);
   options.add_bos = req.value("add_bos", false);
-  return {{"prompt", keel::render_chat(family->first, messages, options)},
+  return {{"prompt", keel::render_chat(family->first, *messages, options)},
           {"family", std::string(keel::chat_family_name(family->first))},
           {"recognised", family->second},
           {"stop", keel::stop_strings(family->first)}};
@@ -152,7 +143,8 @@ json dispatch(const json& req) {
   }
   if (op == "render_chat") return render_chat(req);
   if (op == "tool_grammar") return tool_grammar(req);
-  if (!req.contains("machine") || !req["machine"].is_number_integer()) return error("'" + op + "' needs a 'machine' handle");
+  if (!req.contains("machine") || !req["machine"].is_number_integer())
+    return error("'" + op + "' needs a 'machine' handle");
   auto it = machines().find(req["machine"].get<int>());
   if (it == machines().end()) return error("no machine " + req["machine"].dump() + " (freed or never created)");
   keel::HostedMachine& m = *it->second;

@@ -151,6 +151,32 @@ TEST(HostedMachine, InstructionsBuildKeelsSectionedPromptWithTheToolsForTheTextP
   EXPECT_FALSE(HostedMachine::create({{"task", "x"}, {"instructions", ""}, {"system_prompt", "S"}}).ok());
 }
 
+TEST(DecisionJson, AFinishThatHandsCallsToTheCallerListsThem) {
+  Decision d;
+  d.action = Finish{"", {{"call_1_1", "client_search", "{\"q\":\"x\"}"}}};
+  json j = decision_to_json(d);
+  EXPECT_EQ(j["action"], "finish");
+  ASSERT_EQ(j["client_calls"].size(), 1u);
+  EXPECT_EQ(j["client_calls"][0],
+            json({{"id", "call_1_1"}, {"name", "client_search"}, {"arguments", "{\"q\":\"x\"}"}}));
+  d.action = Finish{"done"};
+  EXPECT_FALSE(decision_to_json(d).contains("client_calls"));
+}
+
+TEST(ChatMessageJson, ListsNameTheElementThatIsWrong) {
+  auto messages =
+      chat_messages_from_json(json::array({{{"role", "user"}, {"content", "a"}}, {{"role", "robot"}}}), "earlier");
+  ASSERT_FALSE(messages.ok());
+  EXPECT_NE(messages.status().message().find("earlier[1]: message role must be"), std::string::npos);
+  EXPECT_FALSE(chat_messages_from_json(json::object(), "earlier").ok());
+  auto tools = tool_specs_from_json(json::array({{{"name", "a"}}, {{"description", "x"}}}), "tools");
+  ASSERT_FALSE(tools.ok());
+  EXPECT_NE(tools.status().message().find("tools[1]: missing field 'name'"), std::string::npos);
+  auto ok = tool_specs_from_json(json::array({{{"name", "a"}}}), "tools");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->at(0).name, "a");
+}
+
 TEST(ChatMessageJson, RoundTripsEveryField) {
   Message m = Message::assistant("text", {{"c1", "fs_read", "{\"path\":\"a\"}"}});
   m.reasoning = "thinking";

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <string_view>
 #include <vector>
 
 #include "keel/core/agent_config.hpp"
@@ -49,6 +50,10 @@ Result<AgentConfig> agent_config_from_json(const nlohmann::json& json);
 // "reasoning", "metadata" (string values)}. The reader also takes arguments as an object.
 nlohmann::json chat_message_to_json(const Message& message);
 Result<Message> chat_message_from_json(const nlohmann::json& json);
+
+// A JSON array of messages or of tool specs; errors name the element ("what[2]: ...").
+Result<std::vector<Message>> chat_messages_from_json(const nlohmann::json& json, std::string_view what);
+Result<std::vector<ToolSpec>> tool_specs_from_json(const nlohmann::json& json, std::string_view what);
 
 // Everything a host needs to call a model for a CallModel, CallPlanner or Summarize: {"messages" (in
 // send order), "tools" ([{"name", "description", "parameters" (object)}], empty when tools are

@@ -10,17 +10,10 @@ namespace {
 
 using nlohmann::json;
 
-Result<std::vector<Message>> messages_from(const json& spec, const char* key) {
-  std::vector<Message> out;
-  if (!spec.contains(key)) return out;
-  if (!spec[key].is_array()) return Status::InvalidArgument(std::string("'") + key + "' must be an array of messages");
-  for (size_t i = 0; i < spec[key].size(); ++i) {
-    auto m = chat_message_from_json(spec[key][i]);
-    if (!m.ok())
-      return Status::InvalidArgument(std::string(key) + "[" + std::to_string(i) + "]: " + m.status().message());
-    out.push_back(std::move(*m));
-  }
-  return out;
+// The messages under `key`, none when it is absent.
+Result<std::vector<Message>> messages_at(const json& spec, const char* key) {
+  if (!spec.contains(key)) return std::vector<Message>();
+  return chat_messages_from_json(spec[key], key);
 }
 
 Result<std::string> text_field(const json& spec, const char* key, const char* fallback) {
@@ -62,16 +55,12 @@ Result<HostedMachine> HostedMachine::create_machine(const json& spec) {
                         agent_config_from_json(spec.contains("config") ? spec["config"] : json::object()));
   std::vector<ToolSpec> tools;
   if (spec.contains("tools")) {
-    if (!spec["tools"].is_array()) return Status::InvalidArgument("'tools' must be an array of tool specs");
-    for (size_t i = 0; i < spec["tools"].size(); ++i) {
-      auto t = tool_spec_from_json(spec["tools"][i]);
-      if (!t.ok()) return Status::InvalidArgument("tools[" + std::to_string(i) + "]: " + t.status().message());
-      tools.push_back(std::move(*t));
-    }
+    KEEL_ASSIGN_OR_RETURN(tools, tool_specs_from_json(spec["tools"], "tools"));
   }
   KEEL_ASSIGN_OR_RETURN(std::string system_prompt, text_field(spec, "system_prompt", ""));
   if (spec.contains("instructions")) {  // the sectioned prompt keel's own hosts send
-    if (spec.contains("system_prompt")) return Status::InvalidArgument("give 'instructions' or 'system_prompt', not both");
+    if (spec.contains("system_prompt"))
+      return Status::InvalidArgument("give 'instructions' or 'system_prompt', not both");
     SystemPromptParts parts;
     KEEL_ASSIGN_OR_RETURN(parts.core_instructions, text_field(spec, "instructions", ""));
     KEEL_ASSIGN_OR_RETURN(parts.project_instructions, text_field(spec, "project_instructions", ""));
@@ -82,7 +71,7 @@ Result<HostedMachine> HostedMachine::create_machine(const json& spec) {
   if (spec.contains("resume")) {
     const json& r = spec["resume"];
     if (!r.is_object()) return Status::InvalidArgument("'resume' must be an object");
-    KEEL_ASSIGN_OR_RETURN(std::vector<Message> conversation, messages_from(r, "conversation"));
+    KEEL_ASSIGN_OR_RETURN(std::vector<Message> conversation, messages_at(r, "conversation"));
     if (!r.contains("run_start") || !r["run_start"].is_number_integer() || r["run_start"].get<int64_t>() < 0) {
       return Status::InvalidArgument("'resume.run_start' must be the index of the run's task message");
     }
@@ -98,7 +87,7 @@ Result<HostedMachine> HostedMachine::create_machine(const json& spec) {
   }
   KEEL_ASSIGN_OR_RETURN(std::string task, text_field(spec, "task", ""));
   if (task.empty()) return Status::InvalidArgument("'task' is missing or empty");
-  KEEL_ASSIGN_OR_RETURN(std::vector<Message> earlier, messages_from(spec, "earlier"));
+  KEEL_ASSIGN_OR_RETURN(std::vector<Message> earlier, messages_at(spec, "earlier"));
   if (earlier.empty())
     return HostedMachine(AgentMachine(std::move(config), std::move(tools), std::move(system_prompt), std::move(task)));
   return HostedMachine(
@@ -127,20 +116,12 @@ json HostedMachine::state() const {
 
 json HostedMachine::request_json(const ModelRequest& r) {
   if (!incremental_) return model_request_to_json(r);
+  std::vector<const Message*> messages;
+  r.for_each_message([&](const Message& m) { messages.push_back(&m); });
   size_t shared = 0;
-  size_t index = 0;
-  bool same = true;
-  r.for_each_message([&](const Message& m) {
-    if (same && index < sent_.size() && same_message(sent_[index], m)) {
-      ++shared;
-    } else {
-      same = false;
-      if (sent_.size() > index) sent_.resize(index);
-      sent_.push_back(m);
-    }
-    ++index;
-  });
-  if (sent_.size() > index) sent_.resize(index);
+  while (shared < messages.size() && shared < sent_.size() && same_message(sent_[shared], *messages[shared])) ++shared;
+  sent_.resize(shared);
+  for (size_t i = shared; i < messages.size(); ++i) sent_.push_back(*messages[i]);
   return model_request_to_json(r, shared);
 }
 
@@ -156,12 +137,6 @@ json HostedMachine::present(const Decision& d) {
     out["request"] = request_json(p->request);
   } else if (const auto* s = std::get_if<Summarize>(&d.action)) {
     out["request"] = request_json(s->request);
-  } else if (const auto* f = std::get_if<Finish>(&d.action)) {
-    if (!f->client_calls.empty()) {
-      out["client_calls"] = json::array();
-      for (const ToolCall& c : f->client_calls)
-        out["client_calls"].push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-    }
   }
   return out;
 }

@@ -174,7 +174,14 @@ json decision_to_json(const Decision& d) {
             }
             return json{{"action", "ask_approval"}, {"requests", reqs}};
           },
-          [](const Finish& f) { return json{{"action", "finish"}, {"answer", f.answer}}; },
+          [](const Finish& f) {
+            json j = {{"action", "finish"}, {"answer", f.answer}};
+            if (!f.client_calls.empty()) {  // calls of client-side tools handed to the caller
+              j["client_calls"] = json::array();
+              for (const auto& c : f.client_calls) j["client_calls"].push_back(call_to_json(c));
+            }
+            return j;
+          },
           [](const Fail& f) { return json{{"action", "fail"}, {"kind", failure_kind_name(f.kind)}, {"reason", f.reason}}; },
       },
       d.action);

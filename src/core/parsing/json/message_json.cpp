@@ -88,6 +88,32 @@ Result<Message> chat_message_from_json(const json& j) {
   return m;
 }
 
+Result<std::vector<Message>> chat_messages_from_json(const json& j, std::string_view what) {
+  if (!j.is_array()) return Status::InvalidArgument("'" + std::string(what) + "' must be an array of messages");
+  std::vector<Message> out;
+  out.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    auto m = chat_message_from_json(j[i]);
+    if (!m.ok())
+      return Status::InvalidArgument(std::string(what) + "[" + std::to_string(i) + "]: " + m.status().message());
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+Result<std::vector<ToolSpec>> tool_specs_from_json(const json& j, std::string_view what) {
+  if (!j.is_array()) return Status::InvalidArgument("'" + std::string(what) + "' must be an array of tool specs");
+  std::vector<ToolSpec> out;
+  out.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    auto t = tool_spec_from_json(j[i]);
+    if (!t.ok())
+      return Status::InvalidArgument(std::string(what) + "[" + std::to_string(i) + "]: " + t.status().message());
+    out.push_back(std::move(*t));
+  }
+  return out;
+}
+
 json model_request_to_json(const ModelRequest& r, size_t first_message) {
   json messages = json::array();
   size_t index = 0;
