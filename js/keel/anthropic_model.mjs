@@ -52,6 +52,17 @@ export function anthropicBody(request, {name, maxTokens, stream}) {
   return body;
 }
 
+// Anthropic's stop reasons in the OpenAI vocabulary the core and the native client use.
+function finishReasonOf(stop) {
+  if (stop === 'end_turn' || stop === 'stop_sequence') return 'stop';
+  if (stop === 'tool_use') return 'tool_calls';
+  if (stop === 'max_tokens') return 'length';
+  return stop || '';
+}
+
+// A refusal may come with no content at all: its explanation is then the answer.
+const refusalText = (holder) => (holder?.stop_reason === 'refusal' ? holder.stop_details?.explanation || '' : '');
+
 function usageOf(u, into = {prompt_tokens: 0, completion_tokens: 0}) {
   if (!u) return into;
   if (u.input_tokens !== undefined) into.prompt_tokens = u.input_tokens + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0);
@@ -61,45 +72,66 @@ function usageOf(u, into = {prompt_tokens: 0, completion_tokens: 0}) {
 }
 
 function replyFromMessage(json) {
-  const reply = {text: '', reasoning: '', tool_calls: [], finish_reason: json.stop_reason || '', usage: usageOf(json.usage), model: json.model || ''};
+  const reply = {text: '', reasoning: '', tool_calls: [], finish_reason: finishReasonOf(json.stop_reason), usage: usageOf(json.usage), model: json.model || ''};
   for (const b of json.content || []) {
     if (b.type === 'text') reply.text += b.text;
     else if (b.type === 'thinking') reply.reasoning += b.thinking || '';
     else if (b.type === 'tool_use') reply.tool_calls.push({id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {})});
   }
+  if (!reply.text) reply.text = refusalText(json);
   return reply;
 }
 
+// A tool_use block as it starts: its input arrives in deltas, or (prefilled) whole in the block.
+const toolBlock = (b) => ({type: 'tool_use', id: b.id, name: b.name, json: '',
+  start: b.input && typeof b.input === 'object' && Object.keys(b.input).length ? JSON.stringify(b.input) : ''});
+
 async function readStream(response, signal, what, {onDelta, onReasoningDelta}) {
   const reply = {text: '', reasoning: '', tool_calls: [], finish_reason: '', usage: {prompt_tokens: 0, completion_tokens: 0}, model: ''};
-  const blocks = [];
+  const blocks = new Map();  // index -> block; blocks that came whole in message_start below 0
   let stopped = false;
   let streamed = false;
+  const text = (t) => {
+    if (!t) return;
+    reply.text += t;
+    streamed = true;
+    onDelta?.(t);
+  };
+  const thinking = (t) => {
+    if (!t) return;
+    reply.reasoning += t;
+    onReasoningDelta?.(t);
+  };
   try {
     for await (const message of readSse(response.body, signal)) {
       const ev = JSON.parse(message.data);
       if (ev.type === 'error') throw new ModelError(`${what} reported an error mid-stream: ${ev.error?.message || message.data}`, {retryable: !streamed && ev.error?.type === 'overloaded_error'});
       if (ev.type === 'message_start') {
-        reply.model = ev.message?.model || '';
-        usageOf(ev.message?.usage, reply.usage);
+        const m = ev.message || {};
+        reply.model = m.model || '';
+        usageOf(m.usage, reply.usage);
+        // A message may start with whole blocks, and even its stop reason, and send no block event.
+        const content = Array.isArray(m.content) ? m.content : [];
+        content.forEach((b, i) => {
+          if (b?.type === 'text') text(b.text);
+          else if (b?.type === 'thinking') thinking(b.thinking);
+          else if (b?.type === 'tool_use') blocks.set(i - content.length, toolBlock(b));
+        });
+        if (m.stop_reason) reply.finish_reason = finishReasonOf(m.stop_reason);
       } else if (ev.type === 'content_block_start') {
         const b = ev.content_block || {};
-        blocks[ev.index] = b.type === 'tool_use' ? {type: 'tool_use', id: b.id, name: b.name, json: ''} : {type: b.type};
+        blocks.set(ev.index, b.type === 'tool_use' ? toolBlock(b) : {type: b.type});
       } else if (ev.type === 'content_block_delta') {
         const d = ev.delta || {};
-        if (d.type === 'text_delta') {
-          reply.text += d.text;
-          streamed = true;
-          onDelta?.(d.text);
-        } else if (d.type === 'thinking_delta') {
-          reply.reasoning += d.thinking;
-          onReasoningDelta?.(d.thinking);
-        } else if (d.type === 'input_json_delta' && blocks[ev.index]) {
-          blocks[ev.index].json += d.partial_json;
+        if (d.type === 'text_delta') text(d.text);
+        else if (d.type === 'thinking_delta') thinking(d.thinking);
+        else if (d.type === 'input_json_delta' && blocks.has(ev.index)) {
+          blocks.get(ev.index).json += d.partial_json;
           streamed = true;
         }
       } else if (ev.type === 'message_delta') {
-        if (ev.delta?.stop_reason) reply.finish_reason = ev.delta.stop_reason;
+        if (ev.delta?.stop_reason) reply.finish_reason = finishReasonOf(ev.delta.stop_reason);
+        if (!reply.text) text(refusalText(ev.delta));
         usageOf(ev.usage, reply.usage);
       } else if (ev.type === 'message_stop') {
         stopped = true;
@@ -111,7 +143,9 @@ async function readStream(response, signal, what, {onDelta, onReasoningDelta}) {
     throw new ModelError(`${what} stream broke: ${e.message || e}`, {retryable: !streamed});
   }
   if (!stopped) throw new ModelError(`${what} stream ended before message_stop`, {retryable: !streamed});
-  for (const b of blocks) if (b?.type === 'tool_use') reply.tool_calls.push({id: b.id, name: b.name, arguments: b.json || '{}'});
+  for (const [, b] of [...blocks].sort((x, y) => x[0] - y[0])) {
+    if (b.type === 'tool_use') reply.tool_calls.push({id: b.id, name: b.name, arguments: b.json || b.start || '{}'});
+  }
   return reply;
 }
 

@@ -31,6 +31,23 @@ export function openaiBody(request, {name, stream}) {
   return body;
 }
 
+// Content as a string, or as parts: text parts are the text, Mistral's "thinking" parts (whose
+// "thinking" is a string or a list of text pieces) the reasoning.
+function contentText(content) {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.filter((p) => p && p.type !== 'thinking').map((p) => (typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+function contentThinking(content) {
+  if (!Array.isArray(content)) return '';
+  const piece = (t) => (typeof t === 'string' ? t : Array.isArray(t) ? t.map((x) => (typeof x?.text === 'string' ? x.text : '')).join('') : '');
+  return content.filter((p) => p?.type === 'thinking').map((p) => piece(p.thinking)).join('');
+}
+
+// A chunk's or reply's usage: "usage", or else Groq's "x_groq": {"usage"}.
+const usageField = (json) => json?.usage || json?.x_groq?.usage || null;
+
 function usageOf(u) {
   if (!u) return {prompt_tokens: 0, completion_tokens: 0};
   const usage = {prompt_tokens: u.prompt_tokens || 0, completion_tokens: u.completion_tokens || 0};
@@ -44,11 +61,12 @@ function replyFromMessage(json, what) {
   if (!choice || typeof choice !== 'object') throw new ModelError(`${what} sent no choices`, {retryable: true});
   const msg = choice.message || {};
   return {
-    text: typeof msg.content === 'string' ? msg.content : '',
-    reasoning: msg.reasoning_content || msg.reasoning || '',
+    // A refusal (content null, the reason in "refusal") is what the user must read.
+    text: contentText(msg.content) || (typeof msg.refusal === 'string' ? msg.refusal : ''),
+    reasoning: msg.reasoning_content || msg.reasoning || contentThinking(msg.content),
     tool_calls: (msg.tool_calls || []).map((c) => ({id: c.id || '', name: c.function?.name || '', arguments: c.function?.arguments || '{}'})),
     finish_reason: choice.finish_reason || '',
-    usage: usageOf(json.usage),
+    usage: usageOf(usageField(json)),
     model: json.model || '',
   };
 }
@@ -67,16 +85,18 @@ async function readStream(response, signal, what, {onDelta, onReasoningDelta}) {
       const chunk = JSON.parse(message.data);
       if (chunk.error) throw new ModelError(`${what} reported an error mid-stream: ${chunk.error.message || JSON.stringify(chunk.error)}`);
       if (chunk.model) reply.model = chunk.model;
-      if (chunk.usage) reply.usage = usageOf(chunk.usage);
+      if (usageField(chunk)) reply.usage = usageOf(usageField(chunk));
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta = choice.delta || {};
-      if (typeof delta.content === 'string' && delta.content) {
-        reply.text += delta.content;
+      // Text, and a refusal streamed in its own field: the user reads it as the answer.
+      const text = contentText(delta.content) + (typeof delta.refusal === 'string' ? delta.refusal : '');
+      if (text) {
+        reply.text += text;
         streamed = true;
-        onDelta?.(delta.content);
+        onDelta?.(text);
       }
-      const thinking = delta.reasoning_content ?? delta.reasoning;
+      const thinking = delta.reasoning_content ?? delta.reasoning ?? contentThinking(delta.content);
       if (typeof thinking === 'string' && thinking) {
         reply.reasoning += thinking;
         onReasoningDelta?.(thinking);

@@ -4,6 +4,7 @@
 # - the core's vectors under Node and in Chromium, each compared decision by decision with the
 #   native program's trace (NATIVE_TRACE, from `keel_core_vectors --trace`);
 # - the agent under Node (models, tools, approvals, retries, store, one round per invocation);
+# - the JavaScript backends on the real provider replies of test/llm/recorded_streams;
 # - the edge host driven by the official openai client, under Node and under Deno;
 # - the TypeScript declarations, type-checked by Deno against typical use;
 # - the browser agent page end to end in Chromium (tools, approvals, IndexedDB, CORS, quota), and as
@@ -32,6 +33,7 @@ run() {
 run vectors_node "$here/vectors_node_test.mjs" "$pkg" "$trace"
 run vectors_chromium "$here/vectors_browser_test.mjs" "$pkg" "$trace"
 run agent_node "$here/agent_node_test.mjs" "$pkg"
+run recorded_streams "$here/recorded_streams_test.mjs" "$pkg"
 run edge "$here/edge_test.mjs" "$pkg"
 run edge_deno "$here/edge_deno_test.mjs" "$pkg"
 # The declarations (keel.d.ts, edge.d.ts) against typical use, with Deno's TypeScript.
