@@ -68,8 +68,10 @@ export async function createEdgeHandler(options = {}) {
   const modelName = options.modelName || 'keel';
 
   async function readBody(request) {
+    const tooBig = () => new KeelError('invalid_argument', `the body is over ${MAX_BODY} bytes`);
+    if (Number(request.headers.get('content-length') || 0) > MAX_BODY) throw tooBig();  // before reading it
     const text = await request.text();
-    if (text.length > MAX_BODY) throw new KeelError('invalid_argument', `the body is over ${MAX_BODY} bytes`);
+    if (text.length > MAX_BODY) throw tooBig();
     try {
       return JSON.parse(text);
     } catch {

@@ -75,6 +75,8 @@ try {
   t.equal((await raw('GET', '/v1/models', {headers: {host: 'evil.example'}})).status, 421, 'a foreign Host is refused');
   const notJson = await raw('POST', '/v1/chat/completions', {headers: {'content-type': 'application/json'}, body: '{'});
   t.ok(notJson.status === 400 && /not JSON/.test(notJson.body), 'a body that is not JSON is a 400');
+  const huge = await raw('POST', '/v1/chat/completions', {headers: {'content-type': 'application/json'}, body: `{"messages":"${'x'.repeat(5 * 1024 * 1024)}"}`});
+  t.ok(huge.status === 400 && /over 4194304 bytes/.test(huge.body), 'a body over 4 MiB is refused');
   const noUser = await raw('POST', '/v1/chat/completions', {body: {messages: [{role: 'assistant', content: 'hi'}]}});
   t.ok(noUser.status === 400 && /last message must be a user message/.test(noUser.body), 'a conversation without a task is a 400');
 
