@@ -24,6 +24,7 @@ ThreadPool::Options options(size_t threads, size_t max_threads, int grace_ms = 2
 }
 
 TEST(ThreadPoolTest, RunsTasksOnAFixedSetOfThreads) {
+  // Workers start on demand, so quick tasks may share fewer than three threads: never more.
   ThreadPool pool(options(3, 8));
   std::mutex mu;
   std::set<std::thread::id> ids;
@@ -42,7 +43,36 @@ TEST(ThreadPoolTest, RunsTasksOnAFixedSetOfThreads) {
     }
     for (auto& f : done) f.wait();
   }
+  EXPECT_GE(ids.size(), 1u);
   EXPECT_LE(ids.size(), 3u);
+  EXPECT_LE(pool.thread_count(), 3u);
+}
+
+TEST(ThreadPoolTest, BusyTasksGrowThePoolToItsSizeAndNoFurther) {
+  ThreadPool pool(options(3, 8));
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> started{0};
+  std::vector<std::future<void>> done;
+  for (int i = 0; i < 5; ++i) {
+    auto p = std::make_shared<std::promise<void>>();
+    done.push_back(p->get_future());
+    pool.submit([&started, released, p] {
+      ++started;
+      released.wait();
+      p->set_value();
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (started.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(started.load(), 3);  // the other two wait in the queue
+  EXPECT_EQ(pool.thread_count(), 3u);
+  release.set_value();
+  for (auto& f : done) f.wait();
+  EXPECT_EQ(started.load(), 5);
   EXPECT_EQ(pool.thread_count(), 3u);
 }
 
