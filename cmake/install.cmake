@@ -73,8 +73,8 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libcurl4, libssl3, libsqlite3-0, libyaml-cpp0.7, libre2-9, liblua5.4-0, libgumbo1, libseccomp2, bubblewrap, tzdata")
+    "libcurl4, libssl3, libsqlite3-0, libpq5, libyaml-cpp0.7, libre2-9, liblua5.4-0, libgumbo1, libseccomp2, bubblewrap, tzdata")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
-    "nlohmann-json3-dev, libsqlite3-dev, libyaml-cpp-dev, libre2-dev, liblua5.4-dev, libgumbo-dev, libseccomp-dev")
+    "nlohmann-json3-dev, libsqlite3-dev, libpq-dev, libyaml-cpp-dev, libre2-dev, liblua5.4-dev, libgumbo-dev, libseccomp-dev")
 set(CPACK_PACKAGE_FILE_NAME "keel_${PROJECT_VERSION}_amd64")
 include(CPack)

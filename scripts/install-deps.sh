@@ -9,11 +9,13 @@ build_pkgs=(cmake ninja-build g++ make pkg-config git
   liblua5.4-dev libgumbo-dev libasio-dev
   libseccomp-dev  # the shell sandbox's seccomp filter
   libssl-dev      # libcrypto: signed JWT client assertions for MCP servers behind OAuth
+  libpq-dev       # the PostgreSQL store (several keel serve instances on one database)
   bubblewrap      # the shell sandbox (bwrap); its tests fail without it
   libgtest-dev libgmock-dev
   tzdata  # the IANA zone files get_datetime reads at run time (its tests need them too)
   npm)  # npm fetches llama.cpp for the local backend (cmake/llama.cmake)
-test_pkgs=(emscripten nodejs clang-14 libclang-rt-14-dev python3 chromium)
+test_pkgs=(emscripten nodejs clang-14 libclang-rt-14-dev python3 chromium
+  postgresql)  # a real server for the PostgreSQL store tests (initdb + pg_ctl in a temporary folder)
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-build}" == "test" ]]; then want+=("${test_pkgs[@]}"); fi

@@ -16,7 +16,17 @@ void health(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
                       {"queued_runs", ctx->runs.queued_count()},
                       {"workers", ctx->runs.workers()},
                       {"event_streams", ctx->events.subscriber_count()}};
-  reply_json(*ctx, req, out, 200, j);
+  const StoreHealth store = ctx->store.health();
+  j["store"] = {{"engine", store.engine},
+                {"location", store.location},
+                {"reachable", store.reachable},
+                {"schema_version", store.schema_version},
+                {"connections", store.connections}};
+  if (!store.reachable) {
+    j["store"]["error"] = store.error;
+    j["ok"] = false;
+  }
+  reply_json(*ctx, req, out, store.reachable ? 200 : 503, j);
 }
 
 void tools(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {

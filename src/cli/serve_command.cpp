@@ -123,6 +123,10 @@ int http_serve_command(const HttpServeArgs& args) {
   Result<std::unique_ptr<api::ServeAgentFactory>> factory = api::ServeAgentFactory::create(args.agent, **store, asker, notice);
   if (!factory.ok()) return fail(factory.status().message());
 
+  // One keel serve per workspace and database: a second would take up the first one's runs.
+  Result<std::unique_ptr<StoreClaim>> serving = (*store)->claim_server((*factory)->workspace());
+  if (!serving.ok()) return fail(serving.status().message());
+
   api::EventLog events(**store);
   api::PendingInput pending;
   api::RunServiceOptions run_options;

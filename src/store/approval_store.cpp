@@ -1,5 +1,5 @@
 // Approvals: the audit log of decisions, and the standing allow/deny rules per workspace.
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 namespace {
@@ -13,9 +13,9 @@ Result<ApprovalVerdict> parse_verdict(std::string_view name) {
 
 }  // namespace
 
-Result<int64_t> SqliteStore::record_approval(const ApprovalRecord& r) {
+Result<int64_t> SqlStore::record_approval(const ApprovalRecord& r) {
   if (r.tool.empty()) return Status::InvalidArgument("an approval record needs the tool's name");
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t id = 0;
   int64_t decided = or_now(r.decided_ms);
   KEEL_TRY(db_->write([&]() -> Status {
@@ -23,25 +23,24 @@ Result<int64_t> SqliteStore::record_approval(const ApprovalRecord& r) {
         Stmt stmt,
         db_->prepare(
             "INSERT INTO approvals (run_id, session_id, workspace, tool, arguments, verdict, reason, decided_ms) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id"));
     stmt.bind_or_null(1, r.run_id).bind_or_null(2, r.session_id).bind(3, r.workspace).bind(4, r.tool);
     stmt.bind(5, r.arguments).bind(6, approval_verdict_name(r.verdict)).bind(7, r.reason).bind(8, decided);
-    KEEL_TRY(stmt.run());
-    id = db_->last_insert_rowid();
+    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
     return Status::Ok();
   }));
   return id;
 }
 
-Result<std::vector<ApprovalRecord>> SqliteStore::list_approvals(const ApprovalFilter& filter) {
-  std::lock_guard lock(mu_);
+Result<std::vector<ApprovalRecord>> SqlStore::list_approvals(const ApprovalFilter& filter) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(
       Stmt stmt,
       db_->prepare(
           "SELECT id, run_id, session_id, workspace, tool, arguments, verdict, reason, decided_ms FROM approvals "
           "WHERE (?1 = '' OR run_id = ?1) AND (?2 = '' OR session_id = ?2) "
           "ORDER BY decided_ms DESC, id DESC LIMIT ?3"));
-  stmt.bind(1, filter.run_id).bind(2, filter.session_id).bind(3, int64_t{filter.limit > 0 ? filter.limit : -1});
+  stmt.bind(1, filter.run_id).bind(2, filter.session_id).bind(3, sql_limit(filter.limit));
   std::vector<ApprovalRecord> out;
   while (true) {
     KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
@@ -60,13 +59,13 @@ Result<std::vector<ApprovalRecord>> SqliteStore::list_approvals(const ApprovalFi
   }
 }
 
-Status SqliteStore::add_approval_rule(const ApprovalRule& rule) {
+Status SqlStore::add_approval_rule(const ApprovalRule& rule) {
   if (rule.verdict != ApprovalVerdict::kAllow && rule.verdict != ApprovalVerdict::kDeny) {
     return Status::InvalidArgument("an approval rule's verdict must be allow or deny, not " +
                                    std::string(approval_verdict_name(rule.verdict)));
   }
   if (rule.tool.empty()) return Status::InvalidArgument("an approval rule needs the tool's name");
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t created = or_now(rule.created_ms);
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(
@@ -81,8 +80,8 @@ Status SqliteStore::add_approval_rule(const ApprovalRule& rule) {
   });
 }
 
-Result<std::vector<ApprovalRule>> SqliteStore::list_approval_rules(std::string_view workspace) {
-  std::lock_guard lock(mu_);
+Result<std::vector<ApprovalRule>> SqlStore::list_approval_rules(std::string_view workspace) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(
       Stmt stmt,
       db_->prepare("SELECT workspace, tool, pattern, verdict, created_ms FROM approval_rules WHERE workspace = ?1 "
@@ -102,8 +101,8 @@ Result<std::vector<ApprovalRule>> SqliteStore::list_approval_rules(std::string_v
   }
 }
 
-Status SqliteStore::remove_approval_rule(std::string_view workspace, std::string_view tool, std::string_view pattern) {
-  std::lock_guard lock(mu_);
+Status SqlStore::remove_approval_rule(std::string_view workspace, std::string_view tool, std::string_view pattern) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(
         Stmt stmt, db_->prepare("DELETE FROM approval_rules WHERE workspace = ?1 AND tool = ?2 AND pattern = ?3"));

@@ -1,11 +1,11 @@
 // Cache: a key-value cache split into scopes, each with its own TTL and size caps.
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 
-Result<const CacheScope*> SqliteStore::find_scope(std::string_view name) const {
+Result<const CacheScope*> SqlStore::find_scope(std::string_view name) const {
   std::string known;
-  for (const CacheScope& scope : options_.cache_scopes) {
+  for (const CacheScope& scope : settings_.cache_scopes) {
     if (scope.name == name) return &scope;
     known += (known.empty() ? "" : ", ") + scope.name;
   }
@@ -13,9 +13,9 @@ Result<const CacheScope*> SqliteStore::find_scope(std::string_view name) const {
                                  "'; configured scopes: " + (known.empty() ? "none" : known));
 }
 
-Result<std::optional<std::string>> SqliteStore::cache_get(std::string_view scope_name, std::string_view key) {
+Result<std::optional<std::string>> SqlStore::cache_get(std::string_view scope_name, std::string_view key) {
   KEEL_TRY(find_scope(scope_name));
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t now = now_ms();
   {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT value, expires_ms FROM cache WHERE scope = ?1 AND key = ?2"));
@@ -36,21 +36,23 @@ Result<std::optional<std::string>> SqliteStore::cache_get(std::string_view scope
   return std::optional<std::string>();
 }
 
-Status SqliteStore::cache_put(std::string_view scope_name, std::string_view key, std::string_view value) {
+Status SqlStore::cache_put(std::string_view scope_name, std::string_view key, std::string_view value) {
   KEEL_ASSIGN_OR_RETURN(const CacheScope* scope, find_scope(scope_name));
   auto bytes = static_cast<int64_t>(value.size());
   if (scope->max_bytes > 0 && bytes > scope->max_bytes) {
     return Status::ResourceExhausted("a value of " + std::to_string(bytes) + " bytes does not fit cache scope '" +
                                      scope->name + "' (max_bytes " + std::to_string(scope->max_bytes) + ")");
   }
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t now = now_ms();
   return db_->write([&]() -> Status {
     {
-      // REPLACE gives the entry a new rowid, so a rewritten key counts as the newest.
-      KEEL_ASSIGN_OR_RETURN(
-          Stmt put, db_->prepare("INSERT OR REPLACE INTO cache (scope, key, value, bytes, created_ms, expires_ms) "
-                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+      // A rewritten key is deleted and inserted again: its new rowid makes it the newest.
+      KEEL_ASSIGN_OR_RETURN(Stmt old, db_->prepare("DELETE FROM cache WHERE scope = ?1 AND key = ?2"));
+      old.bind(1, scope_name).bind(2, key);
+      KEEL_TRY(old.run());
+      KEEL_ASSIGN_OR_RETURN(Stmt put, db_->prepare("INSERT INTO cache (scope, key, value, bytes, created_ms, expires_ms) "
+                                                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
       put.bind(1, scope_name).bind(2, key).bind_blob(3, value).bind(4, bytes).bind(5, now);
       if (scope->ttl_ms > 0) put.bind(6, now + scope->ttl_ms);
       KEEL_TRY(put.run());
@@ -62,8 +64,9 @@ Status SqliteStore::cache_put(std::string_view scope_name, std::string_view key,
     }
     if (scope->max_entries > 0) {
       KEEL_ASSIGN_OR_RETURN(Stmt evict,
-                            db_->prepare("DELETE FROM cache WHERE rowid IN (SELECT rowid FROM cache WHERE scope = ?1 "
-                                         "ORDER BY created_ms DESC, rowid DESC LIMIT -1 OFFSET ?2)"));
+                            db_->prepare("DELETE FROM cache WHERE rowid IN (SELECT rowid FROM (SELECT rowid, row_number() "
+                                         "OVER (ORDER BY created_ms DESC, rowid DESC) AS n FROM cache WHERE "
+                                         "scope = ?1) AS ranked WHERE n > ?2)"));
       evict.bind(1, scope_name).bind(2, scope->max_entries);
       KEEL_TRY(evict.run());
     }
@@ -73,7 +76,7 @@ Status SqliteStore::cache_put(std::string_view scope_name, std::string_view key,
           Stmt evict,
           db_->prepare(
               "DELETE FROM cache WHERE rowid IN (SELECT rowid FROM (SELECT rowid, sum(bytes) OVER "
-              "(ORDER BY created_ms DESC, rowid DESC) AS total FROM cache WHERE scope = ?1) WHERE total > ?2)"));
+              "(ORDER BY created_ms DESC, rowid DESC) AS total FROM cache WHERE scope = ?1) AS ranked WHERE total > ?2)"));
       evict.bind(1, scope_name).bind(2, scope->max_bytes);
       KEEL_TRY(evict.run());
     }
@@ -81,9 +84,9 @@ Status SqliteStore::cache_put(std::string_view scope_name, std::string_view key,
   });
 }
 
-Status SqliteStore::cache_clear(std::string_view scope_name) {
+Status SqlStore::cache_clear(std::string_view scope_name) {
   KEEL_TRY(find_scope(scope_name));
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("DELETE FROM cache WHERE scope = ?1"));
     stmt.bind(1, scope_name);

@@ -18,4 +18,9 @@ namespace keel::detail {
 // distinct words are kept (the first ones).
 std::string fts5_match_any(std::string_view text, size_t max_terms = 32);
 
+// The same for PostgreSQL's to_tsquery: each run of letters and digits (bytes >= 0x80 count as
+// letters, so words in any script stay whole) becomes a quoted term, terms joined with '|'; every
+// other character only separates terms, so no text can be query syntax. `'what' | 's' | 'x'`.
+std::string tsquery_match_any(std::string_view text, size_t max_terms = 32);
+
 }  // namespace keel::detail

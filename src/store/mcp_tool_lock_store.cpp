@@ -1,10 +1,10 @@
 // The MCP tool lock: accepted tool definitions per workspace and server.
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 
-Result<std::vector<McpToolLock>> SqliteStore::list_mcp_tool_locks(std::string_view workspace, std::string_view server) {
-  std::lock_guard lock(mu_);
+Result<std::vector<McpToolLock>> SqlStore::list_mcp_tool_locks(std::string_view workspace, std::string_view server) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT tool, digest, definition, accepted_ms FROM mcp_tool_locks "
                                                 "WHERE workspace = ?1 AND server = ?2 ORDER BY tool"));
   stmt.bind(1, workspace).bind(2, server);
@@ -23,11 +23,11 @@ Result<std::vector<McpToolLock>> SqliteStore::list_mcp_tool_locks(std::string_vi
   }
 }
 
-Status SqliteStore::put_mcp_tool_lock(const McpToolLock& l) {
+Status SqlStore::put_mcp_tool_lock(const McpToolLock& l) {
   if (l.server.empty() || l.tool.empty() || l.digest.empty()) {
     return Status::InvalidArgument("an MCP tool lock needs the server, the tool and the definition's digest");
   }
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   const int64_t accepted = or_now(l.accepted_ms);
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO mcp_tool_locks (workspace, server, tool, digest, definition, "

@@ -1,6 +1,7 @@
-// Memory: notes per workspace with full-text search (FTS5, kept in sync by triggers).
+// Memory: notes per workspace with full-text search (SQLite: FTS5 kept in sync by triggers;
+// PostgreSQL: a generated tsvector column).
 #include "store/fts_query.hpp"
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 namespace {
@@ -19,50 +20,50 @@ MemoryNote read_note(const Stmt& stmt) {
   return note;
 }
 
-int64_t sql_limit(int limit) {
-  return limit > 0 ? limit : -1;
-}
-
 }  // namespace
 
-Result<int64_t> SqliteStore::memory_write(std::string_view workspace, std::string_view text, std::string_view tags) {
+Result<int64_t> SqlStore::memory_write(std::string_view workspace, std::string_view text, std::string_view tags) {
   if (text.empty()) return Status::InvalidArgument("a memory note needs some text");
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t now = now_ms();
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(
         Stmt stmt,
-        db_->prepare("INSERT INTO memory (workspace, text, tags, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?4)"));
+        db_->prepare("INSERT INTO memory (workspace, text, tags, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING id"));
     stmt.bind(1, workspace).bind(2, text).bind(3, tags).bind(4, now);
-    KEEL_TRY(stmt.run());
-    id = db_->last_insert_rowid();
+    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
     return Status::Ok();
   }));
   return id;
 }
 
-Result<std::vector<MemoryHit>> SqliteStore::memory_search(std::string_view workspace, std::string_view query,
+Result<std::vector<MemoryHit>> SqlStore::memory_search(std::string_view workspace, std::string_view query,
                                                           int limit) {
   std::vector<MemoryHit> hits;
-  std::string match = fts5_match_any(query);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
+  const bool postgres = db_->dialect() == SqlDialect::kPostgres;
+  std::string match = postgres ? tsquery_match_any(query) : fts5_match_any(query);
   if (match.empty()) return hits;
-  std::lock_guard lock(mu_);
+  // Both rank so that higher is better: bm25() is lower for better matches, so it is negated.
   KEEL_ASSIGN_OR_RETURN(
-      Stmt stmt, db_->prepare("SELECT " KEEL_NOTE_COLUMNS ", bm25(memory_fts) AS rank "
+      Stmt stmt,
+      postgres ? db_->prepare("SELECT " KEEL_NOTE_COLUMNS ", ts_rank(m.words, q) AS rank "
+                              "FROM memory m, to_tsquery('english', ?1) AS q "
+                              "WHERE m.words @@ q AND m.workspace = ?2 ORDER BY rank DESC, m.id DESC LIMIT ?3")
+               : db_->prepare("SELECT " KEEL_NOTE_COLUMNS ", -bm25(memory_fts) AS rank "
                               "FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid "
-                              "WHERE memory_fts MATCH ?1 AND m.workspace = ?2 ORDER BY rank, m.id DESC LIMIT ?3"));
+                              "WHERE memory_fts MATCH ?1 AND m.workspace = ?2 ORDER BY rank DESC, m.id DESC LIMIT ?3"));
   stmt.bind(1, match).bind(2, workspace).bind(3, sql_limit(limit));
   while (true) {
     KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
     if (!row) return hits;
-    // bm25() is lower for better matches; negate it so callers read "higher is better".
-    hits.push_back({read_note(stmt), -stmt.real(6)});
+    hits.push_back({read_note(stmt), stmt.real(6)});
   }
 }
 
-Result<std::vector<MemoryNote>> SqliteStore::memory_list(std::string_view workspace, int limit) {
-  std::lock_guard lock(mu_);
+Result<std::vector<MemoryNote>> SqlStore::memory_list(std::string_view workspace, int limit) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT " KEEL_NOTE_COLUMNS " FROM memory m WHERE m.workspace = ?1 "
                                                 "ORDER BY m.updated_ms DESC, m.id DESC LIMIT ?2"));
   stmt.bind(1, workspace).bind(2, sql_limit(limit));
@@ -74,8 +75,8 @@ Result<std::vector<MemoryNote>> SqliteStore::memory_list(std::string_view worksp
   }
 }
 
-Status SqliteStore::memory_remove(int64_t id) {
-  std::lock_guard lock(mu_);
+Status SqlStore::memory_remove(int64_t id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("DELETE FROM memory WHERE id = ?1"));
     stmt.bind(1, id);

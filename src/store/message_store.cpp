@@ -1,10 +1,10 @@
 // Messages: atomic appends with per-session contiguous seqs, and loading a conversation back.
 #include "store/message_codec.hpp"
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 
-Status SqliteStore::require_run_locked(std::string_view id) {
+Status SqlStore::require_run_locked(std::string_view id) {
   if (id.empty()) return Status::Ok();
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT 1 FROM runs WHERE id = ?1"));
   stmt.bind(1, id);
@@ -12,10 +12,19 @@ Status SqliteStore::require_run_locked(std::string_view id) {
   return found ? Status::Ok() : Status::NotFound("no run '" + std::string(id) + "'");
 }
 
-Result<int64_t> SqliteStore::append_locked(std::string_view session_id, std::span<const NewMessage> batch) {
-  KEEL_TRY(require_session_locked(session_id));
-  // The seq is computed under the write lock (BEGIN IMMEDIATE), so concurrent appenders in other
-  // processes queue up instead of picking the same number.
+Result<int64_t> SqlStore::append_locked(std::string_view session_id, std::span<const NewMessage> batch) {
+  int64_t now = now_ms();
+  if (batch.empty()) {
+    KEEL_TRY(require_session_locked(session_id));
+  } else {
+    // Touching the session first also locks its row until the transaction ends, so appenders on
+    // other connections (PostgreSQL) queue up here instead of picking the same seq; SQLite's
+    // write lock (BEGIN IMMEDIATE) already serialises them.
+    KEEL_ASSIGN_OR_RETURN(Stmt touch, db_->prepare("UPDATE sessions SET updated_ms = ?2 WHERE id = ?1"));
+    touch.bind(1, session_id).bind(2, now);
+    KEEL_TRY(touch.run());
+    if (db_->changes() == 0) return Status::NotFound("no session '" + std::string(session_id) + "'");
+  }
   int64_t first = 0;
   {
     KEEL_ASSIGN_OR_RETURN(Stmt next,
@@ -24,7 +33,6 @@ Result<int64_t> SqliteStore::append_locked(std::string_view session_id, std::spa
     KEEL_TRY(next.step());
     first = next.int64(0);
   }
-  int64_t now = now_ms();
   int64_t seq = first;
   for (const NewMessage& item : batch) {
     KEEL_TRY(require_run_locked(item.run_id));
@@ -41,23 +49,18 @@ Result<int64_t> SqliteStore::append_locked(std::string_view session_id, std::spa
     KEEL_TRY(insert.run());
     ++seq;
   }
-  if (!batch.empty()) {
-    KEEL_ASSIGN_OR_RETURN(Stmt touch, db_->prepare("UPDATE sessions SET updated_ms = ?2 WHERE id = ?1"));
-    touch.bind(1, session_id).bind(2, now);
-    KEEL_TRY(touch.run());
-  }
   return first;
 }
 
-Result<int64_t> SqliteStore::append_message(std::string_view session_id, std::string_view run_id,
+Result<int64_t> SqlStore::append_message(std::string_view session_id, std::string_view run_id,
                                             const Message& message, int64_t tokens) {
   // One-element batch; the copy of `message` costs far less than the transaction it rides in.
   NewMessage item{std::string(run_id), message, tokens, 0};
   return append_messages(session_id, std::span<const NewMessage>(&item, 1));
 }
 
-Result<int64_t> SqliteStore::append_messages(std::string_view session_id, std::span<const NewMessage> batch) {
-  std::lock_guard lock(mu_);
+Result<int64_t> SqlStore::append_messages(std::string_view session_id, std::span<const NewMessage> batch) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t first = 0;
   Status status = db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(first, append_locked(session_id, batch));
@@ -70,8 +73,8 @@ Result<int64_t> SqliteStore::append_messages(std::string_view session_id, std::s
   return first;
 }
 
-Result<std::vector<StoredMessage>> SqliteStore::load_messages(std::string_view session_id) {
-  std::lock_guard lock(mu_);
+Result<std::vector<StoredMessage>> SqlStore::load_messages(std::string_view session_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::vector<StoredMessage> out;
   {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT seq, run_id, role, content, reasoning, tool_calls, "

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 namespace {
@@ -332,7 +332,10 @@ int current_schema_version() {
 }
 
 Result<int> read_schema_version(Db& db) {
-  KEEL_ASSIGN_OR_RETURN(int64_t version, read_int_pragma(db, "PRAGMA user_version"));
+  KEEL_ASSIGN_OR_RETURN(int64_t version,
+                        read_int_pragma(db, db.dialect() == SqlDialect::kSqlite
+                                                ? "PRAGMA user_version"
+                                                : "SELECT version FROM keel_schema WHERE application = 'keel'"));
   return static_cast<int>(version);
 }
 

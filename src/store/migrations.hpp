@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "keel/result.hpp"
-#include "store/sqlite_db.hpp"
+#include "store/sql_db.hpp"
 
 namespace keel::detail {
 
@@ -31,7 +31,7 @@ struct Migration {
 std::span<const Migration> schema_migrations();
 int current_schema_version();
 
-// Reads user_version. Errors (e.g. "not a database") name the path.
+// Reads the schema version (SQLite: user_version; PostgreSQL: the keel_schema table). Errors (e.g. "not a database") name the path.
 Result<int> read_schema_version(Db& db);
 
 // Checks that `db` can be used by this build: it is empty or a keel database, and its version is

@@ -1,5 +1,5 @@
 // Runs (one agent task inside a session) and the log of their tool executions.
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel {
 
@@ -74,7 +74,7 @@ Status no_run(std::string_view id) {
 
 }  // namespace
 
-Result<std::vector<RunRecord>> SqliteStore::query_runs_locked(std::string_view sql, std::string_view arg) {
+Result<std::vector<RunRecord>> SqlStore::query_runs_locked(std::string_view sql, std::string_view arg) {
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare(sql));
   if (!arg.empty()) stmt.bind(1, arg);
   std::vector<RunRecord> runs;
@@ -86,7 +86,7 @@ Result<std::vector<RunRecord>> SqliteStore::query_runs_locked(std::string_view s
   }
 }
 
-Result<std::string> SqliteStore::insert_run_locked(const RunInfo& info) {
+Result<std::string> SqlStore::insert_run_locked(const RunInfo& info) {
   std::string id = info.id.empty() ? random_id("r_") : info.id;
   // 32 hex digits now; 16 in runs stored by earlier versions.
   bool well_formed = (id.size() == 34 || id.size() == 18) && id.rfind("r_", 0) == 0 &&
@@ -103,8 +103,8 @@ Result<std::string> SqliteStore::insert_run_locked(const RunInfo& info) {
   return id;
 }
 
-Result<std::string> SqliteStore::create_run(const RunInfo& info) {
-  std::lock_guard lock(mu_);
+Result<std::string> SqlStore::create_run(const RunInfo& info) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::string id;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(id, insert_run_locked(info));
@@ -113,8 +113,8 @@ Result<std::string> SqliteStore::create_run(const RunInfo& info) {
   return id;
 }
 
-Status SqliteStore::update_run(std::string_view id, const RunUpdate& update) {
-  std::lock_guard lock(mu_);
+Status SqlStore::update_run(std::string_view id, const RunUpdate& update) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t now = now_ms();
   return db_->write([&]() -> Status {
     // Unset fields bind NULL and keep the stored value. ?10 says what the new state implies for
@@ -125,9 +125,9 @@ Status SqliteStore::update_run(std::string_view id, const RunUpdate& update) {
             "UPDATE runs SET state = coalesce(?2, state), rounds = coalesce(?3, rounds), "
             "prompt_tokens = coalesce(?4, prompt_tokens), completion_tokens = coalesce(?5, completion_tokens), "
             "answer = coalesce(?6, answer), error = coalesce(?7, error), "
-            "checkpoint = CASE WHEN ?8 IS NULL THEN checkpoint WHEN ?8 = '' THEN NULL ELSE ?8 END, "
-            "ended_ms = CASE WHEN ?9 IS NOT NULL THEN ?9 WHEN ?10 = 1 THEN coalesce(ended_ms, ?11) "
-            "WHEN ?10 = 0 THEN NULL ELSE ended_ms END WHERE id = ?1"));
+            "checkpoint = CASE WHEN CAST(?8 AS TEXT) IS NULL THEN checkpoint WHEN ?8 = '' THEN NULL ELSE ?8 END, "
+            "ended_ms = CASE WHEN CAST(?9 AS BIGINT) IS NOT NULL THEN ?9 WHEN CAST(?10 AS BIGINT) = 1 "
+            "THEN coalesce(ended_ms, CAST(?11 AS BIGINT)) WHEN ?10 = 0 THEN NULL ELSE ended_ms END WHERE id = ?1"));
     stmt.bind(1, id);
     if (update.state) stmt.bind(2, run_state_name(*update.state));
     if (update.rounds) stmt.bind(3, int64_t{*update.rounds});
@@ -143,23 +143,23 @@ Status SqliteStore::update_run(std::string_view id, const RunUpdate& update) {
   });
 }
 
-Result<RunRecord> SqliteStore::get_run(std::string_view id) {
-  std::lock_guard lock(mu_);
+Result<RunRecord> SqlStore::get_run(std::string_view id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(auto runs, query_runs_locked(KEEL_RUN_SELECT "WHERE id = ?1", id));
   if (runs.empty()) return no_run(id);
   return std::move(runs.front());
 }
 
-Result<std::vector<RunRecord>> SqliteStore::list_runs(std::string_view session_id) {
-  std::lock_guard lock(mu_);
+Result<std::vector<RunRecord>> SqlStore::list_runs(std::string_view session_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(
       auto runs, query_runs_locked(KEEL_RUN_SELECT "WHERE session_id = ?1 ORDER BY started_ms, rowid", session_id));
   if (runs.empty()) KEEL_TRY(require_session_locked(session_id));
   return runs;
 }
 
-Result<RunRecord> SqliteStore::latest_run(std::string_view session_id) {
-  std::lock_guard lock(mu_);
+Result<RunRecord> SqlStore::latest_run(std::string_view session_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(auto runs, query_runs_locked(KEEL_RUN_SELECT "WHERE session_id = ?1 "
                                                                      "ORDER BY started_ms DESC, rowid DESC LIMIT 1",
                                                      session_id));
@@ -168,15 +168,15 @@ Result<RunRecord> SqliteStore::latest_run(std::string_view session_id) {
   return Status::NotFound("session '" + std::string(session_id) + "' has no runs");
 }
 
-Result<std::vector<RunRecord>> SqliteStore::find_interrupted_runs() {
-  std::lock_guard lock(mu_);
+Result<std::vector<RunRecord>> SqlStore::find_interrupted_runs() {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return query_runs_locked(KEEL_RUN_SELECT "WHERE state IN ('running', 'waiting_approval') ORDER BY started_ms, rowid",
                            "");
 }
 
-Result<int64_t> SqliteStore::record_tool_run(const ToolRunRecord& r) {
+Result<int64_t> SqlStore::record_tool_run(const ToolRunRecord& r) {
   if (r.run_id.empty()) return Status::InvalidArgument("a tool run needs the id of the run it belongs to");
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_TRY(require_run_locked(r.run_id));
@@ -184,24 +184,23 @@ Result<int64_t> SqliteStore::record_tool_run(const ToolRunRecord& r) {
         Stmt stmt,
         db_->prepare(
             "INSERT INTO tool_runs (run_id, call_id, tool, alias, raw_args, resolved_args, started_ms, ended_ms, "
-            "duration_ms, status, result, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+            "duration_ms, status, result, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id"));
     stmt.bind(1, r.run_id).bind(2, r.call_id).bind(3, r.tool).bind(4, r.alias).bind(5, r.raw_args);
     stmt.bind(6, r.resolved_args).bind(7, r.started_ms).bind(8, r.ended_ms).bind(9, r.duration_ms);
     stmt.bind(10, tool_status_name(r.status)).bind(11, r.result).bind(12, r.error);
-    KEEL_TRY(stmt.run());
-    id = db_->last_insert_rowid();
+    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
     return Status::Ok();
   }));
   return id;
 }
 
-Status SqliteStore::write_together(const std::function<Status()>& writes) {
-  std::lock_guard lock(mu_);
+Status SqlStore::write_together(const std::function<Status()>& writes) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status { return writes(); });
 }
 
-Result<std::vector<ToolRunRecord>> SqliteStore::list_tool_runs(std::string_view run_id) {
-  std::lock_guard lock(mu_);
+Result<std::vector<ToolRunRecord>> SqlStore::list_tool_runs(std::string_view run_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::vector<ToolRunRecord> out;
   {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare(KEEL_TOOL_RUN_SELECT "WHERE run_id = ?1 ORDER BY id"));

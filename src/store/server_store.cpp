@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 
-Status SqliteStore::append_server_events(std::span<const ServerEvent> events) {
+Status SqlStore::append_server_events(std::span<const ServerEvent> events) {
   if (events.empty()) return Status::Ok();
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t now = now_ms();
   return db_->write([&]() -> Status {
     for (const ServerEvent& e : events) {
@@ -25,9 +25,9 @@ Status SqliteStore::append_server_events(std::span<const ServerEvent> events) {
   });
 }
 
-Result<std::vector<ServerEvent>> SqliteStore::list_server_events(std::string_view session_id, int64_t after_seq,
+Result<std::vector<ServerEvent>> SqlStore::list_server_events(std::string_view session_id, int64_t after_seq,
                                                                   size_t limit) {
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT seq, run_id, type, data, created_ms FROM server_events "
                                                 "WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"));
   stmt.bind(1, session_id).bind(2, after_seq).bind(3, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
@@ -47,15 +47,15 @@ Result<std::vector<ServerEvent>> SqliteStore::list_server_events(std::string_vie
   return out;
 }
 
-Result<int64_t> SqliteStore::last_server_event_seq(std::string_view session_id) {
-  std::lock_guard lock(mu_);
+Result<int64_t> SqlStore::last_server_event_seq(std::string_view session_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT coalesce(max(seq), 0) FROM server_events WHERE session_id = ?1"));
   stmt.bind(1, session_id);
   KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
   return row ? stmt.int64(0) : 0;
 }
 
-Status SqliteStore::put_checkpoint_locked(const ServerCheckpoint& c) {
+Status SqlStore::put_checkpoint_locked(const ServerCheckpoint& c) {
   KEEL_TRY(require_run_locked(c.run_id));
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO server_checkpoints (run_id, session_id, settings, "
                                                 "waiting, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5) "
@@ -66,13 +66,13 @@ Status SqliteStore::put_checkpoint_locked(const ServerCheckpoint& c) {
   return stmt.run();
 }
 
-Status SqliteStore::put_server_checkpoint(const ServerCheckpoint& c) {
-  std::lock_guard lock(mu_);
+Status SqlStore::put_server_checkpoint(const ServerCheckpoint& c) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status { return put_checkpoint_locked(c); });
 }
 
-Result<std::string> SqliteStore::accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) {
-  std::lock_guard lock(mu_);
+Result<std::string> SqlStore::accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::string id;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(id, insert_run_locked(run));
@@ -87,8 +87,8 @@ Result<std::string> SqliteStore::accept_server_run(const RunInfo& run, const Mes
   return id;
 }
 
-Status SqliteStore::delete_server_checkpoint(std::string_view run_id) {
-  std::lock_guard lock(mu_);
+Status SqlStore::delete_server_checkpoint(std::string_view run_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("DELETE FROM server_checkpoints WHERE run_id = ?1"));
     stmt.bind(1, run_id);
@@ -96,8 +96,8 @@ Status SqliteStore::delete_server_checkpoint(std::string_view run_id) {
   });
 }
 
-Result<std::vector<ServerCheckpoint>> SqliteStore::list_server_checkpoints() {
-  std::lock_guard lock(mu_);
+Result<std::vector<ServerCheckpoint>> SqlStore::list_server_checkpoints() {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT run_id, session_id, settings, waiting, updated_ms "
                                                 "FROM server_checkpoints ORDER BY updated_ms, run_id"));
   std::vector<ServerCheckpoint> out;

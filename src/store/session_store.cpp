@@ -1,5 +1,5 @@
 // Sessions: create, read, list, rename, delete (cascading) and fork.
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 namespace {
@@ -29,15 +29,15 @@ Status no_session(std::string_view id) {
 
 }  // namespace
 
-Status SqliteStore::require_session_locked(std::string_view id) {
+Status SqlStore::require_session_locked(std::string_view id) {
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT 1 FROM sessions WHERE id = ?1"));
   stmt.bind(1, id);
   KEEL_ASSIGN_OR_RETURN(bool found, stmt.step());
   return found ? Status::Ok() : no_session(id);
 }
 
-Result<std::string> SqliteStore::create_session(const SessionInfo& info) {
-  std::lock_guard lock(mu_);
+Result<std::string> SqlStore::create_session(const SessionInfo& info) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::string id = random_id("s_");
   int64_t created = or_now(info.created_ms);
   KEEL_TRY(db_->write([&]() -> Status {
@@ -56,8 +56,8 @@ Result<std::string> SqliteStore::create_session(const SessionInfo& info) {
   return id;
 }
 
-Result<SessionRecord> SqliteStore::get_session(std::string_view id) {
-  std::lock_guard lock(mu_);
+Result<SessionRecord> SqlStore::get_session(std::string_view id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare(KEEL_SESSION_SELECT "WHERE s.id = ?1"));
   stmt.bind(1, id);
   KEEL_ASSIGN_OR_RETURN(bool found, stmt.step());
@@ -65,17 +65,17 @@ Result<SessionRecord> SqliteStore::get_session(std::string_view id) {
   return read_session(stmt);
 }
 
-Result<std::vector<SessionRecord>> SqliteStore::list_sessions(const SessionFilter& filter) {
-  std::lock_guard lock(mu_);
+Result<std::vector<SessionRecord>> SqlStore::list_sessions(const SessionFilter& filter) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(
-      Stmt stmt, db_->prepare(KEEL_SESSION_SELECT "WHERE (?1 IS NULL OR s.workspace = ?1) AND (?2 OR s.hidden = 0) "
+      Stmt stmt, db_->prepare(KEEL_SESSION_SELECT "WHERE (CAST(?1 AS TEXT) IS NULL OR s.workspace = ?1) AND (?2 = 1 OR s.hidden = 0) "
                                                   "ORDER BY s.updated_ms DESC, s.rowid DESC LIMIT ?3"));
   if (filter.workspace) {
     stmt.bind(1, *filter.workspace);
   } else {
     stmt.bind_null(1);
   }
-  stmt.bind(2, int64_t{filter.include_hidden ? 1 : 0}).bind(3, int64_t{filter.limit > 0 ? filter.limit : -1});
+  stmt.bind(2, int64_t{filter.include_hidden ? 1 : 0}).bind(3, sql_limit(filter.limit));
   std::vector<SessionRecord> sessions;
   while (true) {
     KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
@@ -84,8 +84,8 @@ Result<std::vector<SessionRecord>> SqliteStore::list_sessions(const SessionFilte
   }
 }
 
-Status SqliteStore::rename_session(std::string_view id, std::string_view title) {
-  std::lock_guard lock(mu_);
+Status SqlStore::rename_session(std::string_view id, std::string_view title) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("UPDATE sessions SET title = ?2, updated_ms = ?3 WHERE id = ?1"));
     stmt.bind(1, id).bind(2, title).bind(3, now_ms());
@@ -94,8 +94,8 @@ Status SqliteStore::rename_session(std::string_view id, std::string_view title) 
   });
 }
 
-Status SqliteStore::delete_session(std::string_view id) {
-  std::lock_guard lock(mu_);
+Status SqlStore::delete_session(std::string_view id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("DELETE FROM sessions WHERE id = ?1"));
     stmt.bind(1, id);
@@ -104,12 +104,12 @@ Status SqliteStore::delete_session(std::string_view id) {
   });
 }
 
-Result<std::string> SqliteStore::fork_session(std::string_view id, std::optional<int64_t> up_to_seq) {
+Result<std::string> SqlStore::fork_session(std::string_view id, std::optional<int64_t> up_to_seq) {
   if (up_to_seq && *up_to_seq < 0) {
     return Status::InvalidArgument("cannot fork session '" + std::string(id) + "' up to a negative seq (" +
                                    std::to_string(*up_to_seq) + ")");
   }
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::string fork_id = random_id("s_");
   int64_t now = now_ms();
   KEEL_TRY(db_->write([&]() -> Status {

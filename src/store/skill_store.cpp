@@ -2,7 +2,7 @@
 // executable skills queue for a person's decision. Every lookup is scoped by id or workspace.
 #include <nlohmann/json.hpp>
 
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel {
 
@@ -64,9 +64,9 @@ bool allowed_move(ProposalStatus from, ProposalStatus to) {
 
 }  // namespace
 
-Status SqliteStore::set_skill_setting(const SkillSetting& setting) {
+Status SqlStore::set_skill_setting(const SkillSetting& setting) {
   if (setting.skill.empty()) return Status::InvalidArgument("a skill setting needs the skill's name");
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   const int64_t now = now_ms();
   return db_->write([&]() -> Status {
     // Unset fields keep what is stored: COALESCE with the existing row's value.
@@ -75,8 +75,8 @@ Status SqliteStore::set_skill_setting(const SkillSetting& setting) {
         db_->prepare("INSERT INTO skill_settings (workspace, skill, enabled, auto_run, updated_ms) "
                      "VALUES (?1, ?2, ?3, ?4, ?5) "
                      "ON CONFLICT (workspace, skill) DO UPDATE SET "
-                     "enabled = COALESCE(excluded.enabled, enabled), "
-                     "auto_run = COALESCE(excluded.auto_run, auto_run), updated_ms = excluded.updated_ms"));
+                     "enabled = COALESCE(excluded.enabled, skill_settings.enabled), "
+                     "auto_run = COALESCE(excluded.auto_run, skill_settings.auto_run), updated_ms = excluded.updated_ms"));
     stmt.bind(1, setting.workspace).bind(2, setting.skill);
     bind_flag(stmt, 3, setting.enabled);
     bind_flag(stmt, 4, setting.auto_run);
@@ -85,8 +85,8 @@ Status SqliteStore::set_skill_setting(const SkillSetting& setting) {
   });
 }
 
-Result<std::vector<SkillSetting>> SqliteStore::list_skill_settings(std::string_view workspace) {
-  std::lock_guard lock(mu_);
+Result<std::vector<SkillSetting>> SqlStore::list_skill_settings(std::string_view workspace) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT workspace, skill, enabled, auto_run, updated_ms "
                                                 "FROM skill_settings WHERE workspace = ?1 ORDER BY skill"));
   stmt.bind(1, workspace);
@@ -105,7 +105,7 @@ Result<std::vector<SkillSetting>> SqliteStore::list_skill_settings(std::string_v
   return out;
 }
 
-Result<int64_t> SqliteStore::add_skill_proposal(const SkillProposal& proposal) {
+Result<int64_t> SqlStore::add_skill_proposal(const SkillProposal& proposal) {
   if (proposal.skill.empty()) return Status::InvalidArgument("a skill proposal needs the skill's id");
   const std::string arguments = proposal.arguments.empty() ? "{}" : proposal.arguments;
   const std::string output = proposal.output.empty() ? "null" : proposal.output;
@@ -115,26 +115,25 @@ Result<int64_t> SqliteStore::add_skill_proposal(const SkillProposal& proposal) {
   if (!nlohmann::json::accept(output)) {
     return Status::InvalidArgument("skill proposal output is not JSON: " + output.substr(0, 80));
   }
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO skill_proposals (workspace, skill, run_id, tool, "
                                                   "arguments, output, summary, status, result, created_ms, public_id) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id"));
     stmt.bind(1, proposal.workspace).bind(2, proposal.skill).bind(3, proposal.run_id).bind(4, proposal.tool);
     stmt.bind(5, arguments).bind(6, output).bind(7, proposal.summary);
     stmt.bind(8, static_cast<int64_t>(proposal.status)).bind(9, proposal.result);
     stmt.bind(10, or_now(proposal.created_ms));
     stmt.bind(11, random_id("sp_"));
-    KEEL_TRY(stmt.run());
-    id = db_->last_insert_rowid();
+    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
     return Status::Ok();
   }));
   return id;
 }
 
-Result<SkillProposal> SqliteStore::get_skill_proposal(int64_t id) {
-  std::lock_guard lock(mu_);
+Result<SkillProposal> SqlStore::get_skill_proposal(int64_t id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT " KEEL_PROPOSAL_COLUMNS " FROM skill_proposals WHERE id = ?1"));
   stmt.bind(1, id);
   KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
@@ -142,8 +141,8 @@ Result<SkillProposal> SqliteStore::get_skill_proposal(int64_t id) {
   return read_proposal(stmt);
 }
 
-Result<SkillProposal> SqliteStore::find_skill_proposal(std::string_view workspace, std::string_view public_id) {
-  std::lock_guard lock(mu_);
+Result<SkillProposal> SqlStore::find_skill_proposal(std::string_view workspace, std::string_view public_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT " KEEL_PROPOSAL_COLUMNS
                                                 " FROM skill_proposals WHERE public_id = ?1 AND workspace = ?2"));
   stmt.bind(1, public_id).bind(2, workspace);
@@ -152,9 +151,9 @@ Result<SkillProposal> SqliteStore::find_skill_proposal(std::string_view workspac
   return read_proposal(stmt);
 }
 
-Result<std::vector<SkillProposal>> SqliteStore::list_skill_proposals(std::string_view workspace,
+Result<std::vector<SkillProposal>> SqlStore::list_skill_proposals(std::string_view workspace,
                                                                      std::optional<ProposalStatus> status) {
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT " KEEL_PROPOSAL_COLUMNS " FROM skill_proposals "
                                                 "WHERE workspace = ?1 AND (?2 < 0 OR status = ?2) ORDER BY id DESC"));
   stmt.bind(1, workspace).bind(2, status ? static_cast<int64_t>(*status) : int64_t{-1});
@@ -167,8 +166,8 @@ Result<std::vector<SkillProposal>> SqliteStore::list_skill_proposals(std::string
   return out;
 }
 
-Status SqliteStore::decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) {
-  std::lock_guard lock(mu_);
+Status SqlStore::decide_skill_proposal(int64_t id, ProposalStatus status, std::string_view result) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   const int64_t now = now_ms();
   return db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt get, db_->prepare("SELECT status FROM skill_proposals WHERE id = ?1"));
@@ -181,10 +180,17 @@ Status SqliteStore::decide_skill_proposal(int64_t id, ProposalStatus status, std
                                         std::string(proposal_status_name(from)) + "; it cannot become " +
                                         std::string(proposal_status_name(status)));
     }
+    // Conditional on the status just read: a decision made meanwhile on another connection wins.
     KEEL_ASSIGN_OR_RETURN(Stmt set, db_->prepare("UPDATE skill_proposals SET status = ?2, result = ?3, decided_ms = ?4 "
-                                                 "WHERE id = ?1"));
+                                                 "WHERE id = ?1 AND status = ?5"));
     set.bind(1, id).bind(2, static_cast<int64_t>(status)).bind(3, result).bind(4, now);
-    return set.run();
+    set.bind(5, static_cast<int64_t>(from));
+    KEEL_TRY(set.run());
+    if (db_->changes() == 0) {
+      return Status::FailedPrecondition("skill proposal " + std::to_string(id) + " was decided meanwhile; it cannot become " +
+                                        std::string(proposal_status_name(status)));
+    }
+    return Status::Ok();
   });
 }
 

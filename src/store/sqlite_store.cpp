@@ -9,28 +9,13 @@
 #include "base/clock.hpp"
 #include "base/random_token.hpp"
 #include "store/migrations.hpp"
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel {
 namespace {
 
-Status check_scopes(const std::vector<CacheScope>& scopes) {
-  std::set<std::string, std::less<>> names;
-  for (const CacheScope& scope : scopes) {
-    if (scope.name.empty()) return Status::InvalidArgument("a cache scope has an empty name");
-    if (!names.insert(scope.name).second) {
-      return Status::InvalidArgument("cache scope '" + scope.name + "' is configured twice");
-    }
-    if (scope.ttl_ms < 0 || scope.max_entries < 0 || scope.max_bytes < 0) {
-      return Status::InvalidArgument("cache scope '" + scope.name +
-                                     "' has a negative ttl_ms, max_entries or max_bytes");
-    }
-  }
-  return Status::Ok();
-}
-
 // Connection settings; none of them writes to the file.
-Status configure(detail::Db& db, const StoreOptions& options) {
+Status configure(detail::SqliteDb& db, const StoreOptions& options) {
   sqlite3_busy_timeout(db.raw(), options.busy_timeout_ms);
   KEEL_TRY(db.exec("PRAGMA foreign_keys = ON"));
   KEEL_TRY(db.exec("PRAGMA synchronous = NORMAL"));
@@ -46,7 +31,7 @@ Status configure(detail::Db& db, const StoreOptions& options) {
   return Status::Ok();
 }
 
-Status enable_wal(detail::Db& db) {
+Status enable_wal(detail::SqliteDb& db) {
   KEEL_ASSIGN_OR_RETURN(detail::Stmt stmt, db.prepare("PRAGMA journal_mode = WAL"));
   KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
   std::string mode = row ? stmt.text(0) : "";
@@ -90,7 +75,7 @@ Result<std::filesystem::path> default_store_path() {
 }
 
 Result<std::unique_ptr<Store>> open_sqlite_store(const StoreOptions& options) {
-  KEEL_TRY(check_scopes(options.cache_scopes));
+  KEEL_TRY(detail::check_cache_scopes(options.cache_scopes));
   if (options.busy_timeout_ms < 0) return Status::InvalidArgument("busy_timeout_ms must not be negative");
   std::filesystem::path path = options.path;
   if (path.empty()) {
@@ -103,7 +88,7 @@ Result<std::unique_ptr<Store>> open_sqlite_store(const StoreOptions& options) {
   }
   int flags =
       (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
-  KEEL_ASSIGN_OR_RETURN(std::unique_ptr<detail::Db> db, detail::Db::open(path.string(), flags));
+  KEEL_ASSIGN_OR_RETURN(std::unique_ptr<detail::SqliteDb> db, detail::SqliteDb::open(path.string(), flags));
   // SQLite silently opens a write-protected file read-only; say so now rather than on the first
   // write (or on the first read, which fails when the WAL index cannot be created).
   if (!options.read_only && sqlite3_db_readonly(db->raw(), "main") == 1) {
@@ -136,29 +121,10 @@ Result<std::unique_ptr<Store>> open_sqlite_store(const StoreOptions& options) {
     // write transaction of its own.
     if (version < detail::current_schema_version()) KEEL_TRY(detail::migrate(*db, detail::schema_migrations()));
   }
-  return std::unique_ptr<Store>(new detail::SqliteStore(std::move(db), options));
+  std::vector<std::unique_ptr<detail::Db>> connections;
+  connections.push_back(std::move(db));
+  detail::SqlStoreSettings settings{options.cache_scopes, options.now_ms};
+  return std::unique_ptr<Store>(new detail::SqlStore(std::move(connections), std::move(settings)));
 }
 
-namespace detail {
-
-SqliteStore::SqliteStore(std::unique_ptr<Db> db, StoreOptions options)
-    : db_(std::move(db)), options_(std::move(options)) {}
-
-int64_t SqliteStore::now_ms() const {
-  if (options_.now_ms) return options_.now_ms();
-  return wall_now_ms();
-}
-
-Result<int> SqliteStore::schema_version() {
-  std::lock_guard lock(mu_);
-  return read_schema_version(*db_);
-}
-
-std::string random_id(std::string_view prefix) {
-  // 128 bits: ids of sessions, runs and skill proposals are handles a client of keel serve
-  // presents, so they must not be guessable from one another.
-  return std::string(prefix) + random_hex(16);
-}
-
-}  // namespace detail
 }  // namespace keel

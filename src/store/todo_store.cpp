@@ -1,6 +1,6 @@
 // Todos: a task list per workspace. Ids are global (INTEGER PRIMARY KEY) but every lookup is
 // scoped to the workspace, so one workspace never sees or completes another's todos.
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel {
 
@@ -43,10 +43,10 @@ bool valid_priority(TodoPriority p) {
 
 }  // namespace
 
-Result<TodoItem> SqliteStore::todo_add(std::string_view workspace, const NewTodo& todo) {
+Result<TodoItem> SqlStore::todo_add(std::string_view workspace, const NewTodo& todo) {
   if (todo.text.empty()) return Status::InvalidArgument("a todo needs some text");
   if (!valid_priority(todo.priority)) return Status::InvalidArgument("todo priority out of range");
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   TodoItem item;
   item.workspace = std::string(workspace);
   item.text = todo.text;
@@ -55,18 +55,17 @@ Result<TodoItem> SqliteStore::todo_add(std::string_view workspace, const NewTodo
   item.created_ms = or_now(todo.created_ms);
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO todos (workspace, text, priority, notes, created_ms) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5)"));
+                                                  "VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id"));
     stmt.bind(1, workspace).bind(2, todo.text).bind(3, static_cast<int64_t>(todo.priority)).bind(4, todo.notes);
     stmt.bind(5, item.created_ms);
-    KEEL_TRY(stmt.run());
-    item.id = db_->last_insert_rowid();
+    KEEL_ASSIGN_OR_RETURN(item.id, inserted_id(stmt));
     return Status::Ok();
   }));
   return item;
 }
 
-Result<std::vector<TodoItem>> SqliteStore::todo_list(std::string_view workspace, const TodoQuery& query) {
-  std::lock_guard lock(mu_);
+Result<std::vector<TodoItem>> SqlStore::todo_list(std::string_view workspace, const TodoQuery& query) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(
       Stmt stmt,
       db_->prepare("SELECT " KEEL_TODO_COLUMNS " FROM todos WHERE workspace = ?1 AND "
@@ -78,7 +77,7 @@ Result<std::vector<TodoItem>> SqliteStore::todo_list(std::string_view workspace,
   const char* status = query.status == TodoStatusFilter::kOpen   ? "open"
                        : query.status == TodoStatusFilter::kDone ? "done"
                                                                  : "all";
-  stmt.bind(1, workspace).bind(2, status).bind(3, static_cast<int64_t>(query.limit > 0 ? query.limit : -1));
+  stmt.bind(1, workspace).bind(2, status).bind(3, sql_limit(query.limit));
   std::vector<TodoItem> items;
   while (true) {
     KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
@@ -87,8 +86,8 @@ Result<std::vector<TodoItem>> SqliteStore::todo_list(std::string_view workspace,
   }
 }
 
-Result<TodoItem> SqliteStore::todo_complete(std::string_view workspace, int64_t id, int64_t completed_ms) {
-  std::lock_guard lock(mu_);
+Result<TodoItem> SqlStore::todo_complete(std::string_view workspace, int64_t id, int64_t completed_ms) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   const int64_t when = or_now(completed_ms);
   TodoItem item;
   KEEL_TRY(db_->write([&]() -> Status {
@@ -120,9 +119,13 @@ Result<TodoItem> SqliteStore::todo_complete(std::string_view workspace, int64_t 
     if (item.done()) {
       return Status::FailedPrecondition("todo " + std::to_string(id) + " is already done");
     }
-    KEEL_ASSIGN_OR_RETURN(Stmt update, db_->prepare("UPDATE todos SET completed_ms = ?2 WHERE id = ?1"));
+    KEEL_ASSIGN_OR_RETURN(Stmt update,
+                          db_->prepare("UPDATE todos SET completed_ms = ?2 WHERE id = ?1 AND completed_ms IS NULL"));
     update.bind(1, id).bind(2, when);
     KEEL_TRY(update.run());
+    if (db_->changes() == 0) {  // completed meanwhile on another connection
+      return Status::FailedPrecondition("todo " + std::to_string(id) + " is already done");
+    }
     item.completed_ms = when;
     return Status::Ok();
   }));

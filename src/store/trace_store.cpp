@@ -1,11 +1,11 @@
 // Trace spans: timed steps of a run (model calls, tool calls), grouped by trace.
 #include <nlohmann/json.hpp>
 
-#include "store/sqlite_store_impl.hpp"
+#include "store/sql_store.hpp"
 
 namespace keel::detail {
 
-Status SqliteStore::record_span(const SpanRecord& span) {
+Status SqlStore::record_span(const SpanRecord& span) {
   if (span.trace_id.empty() || span.span_id.empty()) {
     return Status::InvalidArgument("a span needs a trace_id and a span_id");
   }
@@ -14,15 +14,18 @@ Status SqliteStore::record_span(const SpanRecord& span) {
   if (parsed.is_discarded() || !parsed.is_object()) {
     return Status::InvalidArgument("attributes of span '" + span.span_id + "' are not a JSON object");
   }
-  std::lock_guard lock(mu_);
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   return db_->write([&]() -> Status {
     if (!span.session_id.empty()) KEEL_TRY(require_session_locked(span.session_id));
     KEEL_TRY(require_run_locked(span.run_id));
     KEEL_ASSIGN_OR_RETURN(
         Stmt stmt,
-        db_->prepare("INSERT OR REPLACE INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, "
-                     "start_us, "
-                     "duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+        db_->prepare("INSERT INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, start_us, "
+                     "duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                     "ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_span_id = excluded.parent_span_id, "
+                     "session_id = excluded.session_id, run_id = excluded.run_id, kind = excluded.kind, "
+                     "name = excluded.name, start_us = excluded.start_us, duration_us = excluded.duration_us, "
+                     "status = excluded.status, attributes = excluded.attributes"));
     stmt.bind(1, span.trace_id).bind(2, span.span_id).bind_or_null(3, span.parent_span_id);
     stmt.bind_or_null(4, span.session_id).bind_or_null(5, span.run_id).bind(6, span.kind).bind(7, span.name);
     stmt.bind(8, span.start_us).bind(9, span.duration_us).bind(10, span.status).bind(11, attributes);
@@ -30,8 +33,8 @@ Status SqliteStore::record_span(const SpanRecord& span) {
   });
 }
 
-Result<std::vector<SpanRecord>> SqliteStore::list_spans(std::string_view trace_id) {
-  std::lock_guard lock(mu_);
+Result<std::vector<SpanRecord>> SqlStore::list_spans(std::string_view trace_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   KEEL_ASSIGN_OR_RETURN(
       Stmt stmt,
       db_->prepare(

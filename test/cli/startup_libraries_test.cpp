@@ -1,6 +1,7 @@
 // What `keel` maps at start: libcurl (and the TLS, Kerberos and LDAP libraries behind it) is
 // loaded at the first HTTP request or URL, so a command or a rules run that never goes to the
-// network does not pay for it; a run against a server loads it and works as before.
+// network does not pay for it; a run against a server loads it and works as before. libpq, for
+// the PostgreSQL store, is likewise loaded only when a postgres:// database is opened.
 #include <gtest/gtest.h>
 
 #include "support/cli_runner.hpp"
@@ -27,6 +28,7 @@ TEST(StartupLibrariesTest, CommandsThatStayOfflineNeverLoadLibcurl) {
     ASSERT_NE(run.err.find("calling init"), std::string::npos) << "no loader trace: " << run.err.substr(0, 500);
     EXPECT_EQ(run.err.find("libcurl"), std::string::npos) << args.back();
     EXPECT_EQ(run.err.find("libgnutls"), std::string::npos) << args.back();
+    EXPECT_EQ(run.err.find("libpq"), std::string::npos) << args.back();  // loaded only for PostgreSQL
   }
 }
 

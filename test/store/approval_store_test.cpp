@@ -5,7 +5,7 @@ namespace {
 
 using ApprovalStoreTest = StoreTest;
 
-TEST_F(ApprovalStoreTest, RecordsRoundTripAndFilter) {
+TEST_P(ApprovalStoreTest, RecordsRoundTripAndFilter) {
   ApprovalRecord a;
   a.run_id = "r_1";
   a.session_id = "s_1";
@@ -45,7 +45,7 @@ TEST_F(ApprovalStoreTest, RecordsRoundTripAndFilter) {
   EXPECT_EQ(got.decided_ms, 100);
 }
 
-TEST_F(ApprovalStoreTest, RuleUpsertReplacesTheVerdict) {
+TEST_P(ApprovalStoreTest, RuleUpsertReplacesTheVerdict) {
   ApprovalRule rule{"/ws", "shell", "^git status", ApprovalVerdict::kAllow, 0};
   KEEL_ASSERT_OK(store_->add_approval_rule(rule));
   clock_ += 5;
@@ -74,6 +74,8 @@ TEST_F(ApprovalStoreTest, RuleUpsertReplacesTheVerdict) {
   Status always = store_->add_approval_rule({"/ws", "shell", "", ApprovalVerdict::kAllowAlways, 0});
   EXPECT_EQ(always.code(), ErrorCode::kInvalidArgument);
 }
+
+KEEL_STORE_ENGINES(ApprovalStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

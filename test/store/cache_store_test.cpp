@@ -20,7 +20,7 @@ class CacheStoreTest : public StoreTest {
   }
 };
 
-TEST_F(CacheStoreTest, DefaultScopesFollowTheSeed) {
+TEST_P(CacheStoreTest, DefaultScopesFollowTheSeed) {
   auto scopes = default_cache_scopes();
   ASSERT_EQ(scopes.size(), 4u);
   EXPECT_EQ(scopes[0].name, "tool_result");
@@ -37,7 +37,7 @@ TEST_F(CacheStoreTest, DefaultScopesFollowTheSeed) {
   EXPECT_EQ(scopes[3].max_entries, 30);
 }
 
-TEST_F(CacheStoreTest, EntriesExpireAfterTheirTtlAndAreDeleted) {
+TEST_P(CacheStoreTest, EntriesExpireAfterTheirTtlAndAreDeleted) {
   KEEL_ASSERT_OK(store_->cache_put("tool_result", "fs_read:{\"path\":\"a\"}", "contents"));
   EXPECT_EQ(get("tool_result", "fs_read:{\"path\":\"a\"}"), "contents");
   EXPECT_EQ(get("tool_result", "other"), std::nullopt);
@@ -51,7 +51,7 @@ TEST_F(CacheStoreTest, EntriesExpireAfterTheirTtlAndAreDeleted) {
   EXPECT_EQ(get("tool_result", "fs_read:{\"path\":\"a\"}"), std::nullopt);
 }
 
-TEST_F(CacheStoreTest, EntryCapEvictsTheOldest) {
+TEST_P(CacheStoreTest, EntryCapEvictsTheOldest) {
   for (int i = 1; i <= 5; ++i) {
     KEEL_ASSERT_OK(store_->cache_put("three", "k" + std::to_string(i), "v" + std::to_string(i)));
     clock_ += 1;
@@ -73,7 +73,7 @@ TEST_F(CacheStoreTest, EntryCapEvictsTheOldest) {
   EXPECT_EQ(get("three", "k9"), "v");
 }
 
-TEST_F(CacheStoreTest, ByteCapEvictsTheOldest) {
+TEST_P(CacheStoreTest, ByteCapEvictsTheOldest) {
   KEEL_ASSERT_OK(store_->cache_put("ten_bytes", "a", "aaaa"));
   clock_ += 1;
   KEEL_ASSERT_OK(store_->cache_put("ten_bytes", "b", "bbbb"));
@@ -93,7 +93,7 @@ TEST_F(CacheStoreTest, ByteCapEvictsTheOldest) {
   EXPECT_EQ(get("ten_bytes", "empty"), "");
 }
 
-TEST_F(CacheStoreTest, ClearEmptiesOneScope) {
+TEST_P(CacheStoreTest, ClearEmptiesOneScope) {
   KEEL_ASSERT_OK(store_->cache_put("web_search", "q", "results"));
   KEEL_ASSERT_OK(store_->cache_put("page_fetch", "u", "page"));
   KEEL_ASSERT_OK(store_->cache_clear("web_search"));
@@ -101,7 +101,7 @@ TEST_F(CacheStoreTest, ClearEmptiesOneScope) {
   EXPECT_EQ(get("page_fetch", "u"), "page");
 }
 
-TEST_F(CacheStoreTest, UnknownScopeIsInvalidArgument) {
+TEST_P(CacheStoreTest, UnknownScopeIsInvalidArgument) {
   for (Status s :
        {store_->cache_get("nope", "k").status(), store_->cache_put("nope", "k", "v"), store_->cache_clear("nope")}) {
     EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
@@ -109,6 +109,8 @@ TEST_F(CacheStoreTest, UnknownScopeIsInvalidArgument) {
     EXPECT_NE(s.message().find("tool_result"), std::string::npos) << s.message();
   }
 }
+
+KEEL_STORE_ENGINES(CacheStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

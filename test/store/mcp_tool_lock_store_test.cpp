@@ -6,7 +6,7 @@ namespace {
 
 using McpToolLockStoreTest = StoreTest;
 
-TEST_F(McpToolLockStoreTest, LocksRoundTripPerWorkspaceAndServerAndAreReplacedInPlace) {
+TEST_P(McpToolLockStoreTest, LocksRoundTripPerWorkspaceAndServerAndAreReplacedInPlace) {
   KEEL_ASSERT_OK(store_->put_mcp_tool_lock({"/ws", "fs", "read", "d1", R"({"name":"read"})", 0}));
   KEEL_ASSERT_OK(store_->put_mcp_tool_lock({"/ws", "fs", "list", "d2", R"({"name":"list"})", 50}));
   KEEL_ASSERT_OK(store_->put_mcp_tool_lock({"/other", "fs", "read", "d9", R"({})", 0}));
@@ -38,12 +38,14 @@ TEST_F(McpToolLockStoreTest, LocksRoundTripPerWorkspaceAndServerAndAreReplacedIn
   EXPECT_TRUE(store_->list_mcp_tool_locks("/ws", "nope")->empty());
 }
 
-TEST_F(McpToolLockStoreTest, ALockNeedsServerToolAndDigest) {
+TEST_P(McpToolLockStoreTest, ALockNeedsServerToolAndDigest) {
   EXPECT_EQ(store_->put_mcp_tool_lock({"/ws", "", "read", "d", "{}", 0}).code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(store_->put_mcp_tool_lock({"/ws", "fs", "", "d", "{}", 0}).code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(store_->put_mcp_tool_lock({"/ws", "fs", "read", "", "{}", 0}).code(), ErrorCode::kInvalidArgument);
   EXPECT_TRUE(store_->list_mcp_tool_locks("/ws", "fs")->empty());
 }
+
+KEEL_STORE_ENGINES(McpToolLockStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

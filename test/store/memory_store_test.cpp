@@ -6,7 +6,7 @@ namespace {
 
 using MemoryStoreTest = StoreTest;
 
-TEST_F(MemoryStoreTest, WriteListRemove) {
+TEST_P(MemoryStoreTest, WriteListRemove) {
   auto a = store_->memory_write("/ws", "first note", "setup");
   clock_ += 10;
   auto b = store_->memory_write("/ws", "second note", "");
@@ -30,7 +30,7 @@ TEST_F(MemoryStoreTest, WriteListRemove) {
   EXPECT_EQ(store_->memory_write("/ws", "", "").status().code(), ErrorCode::kInvalidArgument);
 }
 
-TEST_F(MemoryStoreTest, SearchRanksNotesMatchingMoreWordsFirst) {
+TEST_P(MemoryStoreTest, SearchRanksNotesMatchingMoreWordsFirst) {
   auto editor = store_->memory_write("/ws", "The user prefers vim as their editor", "preferences");
   ASSERT_TRUE(store_->memory_write("/ws", "vim keybindings are enabled in the shell", "").ok());
   ASSERT_TRUE(store_->memory_write("/ws", "Python projects use ruff for linting", "python").ok());
@@ -65,7 +65,7 @@ TEST_F(MemoryStoreTest, SearchRanksNotesMatchingMoreWordsFirst) {
   EXPECT_TRUE(after->empty());
 }
 
-TEST_F(MemoryStoreTest, NastyQueriesAreTextNotSyntax) {
+TEST_P(MemoryStoreTest, NastyQueriesAreTextNotSyntax) {
   auto x = store_->memory_write("/ws", "what is x in this module", "");
   ASSERT_TRUE(x.ok());
   const std::string nasty[] = {
@@ -113,6 +113,8 @@ TEST(FtsQueryTest, QuotesEveryWordAndJoinsWithOr) {
   EXPECT_EQ(detail::fts5_match_any("a a b"), R"("a" OR "b")");
   EXPECT_EQ(detail::fts5_match_any("a b c d", 2), R"("a" OR "b")");
 }
+
+KEEL_STORE_ENGINES(MemoryStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -22,7 +22,7 @@ void expect_same(const Message& got, const Message& want) {
 
 using MessageStoreTest = StoreTest;
 
-TEST_F(MessageStoreTest, EveryMessageFieldRoundTrips) {
+TEST_P(MessageStoreTest, EveryMessageFieldRoundTrips) {
   std::string sid = new_session();
   auto run = store_->create_run({sid, "task", 0});
   ASSERT_TRUE(run.ok());
@@ -67,7 +67,7 @@ TEST_F(MessageStoreTest, EveryMessageFieldRoundTrips) {
   expect_same((*loaded)[2].message, empty);
 }
 
-TEST_F(MessageStoreTest, SeqsAreContiguousAcrossSinglesAndBatches) {
+TEST_P(MessageStoreTest, SeqsAreContiguousAcrossSinglesAndBatches) {
   std::string sid = new_session();
   std::string other = new_session();
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(store_->append_message(sid, "", Message::user("u"), 0).ok());
@@ -91,7 +91,7 @@ TEST_F(MessageStoreTest, SeqsAreContiguousAcrossSinglesAndBatches) {
   EXPECT_EQ((*loaded)[6].tokens, 3);
 }
 
-TEST_F(MessageStoreTest, BatchWithAnUnknownRunWritesNothing) {
+TEST_P(MessageStoreTest, BatchWithAnUnknownRunWritesNothing) {
   std::string sid = new_session();
   ASSERT_TRUE(store_->append_message(sid, "", Message::user("before"), 0).ok());
   std::vector<NewMessage> batch = {{"", Message::user("ok"), 0, 0}, {"r_missing", Message::user("bad"), 0, 0}};
@@ -105,14 +105,14 @@ TEST_F(MessageStoreTest, BatchWithAnUnknownRunWritesNothing) {
   EXPECT_EQ((*loaded)[0].message.content, "before");
 }
 
-TEST_F(MessageStoreTest, AppendTouchesTheSession) {
+TEST_P(MessageStoreTest, AppendTouchesTheSession) {
   std::string sid = new_session();
   clock_ += 1000;
   ASSERT_TRUE(store_->append_message(sid, "", Message::user("x"), 0).ok());
   EXPECT_EQ(store_->get_session(sid)->updated_ms, clock_);
 }
 
-TEST_F(MessageStoreTest, ThreadsAppendingToOneSessionGetDistinctSeqs) {
+TEST_P(MessageStoreTest, ThreadsAppendingToOneSessionGetDistinctSeqs) {
   std::string sid = new_session();
   constexpr int kThreads = 4;
   constexpr int kEach = 50;
@@ -132,6 +132,8 @@ TEST_F(MessageStoreTest, ThreadsAppendingToOneSessionGetDistinctSeqs) {
   ASSERT_EQ(loaded->size(), static_cast<size_t>(kThreads * kEach));
   for (size_t i = 0; i < loaded->size(); ++i) EXPECT_EQ((*loaded)[i].seq, static_cast<int64_t>(i + 1));
 }
+
+KEEL_STORE_ENGINES(MessageStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

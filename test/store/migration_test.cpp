@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "store/migrations.hpp"
+#include "store/sqlite_db.hpp"
 #include "store_test_util.hpp"
 
 namespace keel::testing {
@@ -83,7 +84,7 @@ TEST_F(MigrationTest, ALaterStepIsAppliedOnTopAndANewerDatabaseIsThenRefused) {
   int next = detail::current_schema_version() + 1;
   steps.push_back({next, "CREATE TABLE extra (x INTEGER); ALTER TABLE sessions ADD COLUMN pinned INTEGER DEFAULT 0;"});
   {
-    auto db = detail::Db::open(path(), SQLITE_OPEN_READWRITE);
+    auto db = detail::SqliteDb::open(path(), SQLITE_OPEN_READWRITE);
     ASSERT_TRUE(db.ok());
     auto version = detail::check_database(**db, steps);
     ASSERT_TRUE(version.ok()) << version.status().to_string();
@@ -108,7 +109,7 @@ TEST_F(MigrationTest, AFailingStepLeavesThePreviousVersion) {
   ASSERT_TRUE(open().ok());
   std::vector<detail::Migration> steps(detail::schema_migrations().begin(), detail::schema_migrations().end());
   steps.push_back({detail::current_schema_version() + 1, "CREATE TABLE half_done (x); SELECT no_such_function();"});
-  auto db = detail::Db::open(path(), SQLITE_OPEN_READWRITE);
+  auto db = detail::SqliteDb::open(path(), SQLITE_OPEN_READWRITE);
   ASSERT_TRUE(db.ok());
   Status status = detail::migrate(**db, steps);
   ASSERT_FALSE(status.ok());

@@ -29,7 +29,7 @@ class ObservationStoreTest : public StoreTest {
   }
 };
 
-TEST_F(ObservationStoreTest, AddsOnceAndDeduplicatesByFingerprintPerSource) {
+TEST_P(ObservationStoreTest, AddsOnceAndDeduplicatesByFingerprintPerSource) {
   clock_ = 1000;
   const int64_t id = add(make("a"));
   auto again = store_->add_observation(make("a"));
@@ -52,7 +52,7 @@ TEST_F(ObservationStoreTest, AddsOnceAndDeduplicatesByFingerprintPerSource) {
   EXPECT_FALSE(third->has_value());
 }
 
-TEST_F(ObservationStoreTest, RejectsBadInput) {
+TEST_P(ObservationStoreTest, RejectsBadInput) {
   Observation o = make("x");
   o.fingerprint = "";
   EXPECT_EQ(store_->add_observation(o).status().code(), ErrorCode::kInvalidArgument);
@@ -67,7 +67,7 @@ TEST_F(ObservationStoreTest, RejectsBadInput) {
   EXPECT_EQ(store_->get_observation(4242).status().code(), ErrorCode::kNotFound);
 }
 
-TEST_F(ObservationStoreTest, MovesOnlyFromTheStateTheMoverSaw) {
+TEST_P(ObservationStoreTest, MovesOnlyFromTheStateTheMoverSaw) {
   const int64_t id = add(make("a"));
   KEEL_ASSERT_OK(store_->move_observation(id, ObservationState::kPending, {ObservationState::kProcessing}));
   Status second = store_->move_observation(id, ObservationState::kPending, {ObservationState::kProcessing});
@@ -85,7 +85,7 @@ TEST_F(ObservationStoreTest, MovesOnlyFromTheStateTheMoverSaw) {
   EXPECT_EQ(store_->move_observation(999, ObservationState::kPending, {}).code(), ErrorCode::kNotFound);
 }
 
-TEST_F(ObservationStoreTest, ConcurrentTakersTakeEachObservationOnce) {
+TEST_P(ObservationStoreTest, ConcurrentTakersTakeEachObservationOnce) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 20; ++i) ids.push_back(add(make("f" + std::to_string(i))));
   std::atomic<int> taken{0};
@@ -101,7 +101,7 @@ TEST_F(ObservationStoreTest, ConcurrentTakersTakeEachObservationOnce) {
   EXPECT_EQ(taken.load(), 20);
 }
 
-TEST_F(ObservationStoreTest, ListsByStateSourceAndDueTime) {
+TEST_P(ObservationStoreTest, ListsByStateSourceAndDueTime) {
   const int64_t a = add(make("a"));
   const int64_t b = add(make("b"));
   const int64_t c = add(make("c", "feed"));
@@ -136,7 +136,7 @@ TEST_F(ObservationStoreTest, ListsByStateSourceAndDueTime) {
   EXPECT_EQ(*counts, want);
 }
 
-TEST_F(ObservationStoreTest, SpendSumsWithinTheWindowAndScope) {
+TEST_P(ObservationStoreTest, SpendSumsWithinTheWindowAndScope) {
   KEEL_ASSERT_OK(store_->record_spend({"/ws", "autopilot", 1000, 100, 0.5}));
   KEEL_ASSERT_OK(store_->record_spend({"/ws", "autopilot", 2000, 50, 0.25}));
   KEEL_ASSERT_OK(store_->record_spend({"/ws", "other", 2000, 7, 0}));
@@ -155,7 +155,7 @@ TEST_F(ObservationStoreTest, SpendSumsWithinTheWindowAndScope) {
   EXPECT_EQ(store_->record_spend({"/ws", "", 0, 1, 0}).code(), ErrorCode::kInvalidArgument);
 }
 
-TEST_F(ObservationStoreTest, DaemonStatusIsReplacedAndSurvivesReopening) {
+TEST_P(ObservationStoreTest, DaemonStatusIsReplacedAndSurvivesReopening) {
   auto none = store_->get_daemon_status("/ws", "autopilot");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
@@ -179,6 +179,8 @@ TEST(ObservationStateNames, RoundTrip) {
   }
   EXPECT_FALSE(parse_observation_state("paused").has_value());
 }
+
+KEEL_STORE_ENGINES(ObservationStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 using OpenErrorsTest = StoreTest;
 
-TEST_F(OpenErrorsTest, RandomBytesAreNotAKeelDatabaseAndStayUntouched) {
+TEST_P(OpenErrorsTest, RandomBytesAreNotAKeelDatabaseAndStayUntouched) {
   std::mt19937 rng(7);
   std::string garbage(16384, '\0');
   for (char& c : garbage) c = static_cast<char>(rng());
@@ -33,7 +33,7 @@ TEST_F(OpenErrorsTest, RandomBytesAreNotAKeelDatabaseAndStayUntouched) {
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
 }
 
-TEST_F(OpenErrorsTest, MissingFolderOrFileIsAClearError) {
+TEST_P(OpenErrorsTest, MissingFolderOrFileIsAClearError) {
   StoreOptions o;
   o.path = tmp_.path() / "no" / "such" / "folder" / "keel.db";
   auto opened = open_sqlite_store(o);
@@ -45,7 +45,7 @@ TEST_F(OpenErrorsTest, MissingFolderOrFileIsAClearError) {
   EXPECT_NE(read_only.status().message().find(o.path.string()), std::string::npos);
 }
 
-TEST_F(OpenErrorsTest, ReadOnlyStoreReadsAndRefusesWrites) {
+TEST_P(OpenErrorsTest, ReadOnlyStoreReadsAndRefusesWrites) {
   std::string sid = new_session("kept");
   ASSERT_TRUE(store_->append_message(sid, "", Message::user("hello"), 0).ok());
   KEEL_ASSERT_OK(store_->cache_put("tool_result", "k", "v"));
@@ -89,7 +89,7 @@ int run_unprivileged(const fs::path& dir, mode_t dir_mode, int (*check)(const st
   return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
-TEST_F(OpenErrorsTest, WriteProtectedFileIsRefusedForWritingButReadsReadOnly) {
+TEST_P(OpenErrorsTest, WriteProtectedFileIsRefusedForWritingButReadsReadOnly) {
   std::string sid = new_session("kept");
   store_.reset();
   // keel leaves the WAL and its index behind on close; fold the WAL in and remove both, as a copy
@@ -141,12 +141,12 @@ TEST_F(OpenErrorsTest, WriteProtectedFileIsRefusedForWritingButReadsReadOnly) {
   EXPECT_EQ(code, 0) << "1: read-only open failed; 2: read failed; 3: a write was not refused";
 }
 
-TEST_F(OpenErrorsTest, FullDatabaseFailsWholeWritesAndKeepsEarlierOnes) {
+TEST_P(OpenErrorsTest, FullDatabaseFailsWholeWritesAndKeepsEarlierOnes) {
   std::string sid = new_session();
   for (int i = 1; i <= 3; ++i)
     ASSERT_TRUE(store_->append_message(sid, "", Message::user("m" + std::to_string(i)), 0).ok());
   store_.reset();
-  int64_t pages = raw_int(db_path(), "PRAGMA page_count");
+  int64_t pages = raw_count("PRAGMA page_count");
   ASSERT_GT(pages, 0);
   StoreOptions o = options();
   o.max_page_count = pages + 8;  // about 32 KiB of room
@@ -175,7 +175,7 @@ TEST_F(OpenErrorsTest, FullDatabaseFailsWholeWritesAndKeepsEarlierOnes) {
   EXPECT_EQ(*after, 4);
 }
 
-TEST_F(OpenErrorsTest, InMemoryAndOptionChecks) {
+TEST_P(OpenErrorsTest, InMemoryAndOptionChecks) {
   StoreOptions memory;
   memory.path = ":memory:";
   auto mem = open_sqlite_store(memory);
@@ -213,7 +213,7 @@ class EnvGuard {
   std::string old_;
 };
 
-TEST_F(OpenErrorsTest, DefaultPathUsesKeelHomeThenHome) {
+TEST_P(OpenErrorsTest, DefaultPathUsesKeelHomeThenHome) {
   EnvGuard keel_home("KEEL_HOME");
   EnvGuard home("HOME");
   fs::path kh = tmp_.path() / "kh" / "nested";
@@ -238,6 +238,9 @@ TEST_F(OpenErrorsTest, DefaultPathUsesKeelHomeThenHome) {
   ::unsetenv("HOME");
   EXPECT_EQ(default_store_path().status().code(), ErrorCode::kFailedPrecondition);
 }
+
+// What opening a SQLite file can run into; postgres_open_test.cpp has the PostgreSQL side.
+INSTANTIATE_TEST_SUITE_P(Sqlite, OpenErrorsTest, ::testing::Values(StoreEngine::kSqlite), store_engine_name);
 
 }  // namespace
 }  // namespace keel::testing

@@ -5,7 +5,7 @@ namespace {
 
 using RunStoreTest = StoreTest;
 
-TEST_F(RunStoreTest, CreateUpdateGetRoundTrip) {
+TEST_P(RunStoreTest, CreateUpdateGetRoundTrip) {
   std::string sid = new_session();
   auto id = store_->create_run({sid, "summarise README.md", 0});
   ASSERT_TRUE(id.ok()) << id.status().to_string();
@@ -64,7 +64,7 @@ TEST_F(RunStoreTest, CreateUpdateGetRoundTrip) {
   EXPECT_EQ(missing.message(), "no run 'r_nope'");
 }
 
-TEST_F(RunStoreTest, ListLatestAndInterrupted) {
+TEST_P(RunStoreTest, ListLatestAndInterrupted) {
   std::string sid = new_session();
   std::string other = new_session();
   auto r1 = store_->create_run({sid, "one", 100});
@@ -98,7 +98,7 @@ TEST_F(RunStoreTest, ListLatestAndInterrupted) {
   EXPECT_TRUE(store_->list_runs(idle)->empty());
 }
 
-TEST_F(RunStoreTest, ToolRunsRoundTripInOrder) {
+TEST_P(RunStoreTest, ToolRunsRoundTripInOrder) {
   std::string sid = new_session();
   auto run = store_->create_run({sid, "t", 0});
   ASSERT_TRUE(run.ok());
@@ -156,6 +156,8 @@ TEST(RunStateTest, NamesAndTerminality) {
   EXPECT_FALSE(run_state_is_terminal(RunState::kRunning));
   EXPECT_FALSE(run_state_is_terminal(RunState::kWaitingApproval));
 }
+
+KEEL_STORE_ENGINES(RunStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -1,5 +1,9 @@
 // keel serve's records in the store: accepting a run in one transaction, checkpoints, and the
 // per-session event log.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "store_test_util.hpp"
 
 namespace keel::testing {
@@ -7,7 +11,7 @@ namespace {
 
 class ServerStoreTest : public StoreTest {};
 
-TEST_F(ServerStoreTest, AcceptingARunWritesRunTaskAndCheckpointTogether) {
+TEST_P(ServerStoreTest, AcceptingARunWritesRunTaskAndCheckpointTogether) {
   std::string sid = new_session();
   RunInfo info;
   info.id = "r_00000000000000ab";
@@ -42,7 +46,7 @@ TEST_F(ServerStoreTest, AcceptingARunWritesRunTaskAndCheckpointTogether) {
   EXPECT_EQ(store_->accept_server_run(bad, Message::user("x"), "{}").status().code(), ErrorCode::kInvalidArgument);
 }
 
-TEST_F(ServerStoreTest, CheckpointsAreReplacedAndGoWithTheirRun) {
+TEST_P(ServerStoreTest, CheckpointsAreReplacedAndGoWithTheirRun) {
   std::string sid = new_session();
   auto run = store_->create_run({sid, "t", 0});
   ServerCheckpoint c;
@@ -67,7 +71,7 @@ TEST_F(ServerStoreTest, CheckpointsAreReplacedAndGoWithTheirRun) {
   EXPECT_TRUE(store_->list_server_checkpoints()->empty());
 }
 
-TEST_F(ServerStoreTest, EventsAreKeptInOrderPerSession) {
+TEST_P(ServerStoreTest, EventsAreKeptInOrderPerSession) {
   std::string a = new_session();
   std::string b = new_session();
   std::vector<ServerEvent> batch;
@@ -90,6 +94,58 @@ TEST_F(ServerStoreTest, EventsAreKeptInOrderPerSession) {
   KEEL_ASSERT_OK(store_->append_server_events(std::vector<ServerEvent>{{b, 2, "", "late", "{}", 0}}));
   EXPECT_EQ(*store_->last_server_event_seq(b), 0);
 }
+
+TEST_P(ServerStoreTest, OneProcessServesAWorkspaceFromADatabaseAtATime) {
+  auto first = store_->claim_server("/ws");
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  auto other = open(options());  // another instance on the same database
+  ASSERT_TRUE(other.ok()) << other.status().to_string();
+  auto second = (*other)->claim_server("/ws");
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("another keel serve already serves workspace /ws"), std::string::npos)
+      << second.status().message();
+  EXPECT_TRUE((*other)->claim_server("/elsewhere").ok());  // another workspace is free
+
+  first->reset();  // the first instance stops
+  EXPECT_TRUE((*other)->claim_server("/ws").ok());
+}
+
+TEST_P(ServerStoreTest, AClaimEndsWithItsProcess) {
+  store_.reset();  // no connection is open across fork()
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto child = open(options());
+    if (!child.ok()) ::_exit(2);
+    auto claim = (*child)->claim_server("/ws");
+    if (!claim.ok()) ::_exit(3);
+    (void)!::write(ready[1], "x", 1);
+    ::pause();  // holds the claim until killed
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  reopen();
+  EXPECT_FALSE(store_->claim_server("/ws").ok());  // held by the child
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  // The kernel (SQLite's lock file) or the server (PostgreSQL's session lock) lets go at once or
+  // within moments of the connection closing.
+  Result<std::unique_ptr<StoreClaim>> after = Status::Unavailable("not tried");
+  for (int i = 0; i < 50 && !after.ok(); ++i) {
+    after = store_->claim_server("/ws");
+    if (!after.ok()) ::usleep(100000);
+  }
+  EXPECT_TRUE(after.ok()) << after.status().to_string();
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+KEEL_STORE_ENGINES(ServerStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

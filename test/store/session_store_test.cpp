@@ -8,7 +8,7 @@ namespace {
 
 using SessionStoreTest = StoreTest;
 
-TEST_F(SessionStoreTest, CreateAndGetRoundTripEveryField) {
+TEST_P(SessionStoreTest, CreateAndGetRoundTripEveryField) {
   std::string parent = new_session("parent");
   SessionInfo info;
   info.title = "Fix the flaky test — ünïcode";
@@ -42,7 +42,7 @@ TEST_F(SessionStoreTest, CreateAndGetRoundTripEveryField) {
   EXPECT_FALSE(defaulted->hidden);
 }
 
-TEST_F(SessionStoreTest, MissingIdsAreNotFoundNamingTheId) {
+TEST_P(SessionStoreTest, MissingIdsAreNotFoundNamingTheId) {
   const std::string id = "s_0123456789abcdef";
   auto get = store_->get_session(id);
   ASSERT_FALSE(get.ok());
@@ -61,7 +61,7 @@ TEST_F(SessionStoreTest, MissingIdsAreNotFoundNamingTheId) {
   EXPECT_NE(child.status().message().find(id), std::string::npos);
 }
 
-TEST_F(SessionStoreTest, ListIsNewestFirstWithCountsAndFilters) {
+TEST_P(SessionStoreTest, ListIsNewestFirstWithCountsAndFilters) {
   std::string a = new_session("a", "/ws1");
   clock_ += 10;
   std::string b = new_session("b", "/ws2");
@@ -98,7 +98,7 @@ TEST_F(SessionStoreTest, ListIsNewestFirstWithCountsAndFilters) {
   ASSERT_EQ(store_->list_sessions(one)->size(), 1u);
 }
 
-TEST_F(SessionStoreTest, RenameChangesTitleAndUpdatedTime) {
+TEST_P(SessionStoreTest, RenameChangesTitleAndUpdatedTime) {
   std::string id = new_session("old");
   clock_ += 500;
   KEEL_ASSERT_OK(store_->rename_session(id, "new title"));
@@ -109,7 +109,7 @@ TEST_F(SessionStoreTest, RenameChangesTitleAndUpdatedTime) {
   EXPECT_EQ(s->created_ms, clock_ - 500);
 }
 
-TEST_F(SessionStoreTest, ForkCopiesMessagesAndSetsParent) {
+TEST_P(SessionStoreTest, ForkCopiesMessagesAndSetsParent) {
   std::string src = new_session("source", "/ws");
   for (int i = 1; i <= 5; ++i) {
     Message m = Message::assistant("msg " + std::to_string(i), {{"c" + std::to_string(i), "fs_read", "{}"}});
@@ -152,7 +152,7 @@ TEST_F(SessionStoreTest, ForkCopiesMessagesAndSetsParent) {
   EXPECT_EQ(store_->fork_session(src, -1).status().code(), ErrorCode::kInvalidArgument);
 }
 
-TEST_F(SessionStoreTest, DeleteCascadesToEverythingOfTheSession) {
+TEST_P(SessionStoreTest, DeleteCascadesToEverythingOfTheSession) {
   std::string id = new_session("doomed");
   auto run = store_->create_run({id, "task", 0});
   ASSERT_TRUE(run.ok());
@@ -173,11 +173,11 @@ TEST_F(SessionStoreTest, DeleteCascadesToEverythingOfTheSession) {
   EXPECT_TRUE(store_->list_spans("t1")->empty());
   EXPECT_EQ(store_->delete_session(id).code(), ErrorCode::kNotFound);
   for (const char* table : {"messages", "runs", "spans"}) {
-    EXPECT_EQ(raw_int(db_path(), std::string("SELECT count(*) FROM ") + table + " WHERE session_id = '" + id + "'"),
+    EXPECT_EQ(raw_count(std::string("SELECT count(*) FROM ") + table + " WHERE session_id = '" + id + "'"),
               0)
         << table;
   }
-  EXPECT_EQ(raw_int(db_path(), "SELECT count(*) FROM tool_runs"), 0);
+  EXPECT_EQ(raw_count("SELECT count(*) FROM tool_runs"), 0);
 
   // The fork keeps its copies and loses its parent; its copied run link is cleared.
   auto fork_info = store_->get_session(*fork);
@@ -189,6 +189,8 @@ TEST_F(SessionStoreTest, DeleteCascadesToEverythingOfTheSession) {
   EXPECT_EQ((*kept)[0].message.content, "hello");
   EXPECT_EQ((*kept)[0].run_id, "");
 }
+
+KEEL_STORE_ENGINES(SessionStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -24,7 +24,7 @@ SkillProposal new_proposal(const std::string& skill, const std::string& ws) {
 
 using SkillProposalIdsTest = StoreTest;
 
-TEST_F(SkillProposalIdsTest, EachProposalGetsAnUnguessablePublicIdFoundOnlyInItsWorkspace) {
+TEST_P(SkillProposalIdsTest, EachProposalGetsAnUnguessablePublicIdFoundOnlyInItsWorkspace) {
   auto a = store_->add_skill_proposal(new_proposal("first", "/ws"));
   auto b = store_->add_skill_proposal(new_proposal("second", "/ws"));
   auto c = store_->add_skill_proposal(new_proposal("theirs", "/other"));
@@ -105,6 +105,8 @@ TEST(SkillProposalIdsMigration, AVersionFiveDatabaseGivesItsProposalsPublicIds) 
   EXPECT_EQ(raw_int(path, "SELECT count(*) FROM skill_proposals WHERE public_id IS NULL"), 0);
   EXPECT_EQ(raw_int(path, "SELECT count(DISTINCT public_id) FROM skill_proposals"), 3);
 }
+
+KEEL_STORE_ENGINES(SkillProposalIdsTest);
 
 }  // namespace
 }  // namespace keel::testing

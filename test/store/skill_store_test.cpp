@@ -20,7 +20,7 @@ class SkillStoreTest : public StoreTest {
   }
 };
 
-TEST_F(SkillStoreTest, SettingsUpdateOnlyTheGivenFields) {
+TEST_P(SkillStoreTest, SettingsUpdateOnlyTheGivenFields) {
   SkillSetting s;
   s.workspace = "/ws";
   s.skill = "gas";
@@ -40,7 +40,7 @@ TEST_F(SkillStoreTest, SettingsUpdateOnlyTheGivenFields) {
   EXPECT_TRUE(store_->list_skill_settings("/other")->empty());
 }
 
-TEST_F(SkillStoreTest, SettingWithoutASkillNameIsRefused) {
+TEST_P(SkillStoreTest, SettingWithoutASkillNameIsRefused) {
   SkillSetting s;
   s.workspace = "/ws";
   s.enabled = true;
@@ -48,7 +48,7 @@ TEST_F(SkillStoreTest, SettingWithoutASkillNameIsRefused) {
   EXPECT_EQ(status.code(), ErrorCode::kInvalidArgument);
 }
 
-TEST_F(SkillStoreTest, ProposalsListNewestFirstAndFilterByStatus) {
+TEST_P(SkillStoreTest, ProposalsListNewestFirstAndFilterByStatus) {
   auto a = store_->add_skill_proposal(proposal("first"));
   auto b = store_->add_skill_proposal(proposal("second"));
   auto c = store_->add_skill_proposal(proposal("elsewhere", "/other"));
@@ -69,7 +69,7 @@ TEST_F(SkillStoreTest, ProposalsListNewestFirstAndFilterByStatus) {
   EXPECT_FALSE((*pending)[0].decided_ms.has_value());
 }
 
-TEST_F(SkillStoreTest, DecisionsFollowTheAllowedMoves) {
+TEST_P(SkillStoreTest, DecisionsFollowTheAllowedMoves) {
   auto id = store_->add_skill_proposal(proposal("brief"));
   ASSERT_TRUE(id.ok());
   auto early = store_->decide_skill_proposal(*id, ProposalStatus::kExecuted, "ran");
@@ -87,7 +87,7 @@ TEST_F(SkillStoreTest, DecisionsFollowTheAllowedMoves) {
   EXPECT_EQ(store_->get_skill_proposal(*id + 100).status().code(), ErrorCode::kNotFound);
 }
 
-TEST_F(SkillStoreTest, ProposalWithArgumentsThatAreNotJsonIsRefusedAndNothingIsStored) {
+TEST_P(SkillStoreTest, ProposalWithArgumentsThatAreNotJsonIsRefusedAndNothingIsStored) {
   SkillProposal p = proposal("bad");
   p.arguments = "{not json";
   auto id = store_->add_skill_proposal(p);
@@ -95,7 +95,7 @@ TEST_F(SkillStoreTest, ProposalWithArgumentsThatAreNotJsonIsRefusedAndNothingIsS
   EXPECT_TRUE(store_->list_skill_proposals("/ws", std::nullopt)->empty());
 }
 
-TEST_F(SkillStoreTest, ProposalsAndSettingsSurviveReopening) {
+TEST_P(SkillStoreTest, ProposalsAndSettingsSurviveReopening) {
   auto id = store_->add_skill_proposal(proposal("kept"));
   ASSERT_TRUE(id.ok());
   SkillSetting s;
@@ -113,6 +113,8 @@ TEST_F(SkillStoreTest, ProposalsAndSettingsSurviveReopening) {
   EXPECT_EQ((*settings)[0].auto_run, std::optional<bool>(true));
   EXPECT_FALSE((*settings)[0].enabled.has_value());
 }
+
+KEEL_STORE_ENGINES(SkillStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -29,7 +29,7 @@ class TodoStoreTest : public StoreTest {
   }
 };
 
-TEST_F(TodoStoreTest, AddReturnsTheStoredItem) {
+TEST_P(TodoStoreTest, AddReturnsTheStoredItem) {
   NewTodo t;
   t.text = "write tests";
   t.priority = TodoPriority::kHigh;
@@ -51,7 +51,7 @@ TEST_F(TodoStoreTest, AddReturnsTheStoredItem) {
   EXPECT_EQ((*listed)[0].created_ms, clock_);
 }
 
-TEST_F(TodoStoreTest, RefusesEmptyTextAndBadPriorities) {
+TEST_P(TodoStoreTest, RefusesEmptyTextAndBadPriorities) {
   NewTodo empty;
   EXPECT_EQ(store_->todo_add("/ws", empty).status().code(), ErrorCode::kInvalidArgument);
   NewTodo bad;
@@ -61,7 +61,7 @@ TEST_F(TodoStoreTest, RefusesEmptyTextAndBadPriorities) {
   EXPECT_TRUE(texts(TodoStatusFilter::kAll).empty());
 }
 
-TEST_F(TodoStoreTest, ListsOpenByPriorityThenAgeAndDoneByCompletion) {
+TEST_P(TodoStoreTest, ListsOpenByPriorityThenAgeAndDoneByCompletion) {
   add("low", TodoPriority::kLow);
   add("plain");
   const TodoItem high = add("high", TodoPriority::kHigh);
@@ -84,7 +84,7 @@ TEST_F(TodoStoreTest, ListsOpenByPriorityThenAgeAndDoneByCompletion) {
   EXPECT_EQ(high.priority, TodoPriority::kHigh);
 }
 
-TEST_F(TodoStoreTest, CompleteRecordsTheTimeOnce) {
+TEST_P(TodoStoreTest, CompleteRecordsTheTimeOnce) {
   const TodoItem t = add("ship it");
   clock_ += 5000;
   auto done = store_->todo_complete("/ws", t.id, 0);
@@ -101,7 +101,7 @@ TEST_F(TodoStoreTest, CompleteRecordsTheTimeOnce) {
   EXPECT_EQ(*explicit_time->completed_ms, 42);
 }
 
-TEST_F(TodoStoreTest, UnknownIdsAreNotFoundNamingTheOpenOnes) {
+TEST_P(TodoStoreTest, UnknownIdsAreNotFoundNamingTheOpenOnes) {
   const TodoItem a = add("a");
   const TodoItem b = add("b");
   const TodoItem theirs = add("other workspace", TodoPriority::kNone, "/other");
@@ -118,14 +118,14 @@ TEST_F(TodoStoreTest, UnknownIdsAreNotFoundNamingTheOpenOnes) {
   EXPECT_EQ(empty.status().message(), "no todo 1 in this workspace; it has no open todos (todo_list shows them)");
 }
 
-TEST_F(TodoStoreTest, WorkspacesAreSeparate) {
+TEST_P(TodoStoreTest, WorkspacesAreSeparate) {
   add("mine");
   add("theirs", TodoPriority::kNone, "/other");
   EXPECT_EQ(texts(TodoStatusFilter::kAll), std::vector<std::string>{"mine"});
   EXPECT_EQ(texts(TodoStatusFilter::kAll, "/other"), std::vector<std::string>{"theirs"});
 }
 
-TEST_F(TodoStoreTest, SurviveReopeningAndOtherProcesses) {
+TEST_P(TodoStoreTest, SurviveReopeningAndOtherProcesses) {
   const TodoItem t = add("persist me", TodoPriority::kMedium);
   reopen();
   EXPECT_EQ(texts(TodoStatusFilter::kOpen), std::vector<std::string>{"persist me"});
@@ -134,9 +134,7 @@ TEST_F(TodoStoreTest, SurviveReopeningAndOtherProcesses) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    StoreOptions o;
-    o.path = db_path();
-    auto child = open_sqlite_store(o);
+    auto child = open(options());
     if (!child.ok()) ::_exit(2);
     NewTodo n;
     n.text = "from another process";
@@ -153,7 +151,7 @@ TEST_F(TodoStoreTest, SurviveReopeningAndOtherProcesses) {
   EXPECT_EQ(texts(TodoStatusFilter::kDone), std::vector<std::string>{"persist me"});
 }
 
-TEST_F(TodoStoreTest, ReadOnlyStoreListsButCannotChange) {
+TEST_P(TodoStoreTest, ReadOnlyStoreListsButCannotChange) {
   const TodoItem t = add("read me");
   StoreOptions o = options();
   o.read_only = true;
@@ -164,6 +162,8 @@ TEST_F(TodoStoreTest, ReadOnlyStoreListsButCannotChange) {
   EXPECT_EQ(store_->todo_add("/ws", n).status().code(), ErrorCode::kPermissionDenied);
   EXPECT_EQ(store_->todo_complete("/ws", t.id, 0).status().code(), ErrorCode::kPermissionDenied);
 }
+
+KEEL_STORE_ENGINES(TodoStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -5,7 +5,7 @@ namespace {
 
 using TraceStoreTest = StoreTest;
 
-TEST_F(TraceStoreTest, SpansRoundTripOrderedByStart) {
+TEST_P(TraceStoreTest, SpansRoundTripOrderedByStart) {
   std::string sid = new_session();
   auto run = store_->create_run({sid, "t", 0});
   ASSERT_TRUE(run.ok());
@@ -42,7 +42,7 @@ TEST_F(TraceStoreTest, SpansRoundTripOrderedByStart) {
   EXPECT_EQ(store_->list_spans("trace1")->at(2).duration_us, 40);
 }
 
-TEST_F(TraceStoreTest, BadSpansAreRefused) {
+TEST_P(TraceStoreTest, BadSpansAreRefused) {
   SpanRecord bad{"t", "s", "", "", "", "run", "n", 1, 1, "ok", "[1,2]"};
   EXPECT_EQ(store_->record_span(bad).code(), ErrorCode::kInvalidArgument);
   bad.attributes = "{not json";
@@ -75,7 +75,7 @@ Result<int64_t> write_step(Store& store, std::string_view sid, std::span<const N
 }
 
 // A step's messages, tool runs and spans land together, in one transaction.
-TEST_F(StepStoreTest, AStepIsSavedWhole) {
+TEST_P(StepStoreTest, AStepIsSavedWhole) {
   std::string sid = new_session();
   auto run = store_->create_run({sid, "t", 0});
   ASSERT_TRUE(run.ok());
@@ -101,7 +101,7 @@ TEST_F(StepStoreTest, AStepIsSavedWhole) {
 }
 
 // One bad record keeps the whole step out: the messages are not saved without their records.
-TEST_F(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
+TEST_P(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
   std::string sid = new_session();
   auto run = store_->create_run({sid, "t", 0});
   ASSERT_TRUE(run.ok());
@@ -121,7 +121,7 @@ TEST_F(StepStoreTest, ABadRecordKeepsTheWholeStepOut) {
 }
 
 // Writes grouped with write_together() are one transaction: kept together, or none of them.
-TEST_F(StepStoreTest, WritesTogetherAreKeptTogetherOrNotAtAll) {
+TEST_P(StepStoreTest, WritesTogetherAreKeptTogetherOrNotAtAll) {
   std::string kept_session;
   KEEL_ASSERT_OK(store_->write_together([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(kept_session, store_->create_session(SessionInfo{"kept", "", "", "", false, 0}));
@@ -142,6 +142,9 @@ TEST_F(StepStoreTest, WritesTogetherAreKeptTogetherOrNotAtAll) {
   EXPECT_TRUE(store_->append_message(kept_session, "", Message::user("again"), 1).ok());
   EXPECT_EQ(store_->load_messages(kept_session)->size(), 2u);
 }
+
+KEEL_STORE_ENGINES(TraceStoreTest);
+KEEL_STORE_ENGINES(StepStoreTest);
 
 }  // namespace
 }  // namespace keel::testing

@@ -343,6 +343,17 @@ struct SpendTotal {
   double cost = 0;
 };
 
+// ---------------------------------------------------------------- health
+
+struct StoreHealth {
+  std::string engine;    // "sqlite" or "postgres"
+  std::string location;  // the file, or the URL without its password
+  bool reachable = false;
+  int schema_version = 0;
+  std::string error;     // why it is not reachable
+  int connections = 0;   // open connections (the pool's size)
+};
+
 // ---------------------------------------------------------------- tracing
 
 struct SpanRecord {

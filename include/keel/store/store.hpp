@@ -31,12 +31,26 @@
 
 namespace keel {
 
+// Something a process holds while it lives (Store::claim_server); released on destruction, and by
+// the operating system or the database server when the process dies.
+class StoreClaim {
+ public:
+  virtual ~StoreClaim() = default;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
 
-  // The schema version of the open database (PRAGMA user_version).
+  // The schema version of the open database (SQLite: PRAGMA user_version; PostgreSQL: keel_schema).
   virtual Result<int> schema_version() = 0;
+  // Which database this is and whether it answers now (one round trip): for /api/health and
+  // `keel doctor`. Never fails: an unreachable database is reported in the result.
+  virtual StoreHealth health() = 0;
+  // Claims serving `workspace` from this database for as long as the result lives, so that a second
+  // keel serve for the same workspace and database is refused instead of both taking up the same
+  // interrupted runs. FailedPrecondition naming the database when another process holds it.
+  virtual Result<std::unique_ptr<StoreClaim>> claim_server(std::string_view workspace) = 0;
 
   // ---- sessions
   // Creates a session and returns its new id. NotFound when parent_id names no session.

@@ -1,27 +1,41 @@
-// store/sqlite_store_impl.hpp — the Store over one SQLite connection.
+// store/sql_store.hpp — the Store over SQL connections, one implementation for both engines.
 //
 // Its methods are defined by concern: sessions and messages (session_store.cpp,
 // message_store.cpp), runs and tool runs (run_store.cpp), approvals (approval_store.cpp),
-// memory (memory_store.cpp), todos (todo_store.cpp), skill settings and proposals (skill_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp); opening and the
-// clock live in sqlite_store.cpp.
+// memory (memory_store.cpp), todos (todo_store.cpp), skill settings and proposals
+// (skill_store.cpp), cache (cache_store.cpp), spans (trace_store.cpp), keel serve
+// (server_store.cpp), the autopilot (observation_store.cpp); opening lives in sqlite_store.cpp and
+// postgres_store.cpp. The SQL is written once for both engines; where they differ (full-text
+// search, the schema version) a method asks db_->dialect().
 //
-// Thread-safety: every public method takes mu_ for its whole duration, so each runs alone on
-// the connection; the *_locked helpers expect mu_ held.
+// Thread-safety: every public method leases a connection for its whole duration (pool_), and
+// db_ is that connection; the *_locked helpers expect a lease held.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
-#include <mutex>
+#include <vector>
 
 #include "keel/store/sqlite_store.hpp"
-#include "store/sqlite_db.hpp"
+#include "store/connection_pool.hpp"
 
 namespace keel::detail {
 
-class SqliteStore final : public Store {
+// What the store needs besides its connections, the same for both engines.
+struct SqlStoreSettings {
+  std::vector<CacheScope> cache_scopes;
+  std::function<int64_t()> now_ms;  // empty: the system clock
+  std::chrono::milliseconds lease_wait{60000};
+};
+
+class SqlStore final : public Store {
  public:
-  SqliteStore(std::unique_ptr<Db> db, StoreOptions options);
+  SqlStore(std::vector<std::unique_ptr<Db>> connections, SqlStoreSettings settings);
 
   Result<int> schema_version() override;
+  StoreHealth health() override;
+  Result<std::unique_ptr<StoreClaim>> claim_server(std::string_view workspace) override;
 
   Result<std::string> create_session(const SessionInfo& info) override;
   Result<SessionRecord> get_session(std::string_view id) override;
@@ -114,10 +128,13 @@ class SqliteStore final : public Store {
   Result<const CacheScope*> find_scope(std::string_view name) const;
   Result<std::vector<RunRecord>> query_runs_locked(std::string_view sql, std::string_view arg);
 
-  std::recursive_mutex mu_;  // recursive: write_together() calls public methods
-  std::unique_ptr<Db> db_;
-  StoreOptions options_;
+  ConnectionPool pool_;
+  CurrentConnection db_{&pool_};  // the connection this thread leased
+  SqlStoreSettings settings_;
 };
+
+// InvalidArgument for a scope without a name, named twice, or with a negative limit.
+Status check_cache_scopes(const std::vector<CacheScope>& scopes);
 
 // A new id: `prefix` followed by 16 random lowercase hex digits ("s_0f3a...").
 std::string random_id(std::string_view prefix);

@@ -1,0 +1,81 @@
+// store/pg_db.hpp — Db over one libpq connection to PostgreSQL: statements prepared once per
+// connection (`?N` written as `$N`), BEGIN ... COMMIT write transactions, SQLSTATEs turned into
+// Statuses, a statement timeout on every query, and a dropped connection remade when the pool
+// lends it again.
+//
+// Thread-safety: none; the store leases the connection to one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "keel/result.hpp"
+#include "store/sql_db.hpp"
+
+typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
+
+namespace keel::detail {
+
+struct PgConnectSettings {
+  std::string url;    // postgres://... or key=value connection string
+  std::string label;  // how messages name the database (the URL without its password)
+  int connect_timeout_ms = 5000;
+  int statement_timeout_ms = 30000;
+};
+
+class PgDb final : public Db {
+ public:
+  // Connects; Unavailable (server unreachable) or PermissionDenied (authentication) naming the
+  // database otherwise.
+  static Result<std::unique_ptr<PgDb>> open(const PgConnectSettings& settings);
+  ~PgDb() override;
+
+  Result<Stmt> prepare(std::string_view sql) override;
+  Status exec(const std::string& sql) override;
+  int64_t changes() const override { return changes_; }
+  SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+  Status ready() override;
+  Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) override;
+
+  // The Status for a failed result (or a null one: the connection is gone), while doing `action`.
+  Status error(const PGresult* result, std::string_view action) const;
+  void set_changes(int64_t n) { changes_ = n; }
+  PGconn* raw() const { return conn_; }
+
+ protected:
+  Status begin_write() override;
+  Status commit() override;
+  void rollback() override;
+
+ private:
+  class Statement;
+  PgDb(PGconn* conn, PgConnectSettings settings);
+  // Settings every new or remade connection gets (the statement timeout).
+  Status configure();
+
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  PGconn* conn_;
+  PgConnectSettings settings_;
+  int64_t changes_ = 0;
+  int next_name_ = 0;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Statement>>, Hash, std::equal_to<>> cache_;
+};
+
+// `sql` with SQLite-style parameters ?1, ?2 ... written as $1, $2 ... (outside quoted text), and
+// the highest parameter number.
+std::pair<std::string, int> to_postgres_parameters(std::string_view sql);
+
+// The URL as messages may show it: without a password (in the user part or a query parameter).
+std::string redact_database_url(std::string_view url);
+
+}  // namespace keel::detail

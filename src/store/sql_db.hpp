@@ -1,0 +1,173 @@
+// store/sql_db.hpp — one database connection as the store sees it, whatever the engine: cached
+// prepared statements with `?N` parameters, write transactions, rows read by column, and the
+// engine's errors turned into Statuses a user can act on. SqliteDb (sqlite_db.hpp) and PgDb
+// (pg_db.hpp) implement it, so one store implementation (sql_store.hpp) serves both engines.
+//
+// Thread-safety: none; a connection is used by one thread at a time (ConnectionPool leases it).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "keel/result.hpp"
+#include "keel/store/store.hpp"
+
+namespace keel::detail {
+
+enum class SqlDialect { kSqlite, kPostgres };
+
+// One prepared statement of a connection, lent to a Stmt for one use. The engine's own class
+// implements it; release() ends the loan (resets the statement for its next borrower).
+class StmtBackend {
+ public:
+  virtual void bind_text(int i, std::string_view text) = 0;
+  virtual void bind_int(int i, int64_t value) = 0;
+  virtual void bind_double(int i, double value) = 0;
+  virtual void bind_blob(int i, std::string_view bytes) = 0;
+  virtual void bind_null(int i) = 0;
+  virtual Result<bool> step() = 0;
+  virtual std::string text(int col) const = 0;
+  virtual int64_t int64(int col) const = 0;
+  virtual double real(int col) const = 0;
+  virtual bool is_null(int col) const = 0;
+  virtual void release() = 0;
+
+ protected:
+  ~StmtBackend() = default;
+};
+
+// A prepared statement borrowed for one use: bind, step, read columns. On destruction it returns
+// to its connection.
+class Stmt {
+ public:
+  explicit Stmt(StmtBackend* backend) : backend_(backend) {}
+  ~Stmt() {
+    if (backend_ != nullptr) backend_->release();
+  }
+  Stmt(Stmt&& other) noexcept : backend_(std::exchange(other.backend_, nullptr)) {}
+  Stmt& operator=(Stmt&&) = delete;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  // Parameters are 1-based; text and blobs are copied.
+  Stmt& bind(int i, std::string_view text) {
+    backend_->bind_text(i, text);
+    return *this;
+  }
+  Stmt& bind(int i, int64_t value) {
+    backend_->bind_int(i, value);
+    return *this;
+  }
+  Stmt& bind_double(int i, double value) {
+    backend_->bind_double(i, value);
+    return *this;
+  }
+  Stmt& bind_blob(int i, std::string_view bytes) {
+    backend_->bind_blob(i, bytes);
+    return *this;
+  }
+  Stmt& bind_null(int i) {
+    backend_->bind_null(i);
+    return *this;
+  }
+  // Empty text binds NULL (optional ids).
+  Stmt& bind_or_null(int i, std::string_view text) { return text.empty() ? bind_null(i) : bind(i, text); }
+
+  // Advances: true when a row is ready, false when done, or the error.
+  Result<bool> step() { return backend_->step(); }
+  // Steps to completion, ignoring rows.
+  Status run() {
+    while (true) {
+      KEEL_ASSIGN_OR_RETURN(bool row, step());
+      if (!row) return Status::Ok();
+    }
+  }
+
+  // Columns are 0-based. NULL reads as "" / 0.
+  std::string text(int col) const { return backend_->text(col); }
+  int64_t int64(int col) const { return backend_->int64(col); }
+  double real(int col) const { return backend_->real(col); }
+  bool is_null(int col) const { return backend_->is_null(col); }
+
+ private:
+  StmtBackend* backend_;
+};
+
+// A LIMIT parameter: `limit` when positive, else no limit (a number both engines accept).
+inline int64_t sql_limit(int64_t limit) {
+  return limit > 0 ? limit : std::numeric_limits<int64_t>::max();
+}
+
+// The id an `INSERT ... RETURNING id` gave its row (stepping the statement to its end).
+inline Result<int64_t> inserted_id(Stmt& insert) {
+  KEEL_ASSIGN_OR_RETURN(bool row, insert.step());
+  if (!row) return Status::Internal("an insert returned no id");
+  int64_t id = insert.int64(0);
+  KEEL_TRY(insert.run());
+  return id;
+}
+
+class Db {
+ public:
+  virtual ~Db() = default;
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // A cached prepared statement for `sql` (one statement; parameters written ?1, ?2, ...).
+  virtual Result<Stmt> prepare(std::string_view sql) = 0;
+  // Runs one or more statements without caching them (schema, settings).
+  virtual Status exec(const std::string& sql) = 0;
+  // Rows changed by the last INSERT, UPDATE or DELETE run on this connection.
+  virtual int64_t changes() const = 0;
+  virtual SqlDialect dialect() const = 0;
+  // Makes the connection usable before it is lent (a server connection that dropped is remade);
+  // Unavailable naming the database when it cannot be.
+  virtual Status ready() { return Status::Ok(); }
+  // Holds `key` (a name) for this process while the result lives, across every process using the
+  // database (SQLite: a lock file beside it; PostgreSQL: an advisory lock on a connection of its
+  // own). FailedPrecondition when another process holds it.
+  virtual Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) = 0;
+
+  // Runs `fn` (returning Status) inside one write transaction. On any error everything is rolled
+  // back and the error returned. PermissionDenied without touching the database when the
+  // connection is read-only. Inside another write's `fn` (Store::write_together), `fn` joins that
+  // transaction: an error rolls back the outer one.
+  template <class Fn>
+  Status write(Fn&& fn) {
+    if (depth_ > 0) return fn();
+    KEEL_TRY(begin_write());
+    ++depth_;
+    Status status = fn();
+    --depth_;
+    if (status.ok()) status = commit();
+    if (!status.ok()) rollback();
+    return status;
+  }
+
+  // The database as messages name it: a file's path, or a server URL without its password.
+  const std::string& path() const { return path_; }
+  void set_read_only(bool read_only) { read_only_ = read_only; }
+  bool read_only() const { return read_only_; }
+
+ protected:
+  explicit Db(std::string path) : path_(std::move(path)) {}
+  virtual Status begin_write() = 0;
+  virtual Status commit() = 0;
+  virtual void rollback() = 0;
+
+  // PermissionDenied for a write on a read-only connection.
+  Status refuse_if_read_only() const {
+    if (!read_only_) return Status::Ok();
+    return Status::PermissionDenied("database " + path_ + " is open read-only; open it without read_only to change it");
+  }
+
+ private:
+  std::string path_;
+  bool read_only_ = false;
+  int depth_ = 0;  // writes in progress on this connection (nested ones join the outer)
+};
+
+}  // namespace keel::detail

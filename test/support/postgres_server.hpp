@@ -1,0 +1,47 @@
+// Test helper: a real PostgreSQL server on 127.0.0.1 and fresh schemas on it.
+//
+// Under ctest the server is the `postgres` fixture's (test/support/pg-test-server.sh, its folder
+// in KEEL_TEST_PG_DIR); a test binary run by hand starts its own on first use and stops it when
+// the process exits. When neither works the helpers return the error, and the tests fail: a
+// missing PostgreSQL is never a skip.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "keel/result.hpp"
+
+namespace keel::testing {
+
+// A superuser URL of the tests' server.
+Result<std::string> test_postgres_url();
+
+// The folder of the tests' server (for pg-test-server.sh restart).
+Result<std::string> test_postgres_dir();
+
+// A schema of its own on the tests' server, dropped (with everything in it) on destruction.
+class PostgresSchema {
+ public:
+  static Result<PostgresSchema> create();
+  PostgresSchema(PostgresSchema&& other) noexcept;
+  PostgresSchema& operator=(PostgresSchema&&) = delete;
+  ~PostgresSchema();
+
+  // A URL whose connections use this schema (search_path).
+  const std::string& url() const { return url_; }
+  const std::string& name() const { return name_; }
+  // The first column of the first row of `sql` run in this schema; -1 when there is none or on error.
+  int64_t query_int(const std::string& sql) const;
+  // Runs `sql` (one or more statements) as the superuser in this schema.
+  Status exec(const std::string& sql) const;
+
+ private:
+  PostgresSchema(std::string name, std::string url) : name_(std::move(name)), url_(std::move(url)) {}
+  std::string name_;
+  std::string url_;
+};
+
+// `url` with its connections' search_path set to `schema`.
+std::string url_with_schema(const std::string& url, const std::string& schema);
+
+}  // namespace keel::testing
