@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -55,7 +56,33 @@ void MarkerSet::add(std::string_view marker, unsigned id) {
                          {load8(keep), load8(keep + 8)}});
 }
 
-void MarkerSet::build() {
+void MarkerSet::build(std::uint64_t deferred) {
+  deferred_owners_ = deferred;
+  std::vector<Entry> now;
+  std::vector<Entry> later;
+  for (const Entry& e : added_) {  // a marker of both kinds of owner is looked for in both passes
+    if ((e.owner & ~deferred) != 0) {
+      now.push_back(e);
+      now.back().owner &= ~deferred;
+    }
+    if ((e.owner & deferred) != 0) {
+      later.push_back(e);
+      later.back().owner &= deferred;
+    }
+  }
+  build_tables(std::move(now));
+  deferred_set_.reset();
+  if (!later.empty()) {
+    deferred_set_ = std::make_unique<MarkerSet>();
+    deferred_set_->build_tables(std::move(later));
+  }
+}
+
+std::uint64_t MarkerSet::scan_deferred(std::string_view text) const {
+  return deferred_set_ == nullptr ? 0 : deferred_set_->scan(text);
+}
+
+void MarkerSet::build_tables(std::vector<Entry> entries) {
   auto key = [](const Entry& e) { return static_cast<unsigned char>(e.marker[e.anchor]); };
   // The byte after an entry's key, or 256 (any) when the key ends it.
   auto follow = [](const Entry& e) {
@@ -67,8 +94,8 @@ void MarkerSet::build() {
   key_owners_.clear();
   key_bytes_.clear();
   too_many_keys_ = false;
-  entries_ = added_;
-  for (const Entry& e : added_) {
+  entries_ = std::move(entries);
+  for (const Entry& e : entries_) {
     if (key_[key(e)] == 0) {
       if (key_bytes_.size() == kMaxKeys) {
         too_many_keys_ = true;
@@ -87,26 +114,40 @@ void MarkerSet::build() {
   std::vector<std::vector<std::uint16_t>> by_key(key_bytes_.size());
   for (std::size_t e = 0; e < entries_.size(); ++e)
     by_key[key_[key(entries_[e])] - 1u].push_back(static_cast<std::uint16_t>(e));
-  const std::size_t lists = key_owners_.size() * kPairs;
-  lists_.assign(lists + 1, 0);
-  list_owners_.assign(lists, 0);
-  list_sure_.assign(lists, 0);
+  // Equal lists (a one-byte marker puts its key's list at every following byte) are stored once.
+  const std::size_t pairs = key_owners_.size() * kPairs;
+  list_of_.assign(pairs, 0);
+  lists_.assign(1, List{});
   order_.clear();
-  for (std::size_t l = 0; l < lists; ++l) {
-    lists_[l] = static_cast<std::uint16_t>(order_.size());
+  std::map<std::pair<std::uint64_t, std::vector<std::uint16_t>>, std::uint8_t> ids;
+  for (std::size_t l = 0; l < pairs; ++l) {
     const unsigned f = static_cast<unsigned>(l % kPairs);
+    List list;
+    std::vector<std::uint16_t> compared;
     for (std::uint16_t e : by_key[l / kPairs]) {
       const Entry& m = entries_[e];
       if (follow(m) != f && follow(m) != 256u) continue;
-      list_owners_[l] |= m.owner;
+      list.owners |= m.owner;
       if (m.marker.size() == 1) {  // the key byte itself: found wherever the key is
-        list_sure_[l] |= m.owner;
+        list.sure |= m.owner;
       } else {
-        order_.push_back(e);
+        compared.push_back(e);
       }
     }
+    if (list.owners == 0) continue;
+    auto [it, added] = ids.try_emplace({list.sure, compared}, static_cast<std::uint8_t>(lists_.size()));
+    if (added) {
+      if (lists_.size() > kMaxLists) {
+        too_many_keys_ = true;
+        return;
+      }
+      list.begin = static_cast<std::uint16_t>(order_.size());
+      order_.insert(order_.end(), compared.begin(), compared.end());
+      list.end = static_cast<std::uint16_t>(order_.size());
+      lists_.push_back(list);
+    }
+    list_of_[l] = it->second;
   }
-  lists_.back() = static_cast<std::uint16_t>(order_.size());
   all_owners_ = 0;
   for (std::uint64_t o : key_owners_) all_owners_ |= o;
 #if KEEL_MARKER_WIDE
@@ -137,13 +178,15 @@ template <bool inner>
 [[gnu::always_inline]] inline std::uint64_t MarkerSet::hits(const unsigned char* s, std::size_t n, std::size_t at,
                                                             unsigned bits, std::uint64_t found) const {
   const std::uint16_t* base = base_.data();
-  const std::uint64_t* owners = list_owners_.data();
+  const std::uint8_t* list_of = list_of_.data();
   for (; bits != 0; bits &= bits - 1) {
     const std::size_t j = at + static_cast<std::size_t>(std::countr_zero(bits));
-    const std::size_t list = base[s[j]] + (inner || j + 1 < n ? s[j + 1] : 256u);
-    if ((owners[list] & ~found) == 0) continue;
-    found |= list_sure_[list];
-    for (std::size_t e = lists_[list]; e < lists_[list + 1]; ++e) {
+    const unsigned id = list_of[base[s[j]] + (inner || j + 1 < n ? s[j + 1] : 256u)];
+    if (id == 0) continue;
+    const List& list = lists_[id];
+    if ((list.owners & ~found) == 0) continue;
+    found |= list.sure;
+    for (std::size_t e = list.begin; e < list.end; ++e) {
       const Entry& m = entries_[order_[e]];
       if ((found & m.owner) != m.owner && matches(m, s, n, j)) found |= m.owner;
     }

@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/parsing/formats/minimax_m3_values.hpp"
 #include "core/parsing/json/json_view.hpp"
 
@@ -288,17 +292,40 @@ std::optional<PlaceholderArgument> find_placeholder(JsonView value, std::string_
 
 bool may_hold_placeholder(std::string_view arguments) {
   // Only a string can be one, and its first character tells: skip the walk unless some string
-  // starts like a placeholder. Quotes are found eight bytes at a time (most arguments are short,
-  // where a call per quote costs more than the look itself).
+  // starts like a placeholder, i.e. some '"' is followed by one of kStartBytes.
+  static constexpr std::string_view kStartBytes = "<{[.yY\xE2";
   static constexpr auto kStarts = [] {
     std::array<unsigned char, 256> t{};
-    for (unsigned char c : std::string_view("<{[.yY\xE2")) t[c] = 1;
+    for (unsigned char c : kStartBytes) t[c] = 1;
     return t;
   }();
   const auto* p = reinterpret_cast<const unsigned char*>(arguments.data());
   const size_t n = arguments.size();
   auto starts_after = [&](size_t quote) { return quote + 1 < n && kStarts[p[quote + 1]] != 0; };
   size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen quotes at a time, each with the byte after it (most arguments hold no such pair: one
+  // or two blocks settle them). The block that ends the text overlaps what was seen.
+  if (n >= 17) {
+    static_assert(kStartBytes.size() == 7);
+    auto pair_in = [p](size_t at) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
+      const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at + 1));
+      auto is = [&w](char c) { return _mm_cmpeq_epi8(w, _mm_set1_epi8(c)); };
+      const __m128i start =
+          _mm_or_si128(_mm_or_si128(_mm_or_si128(is(kStartBytes[0]), is(kStartBytes[1])),
+                                    _mm_or_si128(is(kStartBytes[2]), is(kStartBytes[3]))),
+                       _mm_or_si128(_mm_or_si128(is(kStartBytes[4]), is(kStartBytes[5])), is(kStartBytes[6])));
+      return _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), start)) != 0;
+    };
+    for (; i + 17 <= n; i += 16) {
+      if (pair_in(i)) return true;
+    }
+    return i + 1 < n && pair_in(n - 17);  // quotes at n - 17 .. n - 2 (the last byte has none after it)
+  }
+#endif
+  // Short arguments: quotes are found eight bytes at a time (a call per quote costs more than the
+  // look itself).
   if constexpr (std::endian::native == std::endian::little) {
     constexpr std::uint64_t kOnes = 0x0101010101010101ull;
     constexpr std::uint64_t kHigh = 0x8080808080808080ull;

@@ -70,6 +70,12 @@ constexpr unsigned kThinkOpen = 62;
 constexpr unsigned kThinkClose = 63;
 constexpr std::uint64_t kThinkBits = (std::uint64_t{1} << kThinkOpen) | (std::uint64_t{1} << kThinkClose);
 
+// The first of the fallbacks that end the detection order (Llama 3's bare JSON, Functionary
+// v3.2's >>>, Gemma's fences, pythonic lists, bare JSON). Their markers are bytes that fill
+// ordinary replies ('{', '[', '>', "parameters"), and a reply that an earlier format decides never
+// asks for them: the marker scan looks for them in a second pass, only when a reply gets there.
+constexpr std::string_view kFirstDeferredFormat = "llama3";
+
 }  // namespace
 
 UniversalToolCallParser::UniversalToolCallParser() : markers_(std::make_unique<detail::MarkerSet>()) {}
@@ -85,7 +91,11 @@ void UniversalToolCallParser::index_markers() {
     }
     if (formats_[i]->markers().empty() || formats_[i]->unmarked_detection()) unmarked_ |= std::uint64_t{1} << i;
   }
-  markers_->build();
+  std::uint64_t deferred = 0;  // that format and the ones after it (a suffix of the order)
+  for (size_t i = 0; i < formats_.size(); ++i) {
+    if (deferred != 0 || formats_[i]->name() == kFirstDeferredFormat) deferred |= std::uint64_t{1} << i;
+  }
+  markers_->build(deferred);
 }
 
 Result<std::unique_ptr<UniversalToolCallParser>> UniversalToolCallParser::create(std::string_view format) {
@@ -196,11 +206,22 @@ ParseOutcome UniversalToolCallParser::read_formats(std::string_view content, std
   const ToolCallFormat* framing = nullptr;
   std::unique_ptr<FormatResult> framed;
   // Auto-detection asks only the formats whose markers occur, and those that may be recognised
-  // without them; the others cannot match.
-  const std::uint64_t asked = auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0};
+  // without them; the others cannot match. `found` leaves out the markers of the deferred formats
+  // (the last ones): they are looked for when the formats before them have all passed.
   const std::uint64_t present = formats_.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << formats_.size()) - 1;
-  for (std::uint64_t left = asked & present; left != 0; left &= left - 1) {  // the asked formats, in order
+  const std::uint64_t deferred = auto_detect_ ? markers_->deferred() & present : 0;
+  std::uint64_t left = (auto_detect_ ? (found & marked_) | unmarked_ : ~std::uint64_t{0}) & present & ~deferred;
+  bool deferred_read = deferred == 0;
+  for (;;) {  // the asked formats, in order
+    if (left == 0) {
+      if (deferred_read) break;
+      found |= markers_->scan_deferred(content);
+      deferred_read = true;
+      left = ((found & marked_) | unmarked_) & deferred;
+      continue;
+    }
     const size_t i = static_cast<size_t>(std::countr_zero(left));
+    left &= left - 1;
     const std::uint64_t bit = std::uint64_t{1} << i;
     const ToolCallFormat& f = *formats_[i];
     if (auto_detect_) {

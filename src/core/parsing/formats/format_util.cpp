@@ -1,6 +1,7 @@
 #include "core/parsing/formats/format_util.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/parsing/json/json_repair.hpp"
 #include "core/parsing/json/json_scan.hpp"
@@ -28,11 +29,43 @@ const ToolSpec* find_tool(std::span<const ToolSpec> tools, std::string_view name
   return it == tools.end() ? nullptr : &*it;
 }
 
+namespace {
+
+// A tool's parameters schema as scan_strict_json() read it.
+struct ToolSchemaRead {
+  bool filled = false;
+  std::string text;
+  JsonIndex index;
+  StrictJson valid;
+};
+
+// The schema `text` validated and indexed. The last few read on this thread are kept: every reply
+// of a conversation is parsed against the same tools, and a reply often calls a tool again.
+const ToolSchemaRead& read_tool_schema(std::string_view text) {
+  static constexpr std::size_t kKept = 4;
+  thread_local std::array<ToolSchemaRead, kKept> kept;
+  thread_local std::size_t next = 0;
+  for (const ToolSchemaRead& r : kept) {
+    if (r.filled && r.text.size() == text.size() && r.text == text) return r;
+  }
+  ToolSchemaRead& r = kept[next];
+  next = (next + 1) % kKept;
+  r.filled = false;  // until read whole (an allocation failure leaves no half entry)
+  r.text.assign(text);
+  r.valid = scan_strict_json(text, &r.index);
+  r.filled = true;
+  return r;
+}
+
+}  // namespace
+
 void ParameterTypes::read() {
   if (read_ || spec_ == nullptr) return;
   read_ = true;
   const std::string_view text = spec_->parameters_schema;
-  const StrictJson valid = scan_strict_json(text, &index_);
+  const ToolSchemaRead& known = read_tool_schema(text);
+  index_ = known.index;
+  const StrictJson valid = known.valid;
   const JsonView schema = valid.ok ? JsonView(text.substr(valid.begin, valid.end - valid.begin), &index_) : JsonView();
   if (schema.is_object()) {
     properties_ = schema.find("properties");

@@ -15,6 +15,7 @@
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/special_tokens.hpp"
 #include "core/parsing/json/json_repair.hpp"
+#include "core/text/small_vector.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::detail {
@@ -24,6 +25,8 @@ struct Segment {
   size_t begin;
   size_t end;
 };
+// The call segments of one reply (a few: no allocation for them).
+using Segments = SmallVector<Segment, 8>;
 
 // A call read from JSON: `arguments` is compact JSON text, an object unless `not_object` names
 // the type it has instead (an error once the call is taken).
@@ -176,13 +179,22 @@ class JsonFormat final : public ToolCallFormat {
 
   FormatResult parse(std::string_view text, std::span<const ToolSpec> tools) const override {
     FormatResult out;
-    std::vector<Segment> segments;
+    Segments segments;
     parse_fenced(text, tools, out, segments);
     if (out.calls.empty() && !out.error) parse_bare(text, tools, out, segments);
     std::sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) { return a.begin < b.begin; });
-    std::string rest;
-    rest.reserve(text.size());
+    // The text outside the segments, measured first: room for exactly that (none when the
+    // segments are the whole reply).
+    size_t outside = 0;
     size_t cursor = 0;
+    for (const auto& s : segments) {
+      if (s.begin > cursor) outside += s.begin - cursor;
+      cursor = std::max(cursor, s.end);
+    }
+    if (cursor < text.size()) outside += text.size() - cursor;
+    std::string rest;
+    rest.reserve(outside);
+    cursor = 0;
     for (const auto& s : segments) {
       if (s.begin > cursor) rest.append(text.substr(cursor, s.begin - cursor));
       cursor = std::max(cursor, s.end);
@@ -308,7 +320,7 @@ class JsonFormat final : public ToolCallFormat {
   }
 
   static void parse_fenced(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out,
-                           std::vector<Segment>& segments) {
+                           Segments& segments) {
     size_t pos = 0;
     while ((pos = text.find("```", pos)) != std::string_view::npos) {
       size_t line_end = text.find('\n', pos);
@@ -339,7 +351,7 @@ class JsonFormat final : public ToolCallFormat {
   // tool_call, no language), and JSON in any other fence is an example. Only an unclosed fence of
   // those kinds is read on (a call cut off before its closing ```).
   static void parse_bare(std::string_view text, std::span<const ToolSpec> tools, FormatResult& out,
-                         std::vector<Segment>& segments) {
+                         Segments& segments) {
     size_t pos = 0;
     while (pos < text.size()) {
       size_t start = skip_blanks(text, pos);

@@ -99,18 +99,18 @@ std::string attribute(std::string_view attrs, std::string_view key) {
 // Reads the call whose tag opens at `pos`; returns where reading goes on.
 size_t read_call(std::string_view text, size_t pos, std::span<const ToolSpec> tools, FormatResult& out) {
   const Tag head = tag_at(text, pos);
-  const std::string at = " at offset " + std::to_string(pos);
+  const Label call({"the Kimi-K3 call"}, pos);  // the messages' subjects, written only for a message
   if (!head.ok) {
-    fail(out, "the Kimi-K3 call" + at + (head.end == kNpos ? " was cut off in its tag" : " has a malformed tag"));
+    fail(out, call + (head.end == kNpos ? " was cut off in its tag" : " has a malformed tag"));
     return head.end == kNpos ? text.size() : head.end;
   }
   CallDraft draft;
   draft.name = attribute(head.attrs, "tool");
   if (draft.name.empty()) {
-    fail(out, "the Kimi-K3 call" + at + " names no tool (tool=\"...\")");
+    fail(out, call + " names no tool (tool=\"...\")");
     return head.end;
   }
-  const std::string where = "the call to '" + draft.name + "'" + at;
+  const Label where({"the call to '", draft.name, "'"}, pos);
   ParameterTypes types(tools, draft.name);
   JsonObjectWriter args;
   std::optional<std::string> json_args;
@@ -169,7 +169,7 @@ size_t read_call(std::string_view text, size_t pos, std::span<const ToolSpec> to
   }
   draft.valid_utf8 = args.valid();
   draft.arguments = json_args ? std::move(*json_args) : std::move(args).finish();
-  commit(out, std::move(draft), Label(where));
+  commit(out, std::move(draft), where);
   return p;
 }
 

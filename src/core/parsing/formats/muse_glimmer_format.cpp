@@ -158,7 +158,7 @@ class MuseGlimmerFormat final : public ToolCallFormat {
   static void call_message(std::string_view text, const Header& h, size_t body_b, size_t body_e,
                            std::span<const ToolSpec> tools, FormatResult& out) {
     const size_t q = skip_space(text, body_b);
-    const std::string where = "the message to '" + std::string(h.recipient) + "' at offset " + std::to_string(h.begin);
+    const Label where({"the message to '", h.recipient, "'"}, h.begin);  // written only for a message
     if (q >= body_e) {
       fail(out, where + ": cut off before <atem:function_calls> at offset " + std::to_string(q));
       return;

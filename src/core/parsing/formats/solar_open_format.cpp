@@ -13,6 +13,7 @@
 #include "core/parsing/formats/format_util.hpp"
 #include "core/parsing/formats/formats.hpp"
 #include "core/parsing/formats/special_tokens.hpp"
+#include "core/parsing/formats/text_scan.hpp"
 #include "core/text/text_util.hpp"
 
 namespace keel::detail {
@@ -75,7 +76,7 @@ size_t read_call(const Pieces& pieces, size_t i, size_t at, FormatResult& out) {
   const bool terminated = i < n && pieces[i].tok == Tok::kCallEnd;
   if (terminated) ++i;
   const std::string call_name(trim(name.view()));
-  const std::string where = "the Solar Open call at offset " + std::to_string(at);
+  const Label where({"the Solar Open call"}, at);  // written only for a message
   if (part < 2) {
     const bool cut = i >= n;
     out.error = where + (cut ? " was cut off before " : " has no ") +

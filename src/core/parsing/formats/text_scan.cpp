@@ -138,11 +138,6 @@ TaggedPayload tagged_payload(std::string_view text, size_t pos, std::string_view
   return {end, end, false, false, refused};
 }
 
-size_t skip_space(std::string_view text, size_t pos) {
-  while (pos < text.size() && is_space(text[pos])) ++pos;
-  return pos;
-}
-
 std::string shown(std::string_view s, size_t max) {
   std::string out = "'";
   for (size_t i = 0; i < s.size() && i < max;) {
@@ -247,15 +242,17 @@ void commit(FormatResult& out, CallDraft&& draft, const Label& where) {
 
 LenientText lenient_payload(std::string_view payload, const Label& where, std::vector<std::string>& repairs,
                             Scanned scanned, const JsonIndex* index) {
+  // One named result on every path, made in the caller's place (a LenientText holds a JsonIndex:
+  // a move of it copies the index).
+  LenientText parsed;
   if (scanned == Scanned::kValid) {
-    LenientText taken;
-    taken.input = payload;
-    taken.in_input = true;
-    taken.end = payload.size();
-    taken.borrowed = index;
-    return taken;
+    parsed.input = payload;
+    parsed.in_input = true;
+    parsed.end = payload.size();
+    parsed.borrowed = index;
+    return parsed;
   }
-  LenientText parsed = parse_json_lenient_text(payload, scanned == Scanned::kInvalid);
+  parsed = parse_json_lenient_text(payload, scanned == Scanned::kInvalid);
   for (auto& r : parsed.repairs) repairs.push_back(prefixed(where, std::move(r)));
   parsed.repairs.clear();
   return parsed;
