@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text/text_util.hpp"
 #include "store/pq_library.hpp"
 
 namespace keel::detail {
@@ -35,20 +36,9 @@ std::string sqlstate_of(const PGresult* result) {
   return state != nullptr ? state : "";
 }
 
-// libpq's message on one line: runs of newlines, tabs and spaces become one space.
+// libpq's message on one line.
 std::string trimmed(std::string_view text) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
+  return collapse_spaces(text);
 }
 
 }  // namespace
@@ -235,7 +225,8 @@ Status PgDb::ready() {
 namespace {
 
 // A session-level advisory lock on a connection of its own: the server drops it when the
-// connection closes, also when the process dies.
+// connection closes, also when the process dies. Advisory locks are database-wide, so the key
+// includes the schema keel's tables are in (deployments in other schemas do not collide).
 class AdvisoryClaim final : public StoreClaim {
  public:
   explicit AdvisoryClaim(std::unique_ptr<PgDb> db) : db_(std::move(db)) {}
@@ -249,7 +240,9 @@ class AdvisoryClaim final : public StoreClaim {
 Result<std::unique_ptr<StoreClaim>> PgDb::claim(const std::string& key) {
   KEEL_ASSIGN_OR_RETURN(std::unique_ptr<PgDb> own, open(settings_));
   KEEL_ASSIGN_OR_RETURN(Stmt stmt,
-                        own->prepare("SELECT CASE WHEN pg_try_advisory_lock(hashtext(?1)) THEN 1 ELSE 0 END"));
+                        own->prepare(
+                                           "SELECT CASE WHEN pg_try_advisory_lock(hashtext(current_schema() || ?1)) "
+                                           "THEN 1 ELSE 0 END"));
   stmt.bind(1, "keel:" + key);
   KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
   const bool held = row && stmt.int64(0) == 1;

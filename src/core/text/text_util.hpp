@@ -149,6 +149,23 @@ inline std::string one_line(std::string_view s) {
   return out;
 }
 
+// `s` on one line: control characters and runs of spaces become one space, none at either end.
+inline std::string collapse_spaces(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 // std::visit with a set of lambdas.
 template <class... Fs>
 struct Overloaded : Fs... {

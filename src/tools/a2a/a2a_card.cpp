@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/text/text_util.hpp"
 #include "core/text/utf8_text.hpp"
 #include "tools/web/web_url.hpp"
 
@@ -29,20 +30,7 @@ std::string card_upper(std::string s) {
 
 // One line of plain text: control characters and runs of white space become one space.
 std::string card_flatten(std::string_view text) {
-  std::string clean = sanitize_utf8(text);
-  std::string out;
-  bool space = false;
-  for (char c : clean) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
+  return collapse_spaces(sanitize_utf8(text));
 }
 
 struct CardInterface {
