@@ -316,12 +316,6 @@ constexpr std::array<Migration, 8> kMigrations = {{
     {8, kAutopilot},
 }};
 
-Result<int64_t> read_int_pragma(Db& db, std::string_view sql) {
-  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(sql));
-  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
-  return row ? stmt.int64(0) : 0;
-}
-
 }  // namespace
 
 std::span<const Migration> schema_migrations() {
@@ -333,7 +327,7 @@ int current_schema_version() {
 
 Result<int> read_schema_version(Db& db) {
   KEEL_ASSIGN_OR_RETURN(int64_t version,
-                        read_int_pragma(db, db.dialect() == SqlDialect::kSqlite
+                        query_int(db, db.dialect() == SqlDialect::kSqlite
                                                 ? "PRAGMA user_version"
                                                 : "SELECT version FROM keel_schema WHERE application = 'keel'"));
   return static_cast<int>(version);
@@ -342,7 +336,7 @@ Result<int> read_schema_version(Db& db) {
 Result<int> check_database(Db& db, std::span<const Migration> steps) {
   // The first read of the file: a file that is not SQLite fails here, before anything is written.
   KEEL_ASSIGN_OR_RETURN(int version, read_schema_version(db));
-  KEEL_ASSIGN_OR_RETURN(int64_t app_id, read_int_pragma(db, "PRAGMA application_id"));
+  KEEL_ASSIGN_OR_RETURN(int64_t app_id, query_int(db, "PRAGMA application_id"));
   if (app_id != 0 && app_id != kKeelApplicationId) {
     return Status::FailedPrecondition(db.path() +
                                       " is not a keel database (it belongs to another program, "
@@ -351,7 +345,7 @@ Result<int> check_database(Db& db, std::span<const Migration> steps) {
   }
   if (version == 0) {
     KEEL_ASSIGN_OR_RETURN(int64_t objects,
-                          read_int_pragma(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'"));
+                          query_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'"));
     if (objects > 0) {
       return Status::FailedPrecondition(db.path() + " is not a keel database (it holds tables of another program)");
     }

@@ -36,11 +36,6 @@ std::string sqlstate_of(const PGresult* result) {
   return state != nullptr ? state : "";
 }
 
-// libpq's message on one line.
-std::string trimmed(std::string_view text) {
-  return collapse_spaces(text);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- statements
@@ -184,7 +179,7 @@ Result<std::unique_ptr<PgDb>> PgDb::open(const PgConnectSettings& settings) {
   PGconn* conn = pq().PQconnectdbParams(keys, values, 1);
   if (conn == nullptr) return Status::ResourceExhausted("out of memory connecting to database " + settings.label);
   if (pq().PQstatus(conn) != CONNECTION_OK) {
-    std::string why = trimmed(pq().PQerrorMessage(conn));
+    std::string why = collapse_spaces(pq().PQerrorMessage(conn));
     pq().PQfinish(conn);
     bool auth = why.find("authentication") != std::string::npos || why.find("password") != std::string::npos;
     std::string message = "cannot connect to PostgreSQL database " + settings.label + " (" + why + ")";
@@ -214,7 +209,7 @@ Status PgDb::ready() {
     pq().PQreset(conn_);
     if (pq().PQstatus(conn_) != CONNECTION_OK) {
       return Status::Unavailable("lost the connection to PostgreSQL database " + path() + " and cannot remake it (" +
-                                 trimmed(pq().PQerrorMessage(conn_)) + "); keel retries when it is back");
+                                 collapse_spaces(pq().PQerrorMessage(conn_)) + "); keel retries when it is back");
     }
     KEEL_TRY(configure());
   }
@@ -240,9 +235,8 @@ class AdvisoryClaim final : public StoreClaim {
 Result<std::unique_ptr<StoreClaim>> PgDb::claim(const std::string& key) {
   KEEL_ASSIGN_OR_RETURN(std::unique_ptr<PgDb> own, open(settings_));
   KEEL_ASSIGN_OR_RETURN(Stmt stmt,
-                        own->prepare(
-                                           "SELECT CASE WHEN pg_try_advisory_lock(hashtext(current_schema() || ?1)) "
-                                           "THEN 1 ELSE 0 END"));
+                        own->prepare("SELECT CASE WHEN pg_try_advisory_lock(hashtext(current_schema() || ?1)) "
+                                     "THEN 1 ELSE 0 END"));
   stmt.bind(1, "keel:" + key);
   KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
   const bool held = row && stmt.int64(0) == 1;
@@ -304,10 +298,10 @@ Status PgDb::error(const PGresult* result, std::string_view action) const {
   const std::string while_doing = action.empty() ? "" : " while " + std::string(action);
   if (result == nullptr || pq().PQstatus(conn_) != CONNECTION_OK) {
     return Status::Unavailable("lost the connection to PostgreSQL database " + db + while_doing + " (" +
-                               trimmed(pq().PQerrorMessage(conn_)) + "); keel retries when it is back");
+                               collapse_spaces(pq().PQerrorMessage(conn_)) + "); keel retries when it is back");
   }
   const std::string state = sqlstate_of(result);
-  const std::string why = "(" + trimmed(pq().PQresultErrorMessage(result)) + ")";
+  const std::string why = "(" + collapse_spaces(pq().PQresultErrorMessage(result)) + ")";
   const std::string cls = state.substr(0, 2);
   if (state == "42501" || state == "25006") {
     return Status::PermissionDenied("database " + db + " refused the write " + why + while_doing +

@@ -63,27 +63,17 @@ void drop_statements(std::string& sql, std::string_view head, std::string_view t
   }
 }
 
-constexpr long long kSchemaLockKey = 0x6B65656C;  // advisory lock for creating and migrating: "keel"
-
-Result<int64_t> read_one_int(Db& db, std::string_view sql) {
-  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(sql));
-  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
-  int64_t value = row ? stmt.int64(0) : -1;
-  KEEL_TRY(stmt.run());
-  return value;
-}
-
 // The version of keel's tables in the connection's schema; 0 when the schema is empty; an error
 // when it holds another program's tables.
 Result<int> found_version(Db& db) {
-  KEEL_ASSIGN_OR_RETURN(int64_t has_table, read_one_int(db,
-                                                        "SELECT count(*) FROM pg_catalog.pg_tables "
-                                                        "WHERE schemaname = current_schema() "
-                                                        "AND tablename = 'keel_schema'"));
+  KEEL_ASSIGN_OR_RETURN(int64_t has_table, query_int(db,
+                                                     "SELECT count(*) FROM pg_catalog.pg_tables "
+                                                     "WHERE schemaname = current_schema() "
+                                                     "AND tablename = 'keel_schema'"));
   if (has_table == 0) {
-    KEEL_ASSIGN_OR_RETURN(int64_t tables, read_one_int(db,
-                                                       "SELECT count(*) FROM pg_catalog.pg_tables "
-                                                       "WHERE schemaname = current_schema()"));
+    KEEL_ASSIGN_OR_RETURN(int64_t tables, query_int(db,
+                                                    "SELECT count(*) FROM pg_catalog.pg_tables "
+                                                    "WHERE schemaname = current_schema()"));
     if (tables > 0) {
       return Status::FailedPrecondition("database " + db.path() +
                                         " is not a keel database (its schema holds tables of another program); "
@@ -92,7 +82,7 @@ Result<int> found_version(Db& db) {
     return 0;
   }
   KEEL_ASSIGN_OR_RETURN(int64_t version,
-                        read_one_int(db, "SELECT version FROM keel_schema WHERE application = 'keel'"));
+                        query_int(db, "SELECT version FROM keel_schema WHERE application = 'keel'", -1));
   if (version < 0) return Status::FailedPrecondition("database " + db.path() + " has an empty keel_schema table");
   return static_cast<int>(version);
 }
@@ -111,7 +101,8 @@ Status check_newest(Db& db, int version) {
 // while this one waited is skipped.
 Status apply_step(Db& db, const Migration& step) {
   return db.write([&]() -> Status {
-    KEEL_TRY(db.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLockKey) + ")"));
+    // The lock's key is keel's SQLite application id ("keel" in ASCII).
+    KEEL_TRY(db.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kKeelApplicationId) + ")"));
     KEEL_ASSIGN_OR_RETURN(int now, found_version(db));
     KEEL_TRY(check_newest(db, now));
     if (now >= step.version) return Status::Ok();

@@ -8,31 +8,24 @@
 namespace keel {
 namespace {
 
-Result<int64_t> read_flag(detail::Db& db, std::string_view sql) {
-  KEEL_ASSIGN_OR_RETURN(detail::Stmt stmt, db.prepare(sql));
-  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
-  int64_t value = row ? stmt.int64(0) : 0;
-  KEEL_TRY(stmt.run());
-  return value;
-}
-
 // PermissionDenied, before anything is written, when this role cannot write: a read-only
 // transaction default (a standby, or default_transaction_read_only), or no INSERT on an existing
 // keel table (an empty schema is checked by creating the tables).
 Status check_writable(detail::Db& db) {
-  KEEL_ASSIGN_OR_RETURN(int64_t read_only, read_flag(db,
-                                                     "SELECT CASE WHEN current_setting('transaction_read_only') = 'on' "
-                                                     "THEN 1 ELSE 0 END"));
+  KEEL_ASSIGN_OR_RETURN(int64_t read_only,
+                        detail::query_int(db,
+                                          "SELECT CASE WHEN current_setting('transaction_read_only') = 'on' "
+                                          "THEN 1 ELSE 0 END"));
   if (read_only != 0) {
     return Status::PermissionDenied("database " + db.path() +
                                     " only allows reading (transaction_read_only is on: a standby or a read-only "
                                     "default for this role); connect to the primary with a role that can write");
   }
   KEEL_ASSIGN_OR_RETURN(int64_t can_write,
-                        read_flag(db,
-                                  "SELECT CASE WHEN to_regclass('messages') IS NULL THEN 1 "
-                                  "WHEN has_table_privilege(to_regclass('messages'), 'INSERT') "
-                                  "AND has_table_privilege(to_regclass('runs'), 'UPDATE') THEN 1 ELSE 0 END"));
+                        detail::query_int(db,
+                                          "SELECT CASE WHEN to_regclass('messages') IS NULL THEN 1 "
+                                          "WHEN has_table_privilege(to_regclass('messages'), 'INSERT') "
+                                          "AND has_table_privilege(to_regclass('runs'), 'UPDATE') THEN 1 ELSE 0 END"));
   if (can_write == 0) {
     return Status::PermissionDenied("the role connecting to database " + db.path() +
                                     " cannot write keel's tables (no INSERT or UPDATE privilege); grant them or "

@@ -170,4 +170,13 @@ class Db {
   int depth_ = 0;  // writes in progress on this connection (nested ones join the outer)
 };
 
+// The first column of the first row of `sql` (stepped to its end); `if_none` when there is no row.
+inline Result<int64_t> query_int(Db& db, std::string_view sql, int64_t if_none = 0) {
+  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(sql));
+  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
+  int64_t value = row ? stmt.int64(0) : if_none;
+  KEEL_TRY(stmt.run());
+  return value;
+}
+
 }  // namespace keel::detail
