@@ -59,16 +59,12 @@ class PgDb final : public Db {
   // Settings every new or remade connection gets (the statement timeout).
   Status configure();
 
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
 
   PGconn* conn_;
   PgConnectSettings settings_;
   int64_t changes_ = 0;
   int next_name_ = 0;
-  std::unordered_map<std::string, std::vector<std::unique_ptr<Statement>>, Hash, std::equal_to<>> cache_;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Statement>>, SqlTextHash, std::equal_to<>> cache_;
 };
 
 // `sql` with SQLite-style parameters ?1, ?2 ... written as $1, $2 ... (outside quoted text), and

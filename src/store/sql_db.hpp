@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -18,6 +19,12 @@
 namespace keel::detail {
 
 enum class SqlDialect { kSqlite, kPostgres };
+
+// Hashes SQL text for the connections' statement caches, looked up by string_view.
+struct SqlTextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 // One prepared statement of a connection, lent to a Stmt for one use. The engine's own class
 // implements it; release() ends the loan (resets the statement for its next borrower).

@@ -43,13 +43,9 @@ class SqliteDb final : public Db {
   class Statement;
   SqliteDb(sqlite3* db, std::string path);
 
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
 
   sqlite3* db_;
-  std::unordered_map<std::string, std::unique_ptr<Statement>, Hash, std::equal_to<>> cache_;
+  std::unordered_map<std::string, std::unique_ptr<Statement>, SqlTextHash, std::equal_to<>> cache_;
 };
 
 // The Status for `rc` with SQLite's own message `detail`, for the database at `path`.
