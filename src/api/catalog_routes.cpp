@@ -25,6 +25,12 @@ void health(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
   if (!store.reachable) {
     j["store"]["error"] = store.error;
     j["ok"] = false;
+  } else if (Result<ServerQueueStats> queue = ctx->store.server_queue(ctx->runs.workspace()); queue.ok()) {
+    // The run queue this instance shares with the others serving the workspace from the database.
+    j["queue"] = {{"instance", ctx->runs.instance()},
+                  {"held_runs", queue->held},
+                  {"unclaimed_runs", queue->unclaimed},
+                  {"instances", queue->instances}};
   }
   reply_json(*ctx, req, out, store.reachable ? 200 : 503, j);
 }

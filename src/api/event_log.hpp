@@ -7,7 +7,9 @@
 //   log.publish("s_1", "r_1", "tool_call", {{"name", "fs_list"}});
 //
 // The newest events of each session stay in memory; older ones are read back from the store. A
-// background writer saves new events in batches, so publishing never waits for the disk.
+// background writer saves new events in batches, so publishing never waits for the disk. With
+// several instances on one database (EventLogOptions::numbered_by_store) the database numbers the
+// events, and each instance's streams also carry what the others publish.
 //
 // Thread-safety: every member may be called from any thread. Sinks are called with the session's
 // lock held, in seq order: they must be quick and must not call back into the log.
@@ -34,6 +36,10 @@ struct LoggedEvent {
 struct EventLogOptions {
   size_t memory_events = 512;  // per session, kept in memory for quick replay
   int64_t flush_interval_ms = 20;
+  // Several instances publish to the sessions of one database (it is not this process's alone):
+  // the store numbers each event as it commits it, streams get events in commit order, and what
+  // other instances commit reaches this one's streams through Store::watch_server_events.
+  bool numbered_by_store = false;
 };
 
 class EventLog {
@@ -44,7 +50,9 @@ class EventLog {
   EventLog& operator=(const EventLog&) = delete;
 
   // Numbers the event, adds "session_id", "seq" and "time_us" (Unix epoch microseconds) to
-  // `data`, hands it to the session's subscribers and queues it for the store. Returns its seq.
+  // `data`, hands it to the session's subscribers and queues it for the store. Returns its seq;
+  // 0 when the store numbers events (numbered_by_store): then it is numbered, saved and handed to
+  // subscribers a moment later, in the order the database committed it.
   int64_t publish(const std::string& session_id, const std::string& run_id, std::string_view type,
                   nlohmann::json data);
 

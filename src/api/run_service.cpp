@@ -5,6 +5,7 @@
 #include <random>
 
 #include "api/run_service_impl.hpp"
+#include "base/random_token.hpp"
 #include "keel/config.hpp"
 #include "keel/message.hpp"
 
@@ -65,6 +66,8 @@ RunSettings settings_from_json(const std::string& text) {
 
 RunService::Impl::Impl(Store& s, AgentFactory& f, EventLog& e, PendingInput& p, RunServiceOptions o)
     : store(s), factory(f), events(e), pending(p), options(std::move(o)) {
+  lease.owner = options.instance.empty() ? "i_" + detail::random_hex(8) : options.instance;
+  lease.duration_ms = std::max<int64_t>(1, options.lease_ms);
   detail::ThreadPool::Options po;
   po.threads = std::max<size_t>(1, options.workers);
   po.max_threads = po.threads;
@@ -94,13 +97,17 @@ void RunService::Impl::enqueue_locked(const std::shared_ptr<ActiveRun>& run) {
   });
 }
 
-void RunService::Impl::retire_locked(const std::shared_ptr<ActiveRun>& run) {
+void RunService::Impl::forget_locked(const std::shared_ptr<ActiveRun>& run) {
   runs.erase(run->id);
   auto s = session_runs.find(run->session_id);
   if (s != session_runs.end() && s->second == run->id) session_runs.erase(s);
   pending.forget_run(run->id);
-  (void)store.delete_server_checkpoint(run->id);
   retired_cv.notify_all();
+}
+
+void RunService::Impl::retire_locked(const std::shared_ptr<ActiveRun>& run) {
+  if (!run->lost) (void)store.delete_server_checkpoint(run->id);
+  forget_locked(run);
 }
 
 void RunService::Impl::abort_idle_locked(const std::shared_ptr<ActiveRun>& run, const std::string& why) {
@@ -213,12 +220,21 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
   RunInfo info;
   info.session_id = session_id;
   info.task = content;
-  Result<std::string> written = impl_->store.accept_server_run(info, Message::user(content), settings_json(settings).dump());
+  Result<std::string> written =
+      impl_->store.accept_server_run(info, Message::user(content), settings_json(settings).dump(), impl_->lease);
   if (!written.ok()) {
     release();
+    if (written.status().code() == ErrorCode::kFailedPrecondition && busy_run != nullptr) {
+      // The session's active run is another instance's.
+      Result<std::vector<ServerCheckpoint>> queued = impl_->store.list_server_checkpoints();
+      for (const ServerCheckpoint& c : queued.ok() ? *queued : std::vector<ServerCheckpoint>{}) {
+        if (c.session_id == session_id) *busy_run = c.run_id;
+      }
+    }
     return written.status();
   }
   run->id = *written;
+  run->held_since = std::chrono::steady_clock::now();
   std::lock_guard lock(impl_->mu);
   impl_->session_runs[session_id] = run->id;
   impl_->runs[run->id] = run;
@@ -280,34 +296,6 @@ size_t RunService::workers() const { return std::max<size_t>(1, impl_->options.w
 
 const std::string& RunService::workspace() const { return impl_->options.workspace; }
 
-Result<size_t> RunService::recover() {
-  KEEL_ASSIGN_OR_RETURN(std::vector<ServerCheckpoint> checkpoints, impl_->store.list_server_checkpoints());
-  size_t resumed = 0;
-  std::lock_guard lock(impl_->mu);
-  for (const ServerCheckpoint& c : checkpoints) {
-    // Another workspace's run is left for its own server (the database may be shared).
-    Result<SessionRecord> session = impl_->store.get_session(c.session_id);
-    if (session.ok() && session->workspace != impl_->options.workspace) continue;
-    Result<RunRecord> record = impl_->store.get_run(c.run_id);
-    if (!record.ok() || run_state_is_terminal(record->state) || impl_->runs.count(c.run_id) != 0) {
-      (void)impl_->store.delete_server_checkpoint(c.run_id);
-      continue;
-    }
-    auto run = std::make_shared<ActiveRun>();
-    run->id = c.run_id;
-    run->session_id = c.session_id;
-    run->task = record->task;
-    run->settings = settings_from_json(c.settings);
-    run->resumed_because = "restart";
-    run->calls_not_started = c.waiting == "approval" || c.waiting == "answer";
-    impl_->runs[run->id] = run;
-    impl_->session_runs[run->session_id] = run->id;
-    impl_->enqueue_locked(run);
-    ++resumed;
-  }
-  return resumed;
-}
-
 void RunService::shutdown() {
   std::unique_lock lock(impl_->mu);
   if (impl_->stopping && !impl_->pool) return;
@@ -323,6 +311,19 @@ void RunService::shutdown() {
   std::unique_ptr<detail::ThreadPool> pool = std::move(impl_->pool);
   lock.unlock();
   pool.reset();  // queued runs are dropped here; their checkpoints bring them back on the next start
+  if (impl_->keeper.joinable()) {
+    impl_->keeper.request_stop();
+    impl_->keeper.join();
+  }
+  // What this instance held goes back to the queue at once: another instance (or the next start)
+  // takes it up without waiting for the leases to run out.
+  Status released = impl_->store.release_server_runs(impl_->options.workspace, impl_->lease.owner);
+  if (!released.ok()) {
+    impl_->note("cannot hand this instance's runs back to the queue (they are taken up when their leases run out): " +
+                released.message());
+  }
 }
+
+const std::string& RunService::instance() const { return impl_->lease.owner; }
 
 }  // namespace keel::api

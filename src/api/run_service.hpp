@@ -37,6 +37,15 @@ struct RunServiceOptions {
   size_t workers = 4;               // runs executing at once; the rest wait in order
   std::string workspace;            // recorded on sessions the API creates
   int64_t shutdown_grace_ms = 10000;  // how long shutdown() waits for running runs to checkpoint
+  // The run queue (several instances on one database, docs/deploy.md). `exclusive`: this process
+  // alone serves the workspace (Store::claim_server said so), so it takes up every run left
+  // behind at once and needs no leases; otherwise it holds its runs under leases of lease_ms,
+  // renewed every lease_ms / 3, and looks for runs no one holds every claim_interval_ms.
+  bool exclusive = true;
+  std::string instance;             // this instance's id in the queue; empty: a random one
+  int64_t lease_ms = 15000;
+  int64_t claim_interval_ms = 500;
+  std::function<void(const std::string&)> notice;  // operator messages (a lost lease, a queue error)
 };
 
 // An ask_user asker for tool registries built before the service exists: it forwards to the
@@ -88,9 +97,14 @@ class RunService {
   size_t workers() const;
   const std::string& workspace() const;
 
-  // Takes up every checkpointed run of this service's workspace that has not ended (after a
-  // restart); other workspaces' runs are left alone. Returns how many.
+  // Takes up the runs of this service's workspace left behind (after a restart): every one when
+  // the service is exclusive, else those its own instance id held and those no live lease holds,
+  // up to the free workers; other workspaces' runs are left alone. Returns how many. From then on
+  // a service that is not exclusive keeps renewing its leases and taking up runs other
+  // instances left (they stopped, or died and their leases ran out).
   Result<size_t> recover();
+  // This instance's id in the run queue.
+  const std::string& instance() const;
   // Stops taking messages, checkpoints running runs (they stop and stay resumable) and waits for
   // them up to shutdown_grace_ms. Idempotent.
   void shutdown();

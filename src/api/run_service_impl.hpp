@@ -5,12 +5,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stop_token>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +38,8 @@ struct ActiveRun {
   std::string resumed_because;          // for the run_resumed event; empty: first start
   bool calls_not_started = false;       // parked before its pending calls began (ResumeOptions)
   std::atomic<int> round{0};            // the model call in progress, for events the hooks do not make
+  std::chrono::steady_clock::time_point held_since;  // when this instance accepted or claimed it
+  bool lost = false;                    // another instance took it over: stop without writing
 };
 
 struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
@@ -55,6 +59,10 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   size_t executing = 0;
   bool stopping = false;
   std::unique_ptr<detail::ThreadPool> pool;
+  ServerLease lease;                   // this instance's id and lease length in the run queue
+  std::condition_variable_any keeper_cv;  // wakes the keeper (a claim filled every free worker)
+  bool claim_again = false;
+  std::jthread keeper;                 // renews leases and takes up runs no one holds (not exclusive)
 
   // Under mu: hands the run to a worker.
   void enqueue_locked(const std::shared_ptr<ActiveRun>& run);
@@ -62,6 +70,19 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   void execute(const std::shared_ptr<ActiveRun>& run);
   // Under mu: forgets an ended run (maps, pending items, checkpoint).
   void retire_locked(const std::shared_ptr<ActiveRun>& run);
+  // Under mu: forgets a run here without touching the store (it ended, or another instance holds it).
+  void forget_locked(const std::shared_ptr<ActiveRun>& run);
+
+  // The run queue (run_queue_keeper.cpp).
+  // Claims up to `limit` runs no one holds and queues them here; returns how many.
+  size_t claim(size_t limit);
+  // Extends this instance's leases; runs it no longer holds are stopped without writing.
+  void renew();
+  // The keeper thread's body.
+  void keep(std::stop_token stop);
+  // Workers not taken by a queued or running run. Under mu.
+  size_t free_workers_locked() const;
+  void note(const std::string& line) const;
   // Ends a run that is not executing as aborted: store, event, retire. Under mu.
   void abort_idle_locked(const std::shared_ptr<ActiveRun>& run, const std::string& why);
   // A run's pending items are all answered.

@@ -110,7 +110,7 @@ void RunService::Impl::execute(const std::shared_ptr<ActiveRun>& run) {
       abort_idle_locked(run, "aborted by the user before it started");
       return;
     }
-    if (stopping) return;  // checkpointed; resumed on the next start
+    if (stopping || run->lost) return;  // checkpointed; resumed on the next start or by its new holder
     run->phase = RunPhase::kRunning;
     ++executing;
   }
@@ -154,7 +154,9 @@ void RunService::Impl::execute(const std::shared_ptr<ActiveRun>& run) {
   std::lock_guard lock(mu);
   run->agent = nullptr;
   auto reason = static_cast<ParkReason>(run->park.exchange(static_cast<int>(ParkReason::kNone)));
-  if (!outcome.ok()) {
+  if (run->lost) {
+    forget_locked(run);  // another instance holds it now: it reports and settles the run
+  } else if (!outcome.ok()) {
     // It could not start (its stored state is not resumable): report and forget it.
     publish(*run, "run_failed", {{"kind", "internal"}, {"error", outcome.status().message()}, {"exit_code", 3},
                                  {"session_id", run->session_id}});

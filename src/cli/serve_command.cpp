@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include "api/a2a_endpoint.hpp"
 #include "api/agui_endpoint.hpp"
 #include "api/anthropic_endpoint.hpp"
@@ -17,6 +19,7 @@
 #include "api/pending_input.hpp"
 #include "api/responses_endpoint.hpp"
 #include "api/run_service.hpp"
+#include "base/random_token.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "assembly/mcp_setup.hpp"
@@ -69,6 +72,8 @@ struct HttpServeArgs {
   std::vector<std::string> allowed_hosts;
   size_t workers = 4;
   std::optional<std::string> web_dir;
+  std::string instance_id;  // the run queue's name for this instance (default host:port)
+  int64_t lease_ms = 15000;
 };
 
 // keel's tools (and run_agent) over MCP's Streamable HTTP transport at /mcp, under the default
@@ -92,6 +97,16 @@ Result<std::unique_ptr<mcp::KeelMcpServer>> make_mcp_server(api::ServeAgentFacto
   return std::make_unique<mcp::KeelMcpServer>(std::move(options));
 }
 
+// HOSTNAME:PORT: the same instance after a restart gets the same name (and takes its runs back at
+// once); two live instances cannot share it, as they cannot listen on one host's port together.
+// Port 0 (any free port) gets a random suffix instead.
+std::string default_instance_id(uint16_t port) {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "keel");
+  if (port != 0) return std::string(host) + ":" + std::to_string(port);
+  return std::string(host) + ":" + detail::random_hex(6);
+}
+
 int http_serve_command(const HttpServeArgs& args) {
   auto fail = [](const std::string& message) {
     std::fprintf(stderr, "keel: %s\n", message.c_str());
@@ -108,6 +123,7 @@ int http_serve_command(const HttpServeArgs& args) {
   if (!http_token->kept_in.empty()) token_hint = " (keel serve printed it; it is kept in " + http_token->kept_in + ")";
   std::stop_token interrupted = install_interrupt_handler();
   if (args.workers < 1 || args.workers > 256) return fail("--workers must be between 1 and 256");
+  if (args.lease_ms < 1000 || args.lease_ms > 3'600'000) return fail("--lease-ms must be between 1000 and 3600000");
   std::string web_dir = args.web_dir.value_or(default_web_dir());
   std::error_code ec;
   if (!web_dir.empty() && !std::filesystem::is_regular_file(std::filesystem::path(web_dir) / "index.html", ec)) {
@@ -123,15 +139,21 @@ int http_serve_command(const HttpServeArgs& args) {
   Result<std::unique_ptr<api::ServeAgentFactory>> factory = api::ServeAgentFactory::create(args.agent, **store, asker, notice);
   if (!factory.ok()) return fail(factory.status().message());
 
-  // One keel serve per workspace and database: a second would take up the first one's runs.
+  // SQLite: one keel serve per workspace and database. PostgreSQL: several, sharing the run queue.
   Result<std::unique_ptr<StoreClaim>> serving = (*store)->claim_server((*factory)->workspace());
   if (!serving.ok()) return fail(serving.status().message());
 
-  api::EventLog events(**store);
+  api::EventLogOptions event_options;
+  event_options.numbered_by_store = !(*serving)->exclusive();
+  api::EventLog events(**store, event_options);
   api::PendingInput pending;
   api::RunServiceOptions run_options;
   run_options.workers = args.workers;
   run_options.workspace = (*factory)->workspace();
+  run_options.exclusive = (*serving)->exclusive();
+  run_options.instance = args.instance_id.empty() ? default_instance_id(args.port) : args.instance_id;
+  run_options.lease_ms = args.lease_ms;
+  run_options.notice = notice;
   api::RunService runs(**store, **factory, events, pending, asker, run_options);
 
   // /v1 runs are not parked (no one answers approvals there): they get their own workers.
@@ -245,6 +267,7 @@ int http_serve_command(const HttpServeArgs& args) {
 void add_serve_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<HttpServeArgs>();
   if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
+  if (const char* instance = std::getenv("KEEL_INSTANCE_ID")) args->instance_id = instance;
   CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, AG-UI at /agui, MCP at /mcp, web UI");
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
   cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
@@ -259,6 +282,13 @@ void add_serve_command(CLI::App& app, CommandAction& action) {
                   "Answer requests whose Host header names this host (repeatable; default: the loopback names "
                   "when bound to loopback, else any)");
   cmd->add_option("--workers", args->workers, "Runs executing at once (default 4); more wait in order");
+  cmd->add_option("--instance-id", args->instance_id,
+                  "This instance's name in the run queue shared by instances on one PostgreSQL database "
+                  "(default: $KEEL_INSTANCE_ID, else HOSTNAME:PORT); a restart under the same name takes its runs "
+                  "back at once");
+  cmd->add_option("--lease-ms", args->lease_ms,
+                  "How long a run stays with an instance that stopped renewing its hold on it before another "
+                  "instance takes it over (default 15000; PostgreSQL)");
   cmd->add_option("--web-dir", args->web_dir, "Folder of the web UI's files (default: the one keel was built with)");
   cmd->add_option("--model,-m", args->agent.model, "Model of the default profile, as for keel run");
   cmd->add_option("--base-url", args->agent.base_url, "OpenAI-compatible base URL of the default profile");

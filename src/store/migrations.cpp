@@ -305,7 +305,25 @@ CREATE TABLE daemon_status (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 8> kMigrations = {{
+// Version 9: the checkpoints become keel serve's run queue, shared by every instance serving a
+// workspace from the database: the workspace of each run, the instance that holds it and until
+// when its lease holds (an instance that dies stops renewing, and another takes its runs up). A
+// session has one active run at a time, whichever instance accepted it: one checkpoint each.
+constexpr std::string_view kRunQueue = R"sql(
+ALTER TABLE server_checkpoints ADD COLUMN workspace TEXT NOT NULL DEFAULT '';
+ALTER TABLE server_checkpoints ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE server_checkpoints ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE server_checkpoints SET workspace = coalesce((SELECT workspace FROM sessions
+  WHERE sessions.id = server_checkpoints.session_id), '');
+DELETE FROM server_checkpoints WHERE EXISTS (SELECT 1 FROM server_checkpoints newer
+  WHERE newer.session_id = server_checkpoints.session_id AND (newer.updated_ms > server_checkpoints.updated_ms
+    OR (newer.updated_ms = server_checkpoints.updated_ms AND newer.run_id > server_checkpoints.run_id)));
+CREATE UNIQUE INDEX server_checkpoints_one_per_session ON server_checkpoints(session_id);
+CREATE INDEX server_checkpoints_by_workspace ON server_checkpoints(workspace, updated_ms);
+CREATE INDEX server_checkpoints_by_owner ON server_checkpoints(owner);
+)sql";
+
+constexpr std::array<Migration, 9> kMigrations = {{
     {1, kCoreTables},
     {2, kMemoryCacheSpans},
     {3, kTodos},
@@ -314,6 +332,7 @@ constexpr std::array<Migration, 8> kMigrations = {{
     {6, kProposalPublicIds, fill_proposal_public_ids},
     {7, kMcpToolLocks},
     {8, kAutopilot},
+    {9, kRunQueue},
 }};
 
 }  // namespace

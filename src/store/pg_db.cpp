@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/text/text_util.hpp"
+#include "store/pg_listener.hpp"
 #include "store/pq_library.hpp"
 
 namespace keel::detail {
@@ -219,30 +220,28 @@ Status PgDb::ready() {
 
 namespace {
 
-// A session-level advisory lock on a connection of its own: the server drops it when the
-// connection closes, also when the process dies. Advisory locks are database-wide, so the key
-// includes the schema keel's tables are in (deployments in other schemas do not collide).
-class AdvisoryClaim final : public StoreClaim {
+// Several keel serve instances serve a workspace from one PostgreSQL database together; the run
+// queue's leases keep them from taking the same run, so the claim holds nothing.
+class SharedClaim final : public StoreClaim {
  public:
-  explicit AdvisoryClaim(std::unique_ptr<PgDb> db) : db_(std::move(db)) {}
-
- private:
-  std::unique_ptr<PgDb> db_;
+  bool exclusive() const override { return false; }
 };
 
 }  // namespace
 
-Result<std::unique_ptr<StoreClaim>> PgDb::claim(const std::string& key) {
-  KEEL_ASSIGN_OR_RETURN(std::unique_ptr<PgDb> own, open(settings_));
-  KEEL_ASSIGN_OR_RETURN(Stmt stmt,
-                        own->prepare("SELECT CASE WHEN pg_try_advisory_lock(hashtext(current_schema() || ?1)) "
-                                     "THEN 1 ELSE 0 END"));
-  stmt.bind(1, "keel:" + key);
-  KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
-  const bool held = row && stmt.int64(0) == 1;
-  KEEL_TRY(stmt.run());
-  if (!held) return Status::FailedPrecondition("another process already holds '" + key + "' on database " + path());
-  return std::unique_ptr<StoreClaim>(new AdvisoryClaim(std::move(own)));
+Result<std::unique_ptr<StoreClaim>> PgDb::claim(const std::string&) {
+  return std::unique_ptr<StoreClaim>(new SharedClaim());
+}
+
+Status PgDb::notify(std::string_view topic, std::string_view payload) {
+  KEEL_ASSIGN_OR_RETURN(Stmt stmt, prepare("SELECT pg_notify(" + std::string(kPgChannelSql) + ", ?2)"));
+  stmt.bind(1, topic).bind(2, payload);
+  return stmt.run();
+}
+
+Result<std::unique_ptr<StoreWatch>> PgDb::watch(std::string_view topic,
+                                                std::function<void(const std::string&)> on_notify) {
+  return PgListener::start(settings_, std::string(topic), std::move(on_notify));
 }
 
 Result<Stmt> PgDb::prepare(std::string_view sql) {

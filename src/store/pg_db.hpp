@@ -42,6 +42,9 @@ class PgDb final : public Db {
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
   Status ready() override;
   Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) override;
+  Status notify(std::string_view topic, std::string_view payload) override;
+  Result<std::unique_ptr<StoreWatch>> watch(std::string_view topic,
+                                            std::function<void(const std::string&)> on_notify) override;
 
   // The Status for a failed result (or a null one: the connection is gone), while doing `action`.
   Status error(const PGresult* result, std::string_view action) const;
@@ -66,6 +69,11 @@ class PgDb final : public Db {
   int next_name_ = 0;
   std::unordered_map<std::string, std::vector<std::unique_ptr<Statement>>, SqlTextHash, std::equal_to<>> cache_;
 };
+
+// The SQL expression naming the NOTIFY channel of `topic` ("?1") for keel's tables in the
+// connection's schema: notifications are database-wide, and several keel deployments may share
+// one database in different schemas.
+inline constexpr std::string_view kPgChannelSql = "'keel_' || left(md5(current_schema() || ':' || ?1), 20)";
 
 // `sql` with SQLite-style parameters ?1, ?2 ... written as $1, $2 ... (outside quoted text), and
 // the highest parameter number.

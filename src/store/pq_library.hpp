@@ -14,7 +14,8 @@
   X(PQclear)                                                                                                 \
   X(PQcmdTuples) X(PQconnectdbParams) X(PQerrorMessage) X(PQexec) X(PQexecPrepared) X(PQfinish) X(PQftype)   \
       X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQntuples) X(PQprepare) X(PQreset) X(PQresultErrorField) \
-          X(PQresultErrorMessage) X(PQresultStatus) X(PQstatus) X(PQtransactionStatus)
+          X(PQresultErrorMessage) X(PQresultStatus) X(PQstatus) X(PQtransactionStatus) X(PQsocket)           \
+              X(PQconsumeInput) X(PQnotifies) X(PQfreemem)
 
 namespace keel::detail {
 

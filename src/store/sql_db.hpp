@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -134,9 +135,17 @@ class Db {
   // Unavailable naming the database when it cannot be.
   virtual Status ready() { return Status::Ok(); }
   // Holds `key` (a name) for this process while the result lives, across every process using the
-  // database (SQLite: a lock file beside it; PostgreSQL: an advisory lock on a connection of its
-  // own). FailedPrecondition when another process holds it.
+  // database. SQLite: a lock file beside it, FailedPrecondition when another process holds it.
+  // PostgreSQL: a shared claim that holds nothing (several processes may serve together).
   virtual Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) = 0;
+  // Tells the processes watching `topic` on this database `payload`, when the open write
+  // transaction commits (PostgreSQL NOTIFY). SQLite: one process uses the database; nothing to tell.
+  virtual Status notify(std::string_view /*topic*/, std::string_view /*payload*/) { return Status::Ok(); }
+  // Calls `on_notify(payload)` from a thread of its own for what other connections notify on
+  // `topic`, and "" after a lost connection was remade; until the result is destroyed. SQLite:
+  // an inert watch.
+  virtual Result<std::unique_ptr<StoreWatch>> watch(std::string_view topic,
+                                                    std::function<void(const std::string&)> on_notify);
 
   // Runs `fn` (returning Status) inside one write transaction. On any error everything is rolled
   // back and the error returned. PermissionDenied without touching the database when the
@@ -176,6 +185,10 @@ class Db {
   bool read_only_ = false;
   int depth_ = 0;  // writes in progress on this connection (nested ones join the outer)
 };
+
+inline Result<std::unique_ptr<StoreWatch>> Db::watch(std::string_view, std::function<void(const std::string&)>) {
+  return std::make_unique<StoreWatch>();
+}
 
 // The first column of the first row of `sql` (stepped to its end); `if_none` when there is no row.
 inline Result<int64_t> query_int(Db& db, std::string_view sql, int64_t if_none = 0) {

@@ -10,7 +10,7 @@
 namespace keel::detail {
 
 SqlStore::SqlStore(std::vector<std::unique_ptr<Db>> connections, SqlStoreSettings settings)
-    : pool_(std::move(connections), settings.lease_wait), settings_(std::move(settings)) {}
+    : pool_(std::move(connections), settings.lease_wait), settings_(std::move(settings)), notice_tag_(random_id("n_")) {}
 
 int64_t SqlStore::now_ms() const {
   if (settings_.now_ms) return settings_.now_ms();
@@ -44,7 +44,8 @@ Result<std::unique_ptr<StoreClaim>> SqlStore::claim_server(std::string_view work
   if (claim.status().code() == ErrorCode::kFailedPrecondition) {
     return Status::FailedPrecondition("another keel serve already serves workspace " + std::string(workspace) +
                                       " from database " + db_->path() +
-                                      "; stop it first (several instances on one database are not supported yet)");
+                                      "; stop it first (several instances need a PostgreSQL database: "
+                                      "KEEL_DATABASE_URL=postgres://...)");
   }
   return claim;
 }

@@ -91,10 +91,19 @@ class SqlStore final : public Store {
   Result<std::vector<ServerEvent>> list_server_events(std::string_view session_id, int64_t after_seq,
                                                       size_t limit) override;
   Result<int64_t> last_server_event_seq(std::string_view session_id) override;
+  Status append_numbered_server_events(std::span<ServerEvent> events,
+                                       const std::function<void(ServerEvent&)>& render) override;
+  Result<std::unique_ptr<StoreWatch>> watch_server_events(std::function<void(const std::string&)> changed) override;
   Status put_server_checkpoint(const ServerCheckpoint& checkpoint) override;
   Status delete_server_checkpoint(std::string_view run_id) override;
   Result<std::vector<ServerCheckpoint>> list_server_checkpoints() override;
-  Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) override;
+  Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings,
+                                        const ServerLease& lease) override;
+  Result<std::vector<ServerCheckpoint>> claim_server_runs(std::string_view workspace, const ServerLease& lease,
+                                                          size_t limit) override;
+  Result<std::vector<std::string>> renew_server_leases(const ServerLease& lease) override;
+  Status release_server_runs(std::string_view workspace, std::string_view owner) override;
+  Result<ServerQueueStats> server_queue(std::string_view workspace) override;
 
   Result<std::optional<int64_t>> add_observation(const Observation& observation) override;
   Result<Observation> get_observation(int64_t id) override;
@@ -131,10 +140,16 @@ class SqlStore final : public Store {
   ConnectionPool pool_;
   CurrentConnection db_{&pool_};  // the connection this thread leased
   SqlStoreSettings settings_;
+  std::string notice_tag_;  // names this store in its event notices (random)
 };
 
 // InvalidArgument for a scope without a name, named twice, or with a negative limit.
 Status check_cache_scopes(const std::vector<CacheScope>& scopes);
+
+// The columns of a server checkpoint as read_checkpoints() expects them ("SELECT ...").
+extern const std::string_view kCheckpointColumns;
+// Every row `stmt` (selecting kCheckpointColumns) returns, as checkpoints.
+Result<std::vector<ServerCheckpoint>> read_checkpoints(Stmt& stmt);
 
 // A new id: `prefix` followed by 16 random lowercase hex digits ("s_0f3a...").
 std::string random_id(std::string_view prefix);

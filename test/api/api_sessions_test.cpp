@@ -179,7 +179,7 @@ TEST(ApiSessions, CatalogueListsToolsModelsHealthAndSkills) {
   EXPECT_EQ(health["active_runs"], 0);
   EXPECT_EQ(health["store"]["engine"], "sqlite");
   EXPECT_EQ(health["store"]["reachable"], true);
-  EXPECT_EQ(health["store"]["schema_version"], 8);
+  EXPECT_EQ(health["store"]["schema_version"], 9);
   EXPECT_EQ(health["store"]["connections"], 1);
   json skills = h.call_json("GET", "/api/skills");
   EXPECT_TRUE(skills["knowledge"].is_array());

@@ -26,7 +26,7 @@ ForeignSession add_foreign_session_to(Store& store) {
   RunInfo run;
   run.session_id = f.session;
   run.task = "their task";
-  f.run = *store.accept_server_run(run, Message::user("their task"), "{}");
+  f.run = *store.accept_server_run(run, Message::user("their task"), "{}", ServerLease{});
   ServerEvent e;
   e.session_id = f.session;
   e.seq = 1;

@@ -9,6 +9,7 @@
 
 #include "support/cli_runner.hpp"
 #include "support/postgres_server.hpp"
+#include "server/raw_http_client.hpp"
 #include "support/serve_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -65,9 +66,9 @@ TEST(PostgresCliTest, ADatabaseKeelCannotUseExitsTwoNamingIt) {
   EXPECT_EQ(schema->query_int("SELECT count(*) FROM pg_tables WHERE schemaname = '" + schema->name() + "'"), 1);
 }
 
-// A second keel serve for the same workspace and database would take up the first one's
-// interrupted runs as well: it is refused, on PostgreSQL as on SQLite, until the first stops.
-TEST(PostgresCliTest, ASecondServeOfTheSameWorkspaceAndDatabaseIsRefused) {
+// On PostgreSQL several keel serve instances serve one workspace together (on SQLite a second is
+// refused: test/store/server_store_test.cpp); each reports the shared run queue.
+TEST(PostgresCliTest, SeveralServesOfOneWorkspaceShareTheRunQueue) {
   auto schema = testing::PostgresSchema::create();
   ASSERT_TRUE(schema.ok()) << schema.status().to_string();
   testing::TempDir home;
@@ -75,21 +76,27 @@ TEST(PostgresCliTest, ASecondServeOfTheSameWorkspaceAndDatabaseIsRefused) {
   std::map<std::string, std::string> env = {
       {"HOME", home.path().string()}, {"KEEL_HOME", home.path().string()}, {"KEEL_DATABASE_URL", schema->url()}};
   const std::vector<std::string> args = {"--port", "0", "-w", ws.path().string(), "--token", "t0k"};
-  testing::ServeProcess first(args, env);
+  std::vector<std::string> first_args = args, second_args = args;
+  first_args.insert(first_args.end(), {"--instance-id", "one"});
+  second_args.insert(second_args.end(), {"--instance-id", "two"});
+  testing::ServeProcess first(first_args, env);
   ASSERT_NE(first.port(), 0) << first.err();
-
-  testing::CliOptions o;
-  o.cwd = ws.path().string();
-  o.env = env;
-  std::vector<std::string> second_args = {"serve"};
-  second_args.insert(second_args.end(), args.begin(), args.end());
-  CliRun second = testing::run_cli(KEEL_BINARY, second_args, o);
-  EXPECT_EQ(second.exit_code, 2);
-  EXPECT_NE(second.err.find("another keel serve already serves workspace"), std::string::npos) << second.err;
-
+  testing::ServeProcess second(second_args, env);
+  ASSERT_NE(second.port(), 0) << second.err();
+  for (auto* serve : {&first, &second}) {
+    auto health = testing::raw_http(serve->port(), "GET", "/api/health", "Authorization: Bearer t0k\r\n");
+    ASSERT_TRUE(health && health->status == 200) << (health ? health->body : "no answer");
+    auto j = nlohmann::json::parse(health->body);
+    EXPECT_EQ(j["store"]["engine"], "postgres");
+    EXPECT_EQ(j["queue"]["instance"], serve == &first ? "one" : "two");
+    EXPECT_EQ(j["queue"]["unclaimed_runs"], 0);
+  }
+  CliRun bad = keel_with_database(home, schema->url(), {"serve", "--port", "0", "-w", ws.path().string(), "--token",
+                                                        "t0k", "--lease-ms", "10"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--lease-ms must be between 1000 and 3600000"), std::string::npos) << bad.err;
   EXPECT_EQ(first.interrupt(), 0);
-  testing::ServeProcess again(args, env);  // free once the first has stopped
-  EXPECT_NE(again.port(), 0) << again.err();
+  EXPECT_EQ(second.interrupt(), 0);
 }
 
 }  // namespace

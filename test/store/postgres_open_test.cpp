@@ -196,7 +196,7 @@ TEST_F(PostgresOpenTest, InstancesOpeningAnEmptyDatabaseTogetherCreateItOnce) {
   }
   for (auto& t : threads) t.join();
   for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.to_string();
-  EXPECT_EQ(schema_->query_int("SELECT version FROM keel_schema"), 8);
+  EXPECT_EQ(schema_->query_int("SELECT version FROM keel_schema"), 9);
 }
 
 TEST_F(PostgresOpenTest, TwoInstancesAppendingToOneSessionGetContiguousSeqs) {
@@ -236,7 +236,7 @@ TEST(PostgresRestart, AStoreSaysTheServerIsDownAndReconnectsWhenItIsBack) {
     StoreHealth up = (*store)->health();
     EXPECT_EQ(up.engine, "postgres");
     EXPECT_TRUE(up.reachable);
-    EXPECT_EQ(up.schema_version, 8);
+    EXPECT_EQ(up.schema_version, 9);
     EXPECT_EQ(up.connections, 2);
 
     // Down: calls fail with Unavailable naming the database; nothing is half-written.

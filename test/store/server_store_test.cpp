@@ -17,7 +17,7 @@ TEST_P(ServerStoreTest, AcceptingARunWritesRunTaskAndCheckpointTogether) {
   info.id = "r_00000000000000ab";
   info.session_id = sid;
   info.task = "do it";
-  auto id = store_->accept_server_run(info, Message::user("do it"), R"({"profile":"fast"})");
+  auto id = store_->accept_server_run(info, Message::user("do it"), R"({"profile":"fast"})", ServerLease{});
   ASSERT_TRUE(id.ok()) << id.status().to_string();
   EXPECT_EQ(*id, "r_00000000000000ab");
   auto run = store_->get_run(*id);
@@ -33,17 +33,44 @@ TEST_P(ServerStoreTest, AcceptingARunWritesRunTaskAndCheckpointTogether) {
   EXPECT_EQ((*checkpoints)[0].waiting, "");
 
   // The same id again fails and writes nothing more.
-  EXPECT_FALSE(store_->accept_server_run(info, Message::user("again"), "{}").ok());
+  EXPECT_FALSE(store_->accept_server_run(info, Message::user("again"), "{}", ServerLease{}).ok());
   EXPECT_EQ(store_->load_messages(sid)->size(), 1u);
   // A missing session: NotFound, nothing written.
   RunInfo orphan;
   orphan.session_id = "s_0000000000000000";
-  EXPECT_EQ(store_->accept_server_run(orphan, Message::user("x"), "{}").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->accept_server_run(orphan, Message::user("x"), "{}", ServerLease{}).status().code(), ErrorCode::kNotFound);
   EXPECT_EQ(store_->list_server_checkpoints()->size(), 1u);
   RunInfo bad;
   bad.id = "r_XYZ";
-  bad.session_id = sid;
-  EXPECT_EQ(store_->accept_server_run(bad, Message::user("x"), "{}").status().code(), ErrorCode::kInvalidArgument);
+  bad.session_id = new_session();
+  EXPECT_EQ(store_->accept_server_run(bad, Message::user("x"), "{}", ServerLease{}).status().code(),
+            ErrorCode::kInvalidArgument);
+}
+
+// A session has one active run, whichever instance accepted it; once that run has ended, a
+// checkpoint it left behind does not hold the session.
+TEST_P(ServerStoreTest, ASessionAcceptsOneActiveRunAtATime) {
+  std::string sid = new_session();
+  RunInfo info;
+  info.session_id = sid;
+  info.task = "first";
+  auto first = store_->accept_server_run(info, Message::user("first"), "{}", ServerLease{"a", 10000});
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  auto other = open(options());  // another instance
+  ASSERT_TRUE(other.ok());
+  auto second = (*other)->accept_server_run(info, Message::user("second"), "{}", ServerLease{"b", 10000});
+  ASSERT_EQ(second.status().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find(*first), std::string::npos) << second.status().message();
+  EXPECT_EQ(store_->load_messages(sid)->size(), 1u);
+  RunUpdate done;
+  done.state = RunState::kFinished;
+  KEEL_ASSERT_OK(store_->update_run(*first, done));
+  auto third = (*other)->accept_server_run(info, Message::user("third"), "{}", ServerLease{"b", 10000});
+  ASSERT_TRUE(third.ok()) << third.status().to_string();
+  auto all = store_->list_server_checkpoints();
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].run_id, *third);
+  EXPECT_EQ((*all)[0].owner, "b");
 }
 
 TEST_P(ServerStoreTest, CheckpointsAreReplacedAndGoWithTheirRun) {
@@ -95,23 +122,31 @@ TEST_P(ServerStoreTest, EventsAreKeptInOrderPerSession) {
   EXPECT_EQ(*store_->last_server_event_seq(b), 0);
 }
 
-TEST_P(ServerStoreTest, OneProcessServesAWorkspaceFromADatabaseAtATime) {
+// SQLite: one process serves a workspace from a database; PostgreSQL: several serve it together.
+TEST_P(ServerStoreTest, SqliteServesAWorkspaceFromOneProcessPostgresFromSeveral) {
   auto first = store_->claim_server("/ws");
   ASSERT_TRUE(first.ok()) << first.status().to_string();
+  EXPECT_EQ((*first)->exclusive(), !postgres());
   auto other = open(options());  // another instance on the same database
   ASSERT_TRUE(other.ok()) << other.status().to_string();
   auto second = (*other)->claim_server("/ws");
+  if (postgres()) {
+    ASSERT_TRUE(second.ok()) << second.status().to_string();
+    EXPECT_FALSE((*second)->exclusive());
+    return;
+  }
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), ErrorCode::kFailedPrecondition);
   EXPECT_NE(second.status().message().find("another keel serve already serves workspace /ws"), std::string::npos)
       << second.status().message();
+  EXPECT_NE(second.status().message().find("PostgreSQL"), std::string::npos) << second.status().message();
   EXPECT_TRUE((*other)->claim_server("/elsewhere").ok());  // another workspace is free
 
   first->reset();  // the first instance stops
   EXPECT_TRUE((*other)->claim_server("/ws").ok());
 }
 
-TEST_P(ServerStoreTest, AClaimEndsWithItsProcess) {
+TEST_P(ServerStoreTest, AnExclusiveClaimEndsWithItsProcess) {
   store_.reset();  // no connection is open across fork()
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
@@ -129,12 +164,12 @@ TEST_P(ServerStoreTest, AClaimEndsWithItsProcess) {
   char c = 0;
   ASSERT_EQ(::read(ready[0], &c, 1), 1);
   reopen();
-  EXPECT_FALSE(store_->claim_server("/ws").ok());  // held by the child
+  // Held by the child: SQLite refuses a second claim; PostgreSQL's claims are shared.
+  EXPECT_EQ(store_->claim_server("/ws").ok(), postgres());
   ::kill(pid, SIGKILL);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  // The kernel (SQLite's lock file) or the server (PostgreSQL's session lock) lets go at once or
-  // within moments of the connection closing.
+  // The kernel lets SQLite's lock file go at once.
   Result<std::unique_ptr<StoreClaim>> after = Status::Unavailable("not tried");
   for (int i = 0; i < 50 && !after.ok(); ++i) {
     after = store_->claim_server("/ws");

@@ -51,7 +51,7 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args, const std::map<
 
 ServeProcess::~ServeProcess() {
   if (pid_ > 0 && !reaped_) {
-    kill(pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
   if (err_fd_ >= 0) close(err_fd_);
@@ -70,7 +70,7 @@ void ServeProcess::read_err_for(int ms) {
 }
 
 int ServeProcess::interrupt() {
-  kill(pid_, SIGINT);
+  ::kill(pid_, SIGINT);
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   int status = 0;
   while (std::chrono::steady_clock::now() < until) {
@@ -84,6 +84,13 @@ int ServeProcess::interrupt() {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return -1;
+}
+
+void ServeProcess::kill() {
+  if (pid_ <= 0 || reaped_) return;
+  ::kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  reaped_ = true;
 }
 
 }  // namespace keel::testing

@@ -26,6 +26,8 @@ class ServeProcess {
   void read_err_for(int ms);
   // Ctrl-C, then the exit code (-1 when it did not exit within 15 s).
   int interrupt();
+  // SIGKILL (a crash: nothing is saved or handed back), and waits for the process to be gone.
+  void kill();
 
  private:
   pid_t pid_ = -1;

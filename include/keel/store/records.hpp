@@ -280,6 +280,27 @@ struct ServerCheckpoint {
   std::string settings = "{}";  // JSON object: the run's profile and options
   std::string waiting;          // "" (running), "approval", "answer", "shutdown"
   int64_t updated_ms = 0;       // set by the store
+  // The run queue's part, set by the store (accept_server_run, claim_server_runs): the workspace
+  // of the run's session, the keel serve instance that holds the run ("" when none does) and until
+  // when its lease holds. A run returned by claim_server_runs carries the owner it had before:
+  // "" when that instance let it go (it stopped), the instance's id when its lease ran out.
+  std::string workspace;
+  std::string owner;
+  int64_t lease_until_ms = 0;
+};
+
+// A keel serve instance's hold on the runs it executes: its id and how long a lease lasts from
+// each renewal. An instance that stops renewing (it died) loses its runs to the others.
+struct ServerLease {
+  std::string owner;
+  int64_t duration_ms = 15000;
+};
+
+// The run queue of one workspace as /api/health reports it.
+struct ServerQueueStats {
+  int64_t held = 0;       // runs an instance holds under a live lease (executing, queued or parked there)
+  int64_t unclaimed = 0;  // runs no live instance holds: waiting to be taken up
+  int64_t instances = 0;  // distinct instances holding a live lease
 };
 
 // ---------------------------------------------------------------- autopilot

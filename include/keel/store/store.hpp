@@ -36,6 +36,14 @@ namespace keel {
 class StoreClaim {
  public:
   virtual ~StoreClaim() = default;
+  // True when no other process can serve the same workspace from this database meanwhile.
+  virtual bool exclusive() const { return true; }
+};
+
+// A watch on what other processes write (Store::watch_server_events); it stops on destruction.
+class StoreWatch {
+ public:
+  virtual ~StoreWatch() = default;
 };
 
 class Store {
@@ -47,9 +55,11 @@ class Store {
   // Which database this is and whether it answers now (one round trip): for /api/health and
   // `keel doctor`. Never fails: an unreachable database is reported in the result.
   virtual StoreHealth health() = 0;
-  // Claims serving `workspace` from this database for as long as the result lives, so that a second
-  // keel serve for the same workspace and database is refused instead of both taking up the same
-  // interrupted runs. FailedPrecondition naming the database when another process holds it.
+  // Claims serving `workspace` from this database for as long as the result lives. SQLite serves a
+  // workspace from one process (a second keel serve is refused with FailedPrecondition naming the
+  // database), and the claim is exclusive: that process may take up every run left behind at once.
+  // PostgreSQL lets several instances serve it together: the claim is shared, and runs move
+  // between instances only through the run queue's leases.
   virtual Result<std::unique_ptr<StoreClaim>> claim_server(std::string_view workspace) = 0;
 
   // ---- sessions
@@ -168,6 +178,18 @@ class Store {
                                                               size_t limit) = 0;
   // The session's highest stored seq; 0 when it has none.
   virtual Result<int64_t> last_server_event_seq(std::string_view session_id) = 0;
+  // Appends events in one transaction, numbered by the database: each gets its session's next seq
+  // (what ServerEvent::seq held is replaced), then `render` fills in its data knowing that seq.
+  // Instances publishing to one session thus never collide, and a session's events commit in seq
+  // order. An event of a session that no longer exists is not written (its seq is left 0).
+  // Processes watching (watch_server_events) are told which sessions have new events.
+  virtual Status append_numbered_server_events(std::span<ServerEvent> events,
+                                               const std::function<void(ServerEvent&)>& render) = 0;
+  // Calls `changed(session_id)`, from a thread of its own, when another process has appended
+  // events of a session; `changed("")` when some may have been missed (the watch's connection was
+  // lost and remade). Until the result is destroyed. SQLite (a database one process serves): there
+  // is nothing to watch and the result is inert.
+  virtual Result<std::unique_ptr<StoreWatch>> watch_server_events(std::function<void(const std::string&)> changed) = 0;
   // Creates or replaces the checkpoint of checkpoint.run_id. NotFound when the run does not exist.
   virtual Status put_server_checkpoint(const ServerCheckpoint& checkpoint) = 0;
   // Removes it; Ok when there was none.
@@ -175,9 +197,28 @@ class Store {
   // Every checkpoint, oldest first.
   virtual Result<std::vector<ServerCheckpoint>> list_server_checkpoints() = 0;
   // A run keel serve accepted, in one transaction: the run row (RunInfo::id, or a new id), its task
-  // as the run's first message, and a checkpoint with `settings`. Returns the run id. NotFound for
-  // a missing session; nothing is written on any error.
-  virtual Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings) = 0;
+  // as the run's first message, and a checkpoint with `settings`, held by `lease` (an empty owner:
+  // held by no one, for any instance to take). Returns the run id. NotFound for a missing
+  // session; nothing is written on any error.
+  virtual Result<std::string> accept_server_run(const RunInfo& run, const Message& task, const std::string& settings,
+                                                const ServerLease& lease) = 0;
+
+  // ---- keel serve's run queue: the checkpoints of one workspace, each held by at most one
+  // instance under a lease (records.hpp ServerLease). Several instances on one PostgreSQL
+  // database take runs from it without taking the same one twice.
+  // Takes up to `limit` runs of `workspace` that no live lease holds (let go, or their holder's
+  // lease ran out), oldest first, and holds them for lease.owner. Each comes with the owner it had
+  // before (ServerCheckpoint::owner). Runs another instance is claiming at the same moment are
+  // skipped, not waited for.
+  virtual Result<std::vector<ServerCheckpoint>> claim_server_runs(std::string_view workspace, const ServerLease& lease,
+                                                                  size_t limit) = 0;
+  // Extends the lease on every run lease.owner holds; returns their ids (a run missing from them
+  // was taken over: its holder must stop it without writing).
+  virtual Result<std::vector<std::string>> renew_server_leases(const ServerLease& lease) = 0;
+  // Lets go of the runs of `workspace` held by `owner` (every run of the workspace when `owner` is
+  // empty) so that any instance may take them up at once.
+  virtual Status release_server_runs(std::string_view workspace, std::string_view owner) = 0;
+  virtual Result<ServerQueueStats> server_queue(std::string_view workspace) = 0;
 
   // ---- autopilot (records.hpp)
   // Stores a new observation and returns its id; nullopt (nothing written) when (workspace,

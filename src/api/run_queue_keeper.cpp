@@ -1,0 +1,141 @@
+// RunService's part in the run queue it shares with other instances on the same database: taking
+// up runs left behind (at start, and while it serves when it is not alone), renewing the leases on
+// the runs it holds, and stopping the runs whose leases it lost.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "api/run_service_impl.hpp"
+
+namespace keel::api {
+
+void RunService::Impl::note(const std::string& line) const {
+  if (options.notice) options.notice(line);
+}
+
+size_t RunService::Impl::free_workers_locked() const {
+  size_t busy = static_cast<size_t>(std::count_if(runs.begin(), runs.end(), [](const auto& r) {
+    return r.second->phase == RunPhase::kQueued || r.second->phase == RunPhase::kRunning;
+  }));
+  size_t workers = std::max<size_t>(1, options.workers);
+  return busy >= workers ? 0 : workers - busy;
+}
+
+size_t RunService::Impl::claim(size_t limit) {
+  if (limit == 0) return 0;
+  Result<std::vector<ServerCheckpoint>> claimed = store.claim_server_runs(options.workspace, lease, limit);
+  if (!claimed.ok()) {
+    note("cannot take up runs from the queue: " + claimed.status().message());
+    return 0;
+  }
+  // The runs' records are read before the service's lock is taken.
+  std::vector<std::pair<ServerCheckpoint, Result<RunRecord>>> found;
+  for (ServerCheckpoint& c : *claimed) {
+    Result<RunRecord> record = store.get_run(c.run_id);
+    found.emplace_back(std::move(c), std::move(record));
+  }
+  size_t taken = 0;
+  std::lock_guard lock(mu);
+  for (auto& [c, record] : found) {
+    if (runs.count(c.run_id) != 0) continue;  // already here (this instance's lease had run out)
+    if (!record.ok() || run_state_is_terminal(record->state)) {
+      (void)store.delete_server_checkpoint(c.run_id);  // ended before its checkpoint was removed
+      continue;
+    }
+    auto run = std::make_shared<ActiveRun>();
+    run->id = c.run_id;
+    run->session_id = c.session_id;
+    run->task = record->task;
+    run->settings = settings_from_json(c.settings);
+    // Let go (its instance stopped, or this one restarted) or taken over (its instance died).
+    run->resumed_because = c.owner.empty() || c.owner == lease.owner ? "restart" : "takeover";
+    run->calls_not_started = c.waiting == "approval" || c.waiting == "answer";
+    run->held_since = std::chrono::steady_clock::now();
+    runs[run->id] = run;
+    session_runs[run->session_id] = run->id;
+    if (stopping) continue;  // handed back by shutdown()
+    enqueue_locked(run);
+    ++taken;
+  }
+  return taken;
+}
+
+void RunService::Impl::renew() {
+  const auto asked = std::chrono::steady_clock::now();
+  Result<std::vector<std::string>> held = store.renew_server_leases(lease);
+  if (!held.ok()) {
+    note("cannot renew this instance's leases on its runs: " + held.status().message());
+    return;
+  }
+  std::lock_guard lock(mu);
+  std::vector<std::shared_ptr<ActiveRun>> lost;
+  for (const auto& [id, run] : runs) {
+    if (run->held_since >= asked || run->lost) continue;  // accepted or claimed after the renewal began
+    if (!std::binary_search(held->begin(), held->end(), id)) lost.push_back(run);
+  }
+  for (const auto& run : lost) {
+    note("run " + run->id +
+         " was taken over by another instance (this one did not renew its lease in time); "
+         "stopping it here");
+    run->lost = true;
+    if (run->phase == RunPhase::kRunning) {
+      run->park = static_cast<int>(ParkReason::kShutdown);
+      run->stop.request_stop();  // the worker forgets it once it stops
+    } else {
+      forget_locked(run);  // queued (the worker skips it) or parked
+    }
+  }
+}
+
+void RunService::Impl::keep(std::stop_token stop) {
+  using Clock = std::chrono::steady_clock;
+  const auto renew_every = std::chrono::milliseconds(std::max<int64_t>(1, lease.duration_ms / 3));
+  const auto claim_every = std::chrono::milliseconds(std::max<int64_t>(1, options.claim_interval_ms));
+  auto next_renew = Clock::now() + renew_every;
+  auto next_claim = Clock::now() + claim_every;
+  std::unique_lock lock(mu);
+  while (!stop.stop_requested()) {
+    keeper_cv.wait_until(lock, stop, std::min(next_renew, next_claim), [&] { return claim_again; });
+    if (stop.stop_requested() || stopping) break;
+    const bool again = std::exchange(claim_again, false);
+    const size_t free = free_workers_locked();
+    lock.unlock();
+    const auto now = Clock::now();
+    if (now >= next_renew) {
+      renew();
+      next_renew = now + renew_every;
+    }
+    if (again || now >= next_claim) {
+      // A claim that filled every free worker may have left more behind: look again at once.
+      size_t taken = claim(free);
+      next_claim = Clock::now() + claim_every;
+      lock.lock();
+      claim_again = free > 0 && taken == free;
+      continue;
+    }
+    lock.lock();
+  }
+}
+
+Result<size_t> RunService::recover() {
+  // A process serving the workspace alone takes everything left behind; among several, an
+  // instance takes back what its own id held (it restarted) and what no live lease holds.
+  const std::string owner = impl_->options.exclusive ? "" : impl_->lease.owner;
+  KEEL_TRY(impl_->store.release_server_runs(impl_->options.workspace, owner));
+  size_t limit = SIZE_MAX;
+  if (!impl_->options.exclusive) {
+    std::lock_guard lock(impl_->mu);
+    limit = impl_->free_workers_locked();
+  }
+  size_t taken = impl_->claim(limit);
+  std::lock_guard lock(impl_->mu);
+  if (!impl_->options.exclusive && !impl_->keeper.joinable() && !impl_->stopping) {
+    std::weak_ptr<Impl> self = impl_->weak_from_this();
+    impl_->keeper = std::jthread([self](std::stop_token stop) {
+      if (auto impl = self.lock()) impl->keep(stop);
+    });
+  }
+  return taken;
+}
+
+}  // namespace keel::api
