@@ -35,7 +35,8 @@ size_t RunService::Impl::claim(size_t limit) {
     found.emplace_back(std::move(c), std::move(record));
   }
   size_t taken = 0;
-  std::lock_guard lock(mu);
+  std::vector<std::string> adopted;
+  std::unique_lock lock(mu);
   for (auto& [c, record] : found) {
     if (runs.count(c.run_id) != 0) continue;  // already here (this instance's lease had run out)
     if (!record.ok() || run_state_is_terminal(record->state)) {
@@ -55,7 +56,13 @@ size_t RunService::Impl::claim(size_t limit) {
     session_runs[run->session_id] = run->id;
     if (stopping) continue;  // handed back by shutdown()
     enqueue_locked(run);
+    adopted.push_back(run->id);
     ++taken;
+  }
+  lock.unlock();
+  // What was asked of them while no live instance held them (a queued abort ends the run at once).
+  if (!options.exclusive) {
+    for (const std::string& id : adopted) apply_controls(id);
   }
   return taken;
 }
@@ -117,6 +124,76 @@ void RunService::Impl::keep(std::stop_token stop) {
   }
 }
 
+bool RunService::Impl::held_elsewhere_locked(const std::string& run_id, const Result<RunRecord>& stored) const {
+  return !options.exclusive && runs.count(run_id) == 0 && stored.ok() && !run_state_is_terminal(stored->state);
+}
+
+Status RunService::Impl::forward(const std::string& run_id, std::string_view kind, const nlohmann::json& body) {
+  ServerControl control;
+  control.run_id = run_id;
+  control.kind = std::string(kind);
+  control.body = body.dump();
+  return store.send_server_control(control);
+}
+
+void RunService::Impl::apply_controls(const std::string& run_id) {
+  if (run_id.empty()) {  // the watch was interrupted: look for every run here
+    std::vector<std::string> here;
+    {
+      std::lock_guard lock(mu);
+      for (const auto& [id, run] : runs) here.push_back(id);
+    }
+    for (const std::string& id : here) apply_controls(id);
+    return;
+  }
+  if (!find(run_id)) return;  // another instance's
+  Result<std::vector<ServerControl>> taken = store.take_server_controls(run_id);
+  if (!taken.ok()) {
+    note("cannot read what was asked of run " + run_id + ": " + taken.status().message());
+    return;
+  }
+  for (const ServerControl& c : *taken) {
+    nlohmann::json body = nlohmann::json::parse(c.body, nullptr, false);
+    if (!body.is_object()) body = nlohmann::json::object();
+    const std::string item = body.value("id", "");
+    Status done;
+    if (c.kind == "abort") {
+      done = abort_here(run_id, store.get_run(run_id));
+    } else if (c.kind == "steer") {
+      done = steer_here(run_id, store.get_run(run_id), body.value("content", ""));
+    } else if (c.kind == "decide") {
+      const std::string verdict = body.value("verdict", "deny");
+      done = pending.decide(item,
+                            verdict == "allow"    ? ApprovalVerdict::kAllow
+                            : verdict == "always" ? ApprovalVerdict::kAllowAlways
+                                                  : ApprovalVerdict::kDeny,
+                            body.value("reason", ""));
+    } else if (c.kind == "answer") {
+      UserAnswer answer;
+      answer.text = body.value("text", "");
+      if (body.contains("option_index") && body["option_index"].is_number_unsigned()) {
+        answer.option_index = body["option_index"].get<size_t>();
+      }
+      // The event the answering instance would publish for a question of its own.
+      nlohmann::json event = {{"question_id", item}, {"answer", answer.text}};
+      for (const PendingQuestion& q : pending.questions()) {
+        if (q.id == item && answer.option_index && *answer.option_index < q.question.options.size()) {
+          event["answer"] = q.question.options[*answer.option_index];
+          event["option_index"] = *answer.option_index;
+        }
+      }
+      done = pending.answer(item, std::move(answer));
+      if (done.ok()) {
+        if (std::shared_ptr<ActiveRun> run = find(run_id)) publish(*run, "question_answered", std::move(event));
+      }
+    } else {
+      done = Status::InvalidArgument("unknown kind '" + c.kind + "'");
+    }
+    if (!done.ok())
+      note("run " + run_id + ": what another instance passed on (" + c.kind + ") failed: " + done.message());
+  }
+}
+
 Result<size_t> RunService::recover() {
   // A process serving the workspace alone takes everything left behind; among several, an
   // instance takes back what its own id held (it restarted) and what no live lease holds.
@@ -128,9 +205,18 @@ Result<size_t> RunService::recover() {
     limit = impl_->free_workers_locked();
   }
   size_t taken = impl_->claim(limit);
+  if (impl_->options.exclusive) return taken;
+  std::weak_ptr<Impl> self = impl_->weak_from_this();
+  if (!impl_->controls_watch) {
+    Result<std::unique_ptr<StoreWatch>> watch = impl_->store.watch_server_controls([self](const std::string& run_id) {
+      if (auto impl = self.lock()) impl->apply_controls(run_id);
+    });
+    if (!watch.ok()) return watch.status();
+    impl_->controls_watch = std::move(watch).value();
+    impl_->apply_controls("");  // left while no instance held them
+  }
   std::lock_guard lock(impl_->mu);
-  if (!impl_->options.exclusive && !impl_->keeper.joinable() && !impl_->stopping) {
-    std::weak_ptr<Impl> self = impl_->weak_from_this();
+  if (!impl_->keeper.joinable() && !impl_->stopping) {
     impl_->keeper = std::jthread([self](std::stop_token stop) {
       if (auto impl = self.lock()) impl->keep(stop);
     });

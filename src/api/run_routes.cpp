@@ -53,6 +53,12 @@ bool in_scope(const Ctx& ctx, const std::string& id) {
   return session && ctx->scope.owns_session(ctx->store, *session);
 }
 
+// An item id ("RUN_ID:CALL_ID") this instance does not hold whose run is in this server's scope.
+bool forwardable(const Ctx& ctx, const std::string& id) {
+  const size_t colon = id.find(':');
+  return colon != std::string::npos && ctx->scope.run(ctx->store, id.substr(0, colon)).ok();
+}
+
 void list_approvals(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) {
   nlohmann::json list = nlohmann::json::array();
   for (const PendingApproval& a : ctx->pending.approvals()) {
@@ -85,7 +91,14 @@ void decide_approval(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
     return reply_error(*ctx, req, out, 400, "bad_request", "'decision' must be allow, deny or always, got '" + *decision + "'");
   }
   if (reason->empty()) reason = *decision == "deny" ? "denied in the web API" : "approved in the web API";
-  if (!in_scope(ctx, id)) return reply_error(*ctx, req, out, 404, "not_found", "no approval '" + id + "' is pending");
+  if (!in_scope(ctx, id)) {
+    // Another instance's run (several on one database): the decision goes to the instance holding it.
+    nlohmann::json passed = {{"verdict", *decision}, {"reason", *reason}};
+    if (forwardable(ctx, id) && ctx->runs.forward_input(id, "decide", passed).ok()) {
+      return reply_json(*ctx, req, out, 200, nlohmann::json{{"id", id}, {"decision", *decision}});
+    }
+    return reply_error(*ctx, req, out, 404, "not_found", "no approval '" + id + "' is pending");
+  }
   Status done = ctx->pending.decide(id, verdict, *reason);
   if (!done.ok()) return reply_status(*ctx, req, out, done, done.code() == ErrorCode::kFailedPrecondition ? "already_decided" : "");
   reply_json(*ctx, req, out, 200, nlohmann::json{{"id", id}, {"decision", *decision}});
@@ -116,7 +129,15 @@ void answer_question(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
     if (!it->is_number_unsigned()) return reply_error(*ctx, req, out, 400, "bad_request", "'option_index' must be a non-negative integer");
     answer.option_index = it->get<size_t>();
   }
-  if (!in_scope(ctx, id)) return reply_error(*ctx, req, out, 404, "not_found", "no question '" + id + "' is pending");
+  if (!in_scope(ctx, id)) {
+    // Another instance's run (several on one database): the answer goes to the instance holding it.
+    nlohmann::json passed = {{"text", answer.text}};
+    if (answer.option_index) passed["option_index"] = *answer.option_index;
+    if (forwardable(ctx, id) && ctx->runs.forward_input(id, "answer", passed).ok()) {
+      return reply_json(*ctx, req, out, 200, nlohmann::json{{"id", id}, {"answer", answer.text}});
+    }
+    return reply_error(*ctx, req, out, 404, "not_found", "no question '" + id + "' is pending");
+  }
   // The run and session, for the event, before the answer removes the question.
   std::string run_id, session_id;
   std::string shown = answer.text;

@@ -244,27 +244,60 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
   return run->id;
 }
 
-Status RunService::abort(const std::string& run_id) {
-  Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
-  std::lock_guard lock(impl_->mu);
-  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<ActiveRun> run, impl_->active_locked(run_id, stored));
+Status RunService::Impl::abort_here(const std::string& run_id, const Result<RunRecord>& stored) {
+  std::lock_guard lock(mu);
+  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<ActiveRun> run, active_locked(run_id, stored));
   run->abort_requested = true;
   run->park = static_cast<int>(ParkReason::kNone);
   if (run->phase == RunPhase::kRunning) {
     run->stop.request_stop();
   } else if (run->phase != RunPhase::kQueued) {
-    impl_->abort_idle_locked(run, "aborted by the user while it waited");
+    abort_idle_locked(run, "aborted by the user while it waited");
   }
   return Status::Ok();  // a queued run is ended by the worker that picks it up
 }
 
+Status RunService::Impl::steer_here(const std::string& run_id, const Result<RunRecord>& stored,
+                                    const std::string& text) {
+  std::lock_guard lock(mu);
+  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<ActiveRun> run, active_locked(run_id, stored));
+  if (run->agent == nullptr || !run->agent->steer(text)) run->steering.push_back(text);
+  publish(*run, "steer", {{"content", text}});
+  return Status::Ok();
+}
+
+Status RunService::abort(const std::string& run_id) {
+  Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
+  bool elsewhere = false;
+  {
+    std::lock_guard lock(impl_->mu);
+    elsewhere = impl_->held_elsewhere_locked(run_id, stored);
+  }
+  if (elsewhere) return impl_->forward(run_id, "abort", nlohmann::json::object());
+  return impl_->abort_here(run_id, stored);
+}
+
 Status RunService::steer(const std::string& run_id, const std::string& text) {
   Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
-  std::lock_guard lock(impl_->mu);
-  KEEL_ASSIGN_OR_RETURN(std::shared_ptr<ActiveRun> run, impl_->active_locked(run_id, stored));
-  if (run->agent == nullptr || !run->agent->steer(text)) run->steering.push_back(text);
-  impl_->publish(*run, "steer", {{"content", text}});
-  return Status::Ok();
+  bool elsewhere = false;
+  {
+    std::lock_guard lock(impl_->mu);
+    elsewhere = impl_->held_elsewhere_locked(run_id, stored);
+  }
+  if (elsewhere) return impl_->forward(run_id, "steer", {{"content", text}});
+  return impl_->steer_here(run_id, stored, text);
+}
+
+Status RunService::forward_input(const std::string& item_id, std::string_view kind, const nlohmann::json& body) {
+  const std::string run_id = item_id.substr(0, item_id.find(':'));
+  Result<RunRecord> stored = impl_->store.get_run(run_id);
+  {
+    std::lock_guard lock(impl_->mu);
+    if (!impl_->held_elsewhere_locked(run_id, stored)) return Status::NotFound("nothing '" + item_id + "' is pending");
+  }
+  nlohmann::json with_id = body;
+  with_id["id"] = item_id;
+  return impl_->forward(run_id, kind, with_id);
 }
 
 std::optional<RunPhase> RunService::phase(const std::string& run_id) const {
@@ -311,6 +344,7 @@ void RunService::shutdown() {
   std::unique_ptr<detail::ThreadPool> pool = std::move(impl_->pool);
   lock.unlock();
   pool.reset();  // queued runs are dropped here; their checkpoints bring them back on the next start
+  impl_->controls_watch.reset();
   if (impl_->keeper.joinable()) {
     impl_->keeper.request_stop();
     impl_->keeper.join();

@@ -90,6 +90,11 @@ class RunService {
   // Queues guidance for an active run (Agent::steer; kept until a parked or queued run goes on).
   Status steer(const std::string& run_id, const std::string& text);
 
+  // For an approval or question id ("RUN_ID:CALL_ID") this instance does not know: when another
+  // instance holds that run, leaves `kind` ("decide" or "answer") with `body` for it. NotFound
+  // otherwise. (Aborts and steering of such runs go the same way, inside abort() and steer().)
+  Status forward_input(const std::string& item_id, std::string_view kind, const nlohmann::json& body);
+
   std::optional<RunPhase> phase(const std::string& run_id) const;
   std::optional<std::string> active_run(const std::string& session_id) const;
   size_t active_count() const;

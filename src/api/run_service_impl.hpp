@@ -63,6 +63,7 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   std::condition_variable_any keeper_cv;  // wakes the keeper (a claim filled every free worker)
   bool claim_again = false;
   std::jthread keeper;                 // renews leases and takes up runs no one holds (not exclusive)
+  std::unique_ptr<StoreWatch> controls_watch;  // what clients of other instances ask of this one's runs
 
   // Under mu: hands the run to a worker.
   void enqueue_locked(const std::shared_ptr<ActiveRun>& run);
@@ -82,6 +83,16 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   void keep(std::stop_token stop);
   // Workers not taken by a queued or running run. Under mu.
   size_t free_workers_locked() const;
+  // Under mu: another instance holds `run_id` (this one is not alone and does not have it, and it
+  // has not ended).
+  bool held_elsewhere_locked(const std::string& run_id, const Result<RunRecord>& stored) const;
+  // Leaves a control for the instance holding `run_id`.
+  Status forward(const std::string& run_id, std::string_view kind, const nlohmann::json& body);
+  // Carries out the controls left for `run_id` if it is here ("": for every run here).
+  void apply_controls(const std::string& run_id);
+  // Abort and steer of a run this instance has.
+  Status abort_here(const std::string& run_id, const Result<RunRecord>& stored);
+  Status steer_here(const std::string& run_id, const Result<RunRecord>& stored, const std::string& text);
   void note(const std::string& line) const;
   // Ends a run that is not executing as aborted: store, event, retire. Under mu.
   void abort_idle_locked(const std::shared_ptr<ActiveRun>& run, const std::string& why);

@@ -308,7 +308,9 @@ CREATE TABLE daemon_status (
 // Version 9: the checkpoints become keel serve's run queue, shared by every instance serving a
 // workspace from the database: the workspace of each run, the instance that holds it and until
 // when its lease holds (an instance that dies stops renewing, and another takes its runs up). A
-// session has one active run at a time, whichever instance accepted it: one checkpoint each.
+// session has one active run at a time, whichever instance accepted it: one checkpoint each. What a
+// client asks of a run held by another instance (abort, steer, a decision, an answer) waits in
+// server_controls until that instance takes it.
 constexpr std::string_view kRunQueue = R"sql(
 ALTER TABLE server_checkpoints ADD COLUMN workspace TEXT NOT NULL DEFAULT '';
 ALTER TABLE server_checkpoints ADD COLUMN owner TEXT NOT NULL DEFAULT '';
@@ -321,6 +323,15 @@ DELETE FROM server_checkpoints WHERE EXISTS (SELECT 1 FROM server_checkpoints ne
 CREATE UNIQUE INDEX server_checkpoints_one_per_session ON server_checkpoints(session_id);
 CREATE INDEX server_checkpoints_by_workspace ON server_checkpoints(workspace, updated_ms);
 CREATE INDEX server_checkpoints_by_owner ON server_checkpoints(owner);
+
+CREATE TABLE server_controls (
+  id          INTEGER PRIMARY KEY,
+  run_id      TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind        TEXT NOT NULL,
+  body        TEXT NOT NULL DEFAULT '{}',
+  created_ms  INTEGER NOT NULL
+);
+CREATE INDEX server_controls_by_run ON server_controls(run_id, id);
 )sql";
 
 constexpr std::array<Migration, 9> kMigrations = {{

@@ -87,4 +87,44 @@ Result<ServerQueueStats> SqlStore::server_queue(std::string_view workspace) {
   return out;
 }
 
+Status SqlStore::send_server_control(const ServerControl& control) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
+  return db_->write([&]() -> Status {
+    KEEL_TRY(require_run_locked(control.run_id));
+    KEEL_ASSIGN_OR_RETURN(Stmt insert, db_->prepare("INSERT INTO server_controls (run_id, kind, body, created_ms) "
+                                                    "VALUES (?1, ?2, ?3, ?4)"));
+    insert.bind(1, control.run_id).bind(2, control.kind).bind(3, control.body).bind(4, now_ms());
+    KEEL_TRY(insert.run());
+    return notify_keys_locked("controls", {control.run_id});
+  });
+}
+
+Result<std::vector<ServerControl>> SqlStore::take_server_controls(std::string_view run_id) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
+  std::vector<ServerControl> out;
+  KEEL_TRY(db_->write([&]() -> Status {
+    out.clear();
+    KEEL_ASSIGN_OR_RETURN(Stmt take, db_->prepare("DELETE FROM server_controls WHERE run_id = ?1 "
+                                                  "RETURNING id, kind, body"));
+    take.bind(1, run_id);
+    for (;;) {
+      KEEL_ASSIGN_OR_RETURN(bool row, take.step());
+      if (!row) break;
+      ServerControl c;
+      c.id = take.int64(0);
+      c.run_id = std::string(run_id);
+      c.kind = take.text(1);
+      c.body = take.text(2);
+      out.push_back(std::move(c));
+    }
+    return Status::Ok();
+  }));
+  std::sort(out.begin(), out.end(), [](const ServerControl& a, const ServerControl& b) { return a.id < b.id; });
+  return out;
+}
+
+Result<std::unique_ptr<StoreWatch>> SqlStore::watch_server_controls(std::function<void(const std::string&)> sent) {
+  return watch_keys("controls", std::move(sent));
+}
+
 }  // namespace keel::detail

@@ -144,33 +144,42 @@ Status SqlStore::append_numbered_server_events(std::span<ServerEvent> events,
       }
       KEEL_TRY(insert.run());
     }
-    // "TAG SESSION SESSION ...": the watchers of this store skip what it sent itself.
-    std::string notice = notice_tag_;
-    for (std::string_view session : changed) {
-      if (notice.size() + session.size() + 1 > kNoticeBytes) {
-        KEEL_TRY(db_->notify("events", notice));
-        notice = notice_tag_;
-      }
-      notice.append(" ").append(session);
+    return notify_keys_locked("events", changed);
+  });
+}
+
+Status SqlStore::notify_keys_locked(std::string_view topic, const std::vector<std::string_view>& keys) {
+  // "TAG KEY KEY ...": the watchers of this store skip what it sent itself.
+  std::string notice = notice_tag_;
+  for (std::string_view key : keys) {
+    if (notice.size() + key.size() + 1 > kNoticeBytes) {
+      KEEL_TRY(db_->notify(topic, notice));
+      notice = notice_tag_;
     }
-    if (!changed.empty()) KEEL_TRY(db_->notify("events", notice));
-    return Status::Ok();
+    notice.append(" ").append(key);
+  }
+  if (!keys.empty()) KEEL_TRY(db_->notify(topic, notice));
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<StoreWatch>> SqlStore::watch_keys(std::string_view topic,
+                                                        std::function<void(const std::string&)> on_key) {
+  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
+  return db_->watch(topic, [tag = notice_tag_, on_key = std::move(on_key)](const std::string& payload) {
+    if (payload.empty()) return on_key("");  // the watch was interrupted: anything may have changed
+    size_t at = payload.find(' ');
+    if (payload.compare(0, at, tag) == 0) return;  // this store's own: handed on already
+    while (at != std::string::npos) {
+      size_t next = payload.find(' ', at + 1);
+      std::string key = payload.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+      if (!key.empty()) on_key(key);
+      at = next;
+    }
   });
 }
 
 Result<std::unique_ptr<StoreWatch>> SqlStore::watch_server_events(std::function<void(const std::string&)> changed) {
-  KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
-  return db_->watch("events", [tag = notice_tag_, changed = std::move(changed)](const std::string& payload) {
-    if (payload.empty()) return changed("");  // the watch was interrupted: anything may have changed
-    size_t at = payload.find(' ');
-    if (payload.compare(0, at, tag) == 0) return;  // this store's own events are handed on already
-    while (at != std::string::npos) {
-      size_t next = payload.find(' ', at + 1);
-      std::string session = payload.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
-      if (!session.empty()) changed(session);
-      at = next;
-    }
-  });
+  return watch_keys("events", std::move(changed));
 }
 
 Result<int64_t> SqlStore::last_server_event_seq(std::string_view session_id) {

@@ -104,6 +104,9 @@ class SqlStore final : public Store {
   Result<std::vector<std::string>> renew_server_leases(const ServerLease& lease) override;
   Status release_server_runs(std::string_view workspace, std::string_view owner) override;
   Result<ServerQueueStats> server_queue(std::string_view workspace) override;
+  Status send_server_control(const ServerControl& control) override;
+  Result<std::vector<ServerControl>> take_server_controls(std::string_view run_id) override;
+  Result<std::unique_ptr<StoreWatch>> watch_server_controls(std::function<void(const std::string&)> sent) override;
 
   Result<std::optional<int64_t>> add_observation(const Observation& observation) override;
   Result<Observation> get_observation(int64_t id) override;
@@ -134,6 +137,11 @@ class SqlStore final : public Store {
   // Inserts a run row (the id checked, or a new one); returns its id. Within a write.
   Result<std::string> insert_run_locked(const RunInfo& info);
   Status put_checkpoint_locked(const ServerCheckpoint& checkpoint);
+  // Notifies `topic` with this store's tag and `keys` (several notices when they are many).
+  Status notify_keys_locked(std::string_view topic, const std::vector<std::string_view>& keys);
+  // Watches `topic`, handing on each key another store sent ("" after a gap in watching).
+  Result<std::unique_ptr<StoreWatch>> watch_keys(std::string_view topic,
+                                                 std::function<void(const std::string&)> on_key);
   Result<const CacheScope*> find_scope(std::string_view name) const;
   Result<std::vector<RunRecord>> query_runs_locked(std::string_view sql, std::string_view arg);
 

@@ -78,7 +78,8 @@ TEST_F(PostgresOpenTest, TheTablesMatchSqlitesColumnForColumn) {
   EXPECT_EQ(schema_->query_int("SELECT count(*) FROM information_schema.columns WHERE table_schema = '" +
                                schema_->name() + "' AND table_name = 'skill_proposals' AND column_name = 'public_id'"),
             1);
-  EXPECT_EQ(schema_->query_int("SELECT count(*) FROM pg_tables WHERE schemaname = '" + schema_->name() + "'"), 19);
+  // keel's 19 tables (schema 9: server_controls the newest) and keel_schema.
+  EXPECT_EQ(schema_->query_int("SELECT count(*) FROM pg_tables WHERE schemaname = '" + schema_->name() + "'"), 20);
 }
 
 TEST(PostgresOpenErrors, AnUnreachableServerIsUnavailableNamingTheDatabaseWithoutItsPassword) {

@@ -138,6 +138,21 @@ TEST_P(RunQueueStoreTest, ConcurrentClaimsNeverTakeTheSameRunTwice) {
   }
 }
 
+// What a client asks of a run another instance holds waits for that instance, in order, once.
+TEST_P(RunQueueStoreTest, ControlsWaitForTheRunsHolderAndAreTakenOnce) {
+  std::string run = accept(new_session("t", "/ws"), "a");
+  KEEL_ASSERT_OK(store_->send_server_control({0, run, "steer", R"({"content":"left"})"}));
+  KEEL_ASSERT_OK(store_->send_server_control({0, run, "abort", "{}"}));
+  EXPECT_EQ(store_->send_server_control({0, "r_0000000000000000", "abort", "{}"}).code(), ErrorCode::kNotFound);
+  auto taken = store_->take_server_controls(run);
+  ASSERT_TRUE(taken.ok()) << taken.status().to_string();
+  ASSERT_EQ(taken->size(), 2u);
+  EXPECT_EQ((*taken)[0].kind, "steer");
+  EXPECT_EQ((*taken)[0].body, R"({"content":"left"})");
+  EXPECT_EQ((*taken)[1].kind, "abort");
+  EXPECT_TRUE(store_->take_server_controls(run)->empty());
+}
+
 KEEL_STORE_ENGINES(RunQueueStoreTest);
 
 }  // namespace

@@ -296,6 +296,15 @@ struct ServerLease {
   int64_t duration_ms = 15000;
 };
 
+// Something a client asked of a run that another keel serve instance holds: "abort", "steer",
+// "decide" or "answer", with its details as a JSON object.
+struct ServerControl {
+  int64_t id = 0;
+  std::string run_id;
+  std::string kind;
+  std::string body = "{}";
+};
+
 // The run queue of one workspace as /api/health reports it.
 struct ServerQueueStats {
   int64_t held = 0;       // runs an instance holds under a live lease (executing, queued or parked there)

@@ -219,6 +219,13 @@ class Store {
   // empty) so that any instance may take them up at once.
   virtual Status release_server_runs(std::string_view workspace, std::string_view owner) = 0;
   virtual Result<ServerQueueStats> server_queue(std::string_view workspace) = 0;
+  // Leaves `control` for the instance holding control.run_id and tells the watchers
+  // (watch_server_controls). NotFound for no such run.
+  virtual Status send_server_control(const ServerControl& control) = 0;
+  // Removes and returns the controls left for `run_id`, oldest first.
+  virtual Result<std::vector<ServerControl>> take_server_controls(std::string_view run_id) = 0;
+  // As watch_server_events, for controls: `sent(run_id)` when another process left one.
+  virtual Result<std::unique_ptr<StoreWatch>> watch_server_controls(std::function<void(const std::string&)> sent) = 0;
 
   // ---- autopilot (records.hpp)
   // Stores a new observation and returns its id; nullopt (nothing written) when (workspace,

@@ -1,0 +1,120 @@
+// Two `keel serve` instances on one PostgreSQL database: what a client asks of a run through the
+// instance it happens to reach (a decision on an approval, an abort) gets to the instance executing
+// the run, and the client sees the outcome on its own instance's event stream.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server/raw_http_client.hpp"
+#include "support/api_harness.hpp"
+#include "support/mock_llm_server.hpp"
+#include "support/postgres_server.hpp"
+#include "support/serve_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace keel {
+namespace {
+
+using nlohmann::json;
+
+const std::string kControlAuth = "Authorization: Bearer t0k\r\n";
+const std::string kControlJsonAuth = kControlAuth + "Content-Type: application/json\r\n";
+
+// "shell ..." asks for a shell call (which needs an approval) and then answers; "slow" answers after
+// 20 s (long enough to be aborted).
+testing::MockResponse answer_control_request(const std::string& body) {
+  json request = json::parse(body, nullptr, false);
+  std::string task;
+  bool called = false;
+  for (const json& m : request["messages"]) {
+    const std::string role = m.value("role", "");
+    if (role == "user" && m["content"].is_string() && m["content"].get<std::string>().rfind("[keel", 0) != 0) {
+      task = m["content"];
+      called = false;
+    }
+    if (role == "tool") called = true;
+  }
+  ModelReply reply;
+  if (task == "slow") return testing::with_delay(testing::mock_text("late"), 20000);
+  if (called) {
+    reply.text = "finished:" + task;
+  } else {
+    reply.tool_calls.push_back({"c1", "shell", json{{"command", "echo from-the-other-instance"}}.dump()});
+  }
+  return testing::mock_completion(reply);
+}
+
+class ServeClusterControlE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto schema = testing::PostgresSchema::create();
+    ASSERT_TRUE(schema.ok()) << schema.status().to_string();
+    schema_.emplace(std::move(schema).value());
+    model_.set_responder(answer_control_request);
+    std::map<std::string, std::string> env = {
+        {"HOME", home_.path().string()}, {"KEEL_HOME", home_.path().string()}, {"KEEL_DATABASE_URL", schema_->url()}};
+    for (const char* name : {"node-a", "node-b"}) {
+      serves_.push_back(std::make_unique<testing::ServeProcess>(
+          std::vector<std::string>{"--port", "0", "-w", ws_.path().string(), "--token", "t0k", "--base-url",
+                                   model_.base_url(), "--model", "mock", "--instance-id", name},
+          env));
+      ASSERT_NE(serves_.back()->port(), 0) << serves_.back()->err();
+    }
+  }
+  uint16_t a() const { return serves_[0]->port(); }
+  uint16_t b() const { return serves_[1]->port(); }
+
+  std::optional<testing::PostgresSchema> schema_;
+  testing::TempDir home_, ws_;
+  testing::MockLlmServer model_;
+  std::vector<std::unique_ptr<testing::ServeProcess>> serves_;
+};
+
+TEST_F(ServeClusterControlE2eTest, ADecisionAndAnAbortSentToOneInstanceReachTheRunOnTheOther) {
+  auto created = testing::raw_http(a(), "POST", "/api/sessions", kControlJsonAuth, R"({"title":"two"})");
+  ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "no answer");
+  const std::string session = json::parse(created->body)["id"];
+  testing::SseReader on_b(b(), "/api/sessions/" + session + "/events", kControlAuth);
+  ASSERT_EQ(on_b.status(), 200);
+
+  // The run executes on A; its approval request streams on B, and B takes the decision.
+  auto posted = testing::raw_http(a(), "POST", "/api/sessions/" + session + "/messages", kControlJsonAuth,
+                                  R"({"content":"shell please"})");
+  ASSERT_TRUE(posted && posted->status == 202) << (posted ? posted->body : "no answer");
+  const std::string run = json::parse(posted->body)["run_id"];
+  auto asked = on_b.wait_for("approval_requested", 20000);
+  ASSERT_TRUE(asked) << "no approval request reached B";
+  const std::string approval = asked->data["approval_id"];
+  // B does not hold the request itself; an id of no run is still refused.
+  EXPECT_EQ(testing::raw_http(b(), "POST", "/api/approvals/r_0000000000000000:c1", kControlJsonAuth,
+                              R"({"decision":"allow"})")
+                ->status,
+            404);
+  auto decided =
+      testing::raw_http(b(), "POST", "/api/approvals/" + approval, kControlJsonAuth, R"({"decision":"allow"})");
+  ASSERT_TRUE(decided && decided->status == 200) << (decided ? decided->body : "no answer");
+  auto finished = on_b.wait_for("run_finished", 20000);
+  ASSERT_TRUE(finished) << "the run did not finish after the decision";
+  EXPECT_EQ(finished->data["run_id"], run);
+  auto state = testing::raw_http(b(), "GET", "/api/runs/" + run, kControlAuth);
+  ASSERT_TRUE(state && state->status == 200);
+  EXPECT_EQ(json::parse(state->body)["state"], "finished");
+  EXPECT_EQ(json::parse(state->body)["answer"], "finished:shell please");
+
+  // A slow run on A is aborted through B.
+  posted = testing::raw_http(a(), "POST", "/api/sessions/" + session + "/messages", kControlJsonAuth,
+                             R"({"content":"slow"})");
+  ASSERT_TRUE(posted && posted->status == 202) << (posted ? posted->body : "no answer");
+  const std::string slow = json::parse(posted->body)["run_id"];
+  ASSERT_TRUE(on_b.wait_for("run_started", 20000));
+  auto aborted = testing::raw_http(b(), "POST", "/api/runs/" + slow + "/abort", kControlJsonAuth, "{}");
+  ASSERT_TRUE(aborted && aborted->status == 202) << (aborted ? aborted->body : "no answer");
+  auto ended = on_b.wait_for("run_failed", 15000);
+  ASSERT_TRUE(ended) << "the abort did not reach the run";
+  EXPECT_EQ(ended->data["run_id"], slow);
+  EXPECT_EQ(ended->data["kind"], "aborted");
+  for (auto& serve : serves_) EXPECT_EQ(serve->interrupt(), 0) << serve->err();
+}
+
+}  // namespace
+}  // namespace keel
