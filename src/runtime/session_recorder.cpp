@@ -296,6 +296,7 @@ void SessionRecorder::finish(const RunOutcome& outcome) {
   std::string status = "suspended";
   std::string attributes = nlohmann::json{{"model_calls", outcome.model_calls}}.dump();
   RunUpdate u;
+  const Status unsaved = error();
   if (!outcome.suspended) {  // a suspended run stays resumable: its state is what it was waiting in
     u.state = outcome.ok ? RunState::kFinished
                          : (outcome.failure == FailureKind::kAborted ? RunState::kAborted : RunState::kFailed);
@@ -303,6 +304,13 @@ void SessionRecorder::finish(const RunOutcome& outcome) {
     u.usage = outcome.usage;
     if (outcome.ok) u.answer = outcome.answer;
     else u.error = outcome.error;
+    if (outcome.ok && !unsaved.ok()) {
+      // An answer whose conversation could not be saved is not a finished run: what is stored
+      // lacks it (the run is reported failed with this error).
+      u.state = RunState::kFailed;
+      u.answer.reset();
+      u.error = unsaved.message();
+    }
     status = outcome.ok ? "ok" : std::string(failure_kind_name(outcome.failure));
     attributes = nlohmann::json{{"rounds", outcome.rounds},
                                 {"model_calls", outcome.model_calls},

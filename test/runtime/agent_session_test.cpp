@@ -306,6 +306,28 @@ TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
   EXPECT_LE(llm_.requests().size(), 1u);  // no model call after a lost message
 }
 
+// The answer is the last thing saved: when it cannot be, the stored run is failed with the reason,
+// not finished with an answer the conversation lacks.
+TEST_F(AgentSessionTest, AnAnswerThatCannotBeSavedLeavesTheRunFailedNotFinished) {
+  StoreOptions so;
+  so.path = dir_.path() / "small.db";
+  so.max_page_count = 60;
+  auto small = open_sqlite_store(so);
+  ASSERT_TRUE(small.ok()) << small.status().to_string();
+  AgentOptions o = options();
+  o.store = small->get();
+  llm_.push_text(std::string(400 * 1024, 'a'));
+  Agent agent(llm_, tools_, o);
+  auto out = agent.run("answer at length");
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_FALSE(out->ok);
+  auto run = (*small)->get_run(out->run_id);
+  ASSERT_TRUE(run.ok()) << run.status().to_string();
+  EXPECT_EQ(run->state, RunState::kFailed);
+  EXPECT_EQ(run->answer, "");
+  EXPECT_NE(run->error.find("could not save the conversation"), std::string::npos) << run->error;
+}
+
 }  // namespace
 }  // namespace keel
 
