@@ -47,17 +47,8 @@ int64_t epoch_us() {
 
 // One parse_json call per request of the user, then an answer.
 keel::testing::MockResponse answer(const std::string& body) {
-  json request = json::parse(body, nullptr, false);
-  bool called = false;
-  for (const json& m : request["messages"]) {
-    const std::string role = m.value("role", "");
-    if (role == "user" && m["content"].is_string() && m["content"].get<std::string>().rfind("[keel", 0) != 0) {
-      called = false;
-    }
-    if (role == "tool") called = true;
-  }
   keel::ModelReply reply;
-  if (called) {
+  if (keel::testing::latest_user_request(body).tool_answered) {
     reply.text = "done";
   } else {
     reply.tool_calls.push_back({"c1", "parse_json", R"({"text":"[1,2]","path":"$[1]"})"});

@@ -140,7 +140,7 @@ Status PendingInput::decide(const std::string& approval_id, ApprovalVerdict verd
   return Status::Ok();
 }
 
-Status PendingInput::answer(const std::string& question_id, UserAnswer answer) {
+Status PendingInput::answer(const std::string& question_id, UserAnswer answer, std::string* recorded) {
   std::function<void(const std::string&)> notify;
   std::string run_id;
   {
@@ -160,6 +160,7 @@ Status PendingInput::answer(const std::string& question_id, UserAnswer answer) {
     } else if (answer.text.empty()) {
       return Status::InvalidArgument("the answer is empty");
     }
+    if (recorded != nullptr) *recorded = answer.text;
     it->answer = std::move(answer);
     run_id = it->item.run_id;
     if (ready_locked(run_id)) notify = on_ready_;

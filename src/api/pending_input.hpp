@@ -76,8 +76,9 @@ class PendingInput {
   // already decided.
   Status decide(const std::string& approval_id, ApprovalVerdict verdict, std::string reason);
   // Records an answer; InvalidArgument for an option index out of range or a free text where only
-  // options are allowed.
-  Status answer(const std::string& question_id, UserAnswer answer);
+  // options are allowed. `recorded` (may be null) gets the answer's text as recorded: the chosen
+  // option's when it names one.
+  Status answer(const std::string& question_id, UserAnswer answer, std::string* recorded = nullptr);
   // The session of the approval or question `item_id` (pending or decided, not yet consumed);
   // nullopt when there is none. Routes check it against the server's workspace before deciding.
   std::optional<std::string> session_of(const std::string& item_id) const;

@@ -104,28 +104,25 @@ void RunService::Impl::keep(std::stop_token stop) {
   while (!stop.stop_requested()) {
     keeper_cv.wait_until(lock, stop, std::min(next_renew, next_claim), [&] { return claim_again; });
     if (stop.stop_requested() || stopping) break;
-    const bool again = std::exchange(claim_again, false);
+    const bool claim_now = std::exchange(claim_again, false) || Clock::now() >= next_claim;
     const size_t free = free_workers_locked();
     lock.unlock();
-    const auto now = Clock::now();
-    if (now >= next_renew) {
+    if (Clock::now() >= next_renew) {
       renew();
-      next_renew = now + renew_every;
+      next_renew = Clock::now() + renew_every;
     }
-    if (again || now >= next_claim) {
-      // A claim that filled every free worker may have left more behind: look again at once.
-      size_t taken = claim(free);
-      next_claim = Clock::now() + claim_every;
-      lock.lock();
-      claim_again = free > 0 && taken == free;
-      continue;
-    }
+    const size_t taken = claim_now ? claim(free) : 0;
+    if (claim_now) next_claim = Clock::now() + claim_every;
     lock.lock();
+    // A claim that filled every free worker may have left more behind: look again at once.
+    if (claim_now) claim_again = free > 0 && taken == free;
   }
 }
 
-bool RunService::Impl::held_elsewhere_locked(const std::string& run_id, const Result<RunRecord>& stored) const {
-  return !options.exclusive && runs.count(run_id) == 0 && stored.ok() && !run_state_is_terminal(stored->state);
+bool RunService::Impl::held_elsewhere(const std::string& run_id, const Result<RunRecord>& stored) const {
+  if (options.exclusive || !stored.ok() || run_state_is_terminal(stored->state)) return false;
+  std::lock_guard lock(mu);
+  return runs.count(run_id) == 0;
 }
 
 Status RunService::Impl::forward(const std::string& run_id, std::string_view kind, const nlohmann::json& body) {
@@ -162,12 +159,12 @@ void RunService::Impl::apply_controls(const std::string& run_id) {
     } else if (c.kind == "steer") {
       done = steer_here(run_id, store.get_run(run_id), body.value("content", ""));
     } else if (c.kind == "decide") {
-      const std::string verdict = body.value("verdict", "deny");
-      done = pending.decide(item,
-                            verdict == "allow"    ? ApprovalVerdict::kAllow
-                            : verdict == "always" ? ApprovalVerdict::kAllowAlways
-                                                  : ApprovalVerdict::kDeny,
-                            body.value("reason", ""));
+      // The verdict travels by its name (approval_verdict_name); anything else denies.
+      ApprovalVerdict verdict = ApprovalVerdict::kDeny;
+      for (ApprovalVerdict v : {ApprovalVerdict::kAllow, ApprovalVerdict::kAllowAlways}) {
+        if (approval_verdict_name(v) == body.value("verdict", "")) verdict = v;
+      }
+      done = pending.decide(item, verdict, body.value("reason", ""));
     } else if (c.kind == "answer") {
       UserAnswer answer;
       answer.text = body.value("text", "");
@@ -175,14 +172,11 @@ void RunService::Impl::apply_controls(const std::string& run_id) {
         answer.option_index = body["option_index"].get<size_t>();
       }
       // The event the answering instance would publish for a question of its own.
-      nlohmann::json event = {{"question_id", item}, {"answer", answer.text}};
-      for (const PendingQuestion& q : pending.questions()) {
-        if (q.id == item && answer.option_index && *answer.option_index < q.question.options.size()) {
-          event["answer"] = q.question.options[*answer.option_index];
-          event["option_index"] = *answer.option_index;
-        }
-      }
-      done = pending.answer(item, std::move(answer));
+      nlohmann::json event = {{"question_id", item}};
+      if (answer.option_index) event["option_index"] = *answer.option_index;
+      std::string shown;
+      done = pending.answer(item, std::move(answer), &shown);
+      event["answer"] = shown;
       if (done.ok()) {
         if (std::shared_ptr<ActiveRun> run = find(run_id)) publish(*run, "question_answered", std::move(event));
       }

@@ -93,7 +93,7 @@ void decide_approval(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
   if (reason->empty()) reason = *decision == "deny" ? "denied in the web API" : "approved in the web API";
   if (!in_scope(ctx, id)) {
     // Another instance's run (several on one database): the decision goes to the instance holding it.
-    nlohmann::json passed = {{"verdict", *decision}, {"reason", *reason}};
+    nlohmann::json passed = {{"verdict", approval_verdict_name(verdict)}, {"reason", *reason}};
     if (forwardable(ctx, id) && ctx->runs.forward_input(id, "decide", passed).ok()) {
       return reply_json(*ctx, req, out, 200, nlohmann::json{{"id", id}, {"decision", *decision}});
     }
@@ -140,15 +140,14 @@ void answer_question(const Ctx& ctx, const HttpRequest& req, HttpResponder& out,
   }
   // The run and session, for the event, before the answer removes the question.
   std::string run_id, session_id;
-  std::string shown = answer.text;
-  std::optional<size_t> index = answer.option_index;
   for (const PendingQuestion& q : ctx->pending.questions()) {
     if (q.id != id) continue;
     run_id = q.run_id;
     session_id = q.session_id;
-    if (index && *index < q.question.options.size()) shown = q.question.options[*index];
   }
-  Status done = ctx->pending.answer(id, std::move(answer));
+  std::optional<size_t> index = answer.option_index;
+  std::string shown;
+  Status done = ctx->pending.answer(id, std::move(answer), &shown);
   if (!done.ok()) return reply_status(*ctx, req, out, done, done.code() == ErrorCode::kFailedPrecondition ? "already_decided" : "");
   if (!session_id.empty()) {
     nlohmann::json data = {{"v", 1}, {"type", "question_answered"}, {"run_id", run_id}, {"question_id", id}};

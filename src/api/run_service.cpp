@@ -225,11 +225,8 @@ Result<std::string> RunService::post_message(const std::string& session_id, cons
   if (!written.ok()) {
     release();
     if (written.status().code() == ErrorCode::kFailedPrecondition && busy_run != nullptr) {
-      // The session's active run is another instance's.
-      Result<std::vector<ServerCheckpoint>> queued = impl_->store.list_server_checkpoints();
-      for (const ServerCheckpoint& c : queued.ok() ? *queued : std::vector<ServerCheckpoint>{}) {
-        if (c.session_id == session_id) *busy_run = c.run_id;
-      }
+      // The session's active run is another instance's: the session's latest run.
+      if (Result<RunRecord> active = impl_->store.latest_run(session_id); active.ok()) *busy_run = active->id;
     }
     return written.status();
   }
@@ -268,32 +265,20 @@ Status RunService::Impl::steer_here(const std::string& run_id, const Result<RunR
 
 Status RunService::abort(const std::string& run_id) {
   Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
-  bool elsewhere = false;
-  {
-    std::lock_guard lock(impl_->mu);
-    elsewhere = impl_->held_elsewhere_locked(run_id, stored);
-  }
-  if (elsewhere) return impl_->forward(run_id, "abort", nlohmann::json::object());
+  if (impl_->held_elsewhere(run_id, stored)) return impl_->forward(run_id, "abort", nlohmann::json::object());
   return impl_->abort_here(run_id, stored);
 }
 
 Status RunService::steer(const std::string& run_id, const std::string& text) {
   Result<RunRecord> stored = impl_->store.get_run(run_id);  // read before the service's lock is taken
-  bool elsewhere = false;
-  {
-    std::lock_guard lock(impl_->mu);
-    elsewhere = impl_->held_elsewhere_locked(run_id, stored);
-  }
-  if (elsewhere) return impl_->forward(run_id, "steer", {{"content", text}});
+  if (impl_->held_elsewhere(run_id, stored)) return impl_->forward(run_id, "steer", {{"content", text}});
   return impl_->steer_here(run_id, stored, text);
 }
 
 Status RunService::forward_input(const std::string& item_id, std::string_view kind, const nlohmann::json& body) {
   const std::string run_id = item_id.substr(0, item_id.find(':'));
-  Result<RunRecord> stored = impl_->store.get_run(run_id);
-  {
-    std::lock_guard lock(impl_->mu);
-    if (!impl_->held_elsewhere_locked(run_id, stored)) return Status::NotFound("nothing '" + item_id + "' is pending");
+  if (!impl_->held_elsewhere(run_id, impl_->store.get_run(run_id))) {
+    return Status::NotFound("nothing '" + item_id + "' is pending");
   }
   nlohmann::json with_id = body;
   with_id["id"] = item_id;

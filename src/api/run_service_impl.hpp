@@ -83,9 +83,9 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   void keep(std::stop_token stop);
   // Workers not taken by a queued or running run. Under mu.
   size_t free_workers_locked() const;
-  // Under mu: another instance holds `run_id` (this one is not alone and does not have it, and it
-  // has not ended).
-  bool held_elsewhere_locked(const std::string& run_id, const Result<RunRecord>& stored) const;
+  // Another instance holds `run_id` (this one is not alone and does not have it, and it has not
+  // ended). Takes mu.
+  bool held_elsewhere(const std::string& run_id, const Result<RunRecord>& stored) const;
   // Leaves a control for the instance holding `run_id`.
   Status forward(const std::string& run_id, std::string_view kind, const nlohmann::json& body);
   // Carries out the controls left for `run_id` if it is here ("": for every run here).

@@ -23,21 +23,11 @@ const std::string kControlJsonAuth = kControlAuth + "Content-Type: application/j
 // "shell ..." asks for a shell call (which needs an approval) and then answers; "slow" answers after
 // 20 s (long enough to be aborted).
 testing::MockResponse answer_control_request(const std::string& body) {
-  json request = json::parse(body, nullptr, false);
-  std::string task;
-  bool called = false;
-  for (const json& m : request["messages"]) {
-    const std::string role = m.value("role", "");
-    if (role == "user" && m["content"].is_string() && m["content"].get<std::string>().rfind("[keel", 0) != 0) {
-      task = m["content"];
-      called = false;
-    }
-    if (role == "tool") called = true;
-  }
+  const testing::LatestUserRequest latest = testing::latest_user_request(body);
+  if (latest.task == "slow") return testing::with_delay(testing::mock_text("late"), 20000);
   ModelReply reply;
-  if (task == "slow") return testing::with_delay(testing::mock_text("late"), 20000);
-  if (called) {
-    reply.text = "finished:" + task;
+  if (latest.tool_answered) {
+    reply.text = "finished:" + latest.task;
   } else {
     reply.tool_calls.push_back({"c1", "shell", json{{"command", "echo from-the-other-instance"}}.dump()});
   }

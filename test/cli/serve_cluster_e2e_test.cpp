@@ -33,24 +33,12 @@ const std::string kAuth = "Authorization: Bearer t0k\r\n";
 
 // The model: a parse_json call for each new request of the user, then an answer naming the request.
 testing::MockResponse answer_cluster_request(const std::string& body) {
-  json request = json::parse(body, nullptr, false);
-  const json& messages = request["messages"];
-  std::string task;
-  bool called = false;  // the tool has answered since the user's request
-  for (const json& m : messages) {
-    const std::string role = m.value("role", "");
-    // (keel adds notes of its own as user messages: "[keel runtime context ...]")
-    if (role == "user" && m["content"].is_string() && m["content"].get<std::string>().rfind("[keel", 0) != 0) {
-      task = m["content"];
-      called = false;
-    }
-    if (role == "tool") called = true;
-  }
+  const testing::LatestUserRequest latest = testing::latest_user_request(body);
   ModelReply reply;
-  if (called) {
-    reply.text = "done:" + task;
+  if (latest.tool_answered) {
+    reply.text = "done:" + latest.task;
   } else {
-    reply.tool_calls.push_back({"c_" + task, "parse_json", json{{"text", "[1,2,3]"}, {"path", "$[1]"}}.dump()});
+    reply.tool_calls.push_back({"c_" + latest.task, "parse_json", json{{"text", "[1,2,3]"}, {"path", "$[1]"}}.dump()});
   }
   return testing::with_delay(testing::mock_completion(reply), 10);
 }

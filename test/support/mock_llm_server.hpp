@@ -87,6 +87,15 @@ MockResponse mock_drop();
 // `response` sent after waiting `delay_ms`.
 MockResponse with_delay(MockResponse response, int64_t delay_ms);
 
+// For responders that script one tool round per request of the user: the latest user message of
+// an OpenAI chat request body (keel's own "[keel ...]" notes skipped) and whether a tool result
+// has come since it.
+struct LatestUserRequest {
+  std::string task;
+  bool tool_answered = false;
+};
+LatestUserRequest latest_user_request(const std::string& request_body);
+
 class MockLlmServer {
  public:
   using Responder = std::function<MockResponse(const std::string& request_body)>;

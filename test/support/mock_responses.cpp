@@ -174,4 +174,20 @@ MockResponse with_delay(MockResponse response, int64_t delay_ms) {
   return response;
 }
 
+LatestUserRequest latest_user_request(const std::string& request_body) {
+  LatestUserRequest out;
+  nlohmann::json request = nlohmann::json::parse(request_body, nullptr, false);
+  if (!request.is_object() || !request["messages"].is_array()) return out;
+  for (const nlohmann::json& m : request["messages"]) {
+    const std::string role = m.value("role", "");
+    const nlohmann::json& content = m.contains("content") ? m["content"] : nlohmann::json();
+    if (role == "user" && content.is_string() && content.get<std::string>().rfind("[keel", 0) != 0) {
+      out.task = content.get<std::string>();
+      out.tool_answered = false;
+    }
+    if (role == "tool") out.tool_answered = true;
+  }
+  return out;
+}
+
 }  // namespace keel::testing
