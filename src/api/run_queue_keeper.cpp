@@ -23,7 +23,13 @@ size_t RunService::Impl::free_workers_locked() const {
 
 size_t RunService::Impl::claim(size_t limit) {
   if (limit == 0) return 0;
-  Result<std::vector<ServerCheckpoint>> claimed = store.claim_server_runs(options.workspace, lease, limit);
+  const auto lease_length = std::chrono::milliseconds(lease.duration_ms);
+  if (std::chrono::steady_clock::now() - in_contact_since < lease_length) return 0;
+  Result<std::vector<ServerCheckpoint>> claimed = [&] {
+    // A claim that waited out an outage would act on leases that ran out while no one could renew.
+    StoreOutageWaitOff now_or_never;
+    return store.claim_server_runs(options.workspace, lease, limit);
+  }();
   if (!claimed.ok()) {
     note("cannot take up runs from the queue: " + claimed.status().message());
     return 0;
@@ -74,6 +80,23 @@ void RunService::Impl::renew() {
     note("cannot renew this instance's leases on its runs: " + held.status().message());
     return;
   }
+  const auto renewed = std::chrono::steady_clock::now();
+  // Renewals come every third of a lease; one more than half a lease after the last means contact
+  // was broken long enough for others' leases to run out unrenewed.
+  if (renewed - last_renewed > std::chrono::milliseconds(lease.duration_ms / 2)) in_contact_since = renewed;
+  last_renewed = renewed;
+  std::vector<std::string> unknown;  // held in the database, not here: ended, or being accepted
+  {
+    std::lock_guard lock(mu);
+    for (const std::string& id : *held) {
+      if (runs.count(id) == 0) unknown.push_back(id);
+    }
+  }
+  // A run that ended while the database was away may have left its checkpoint behind.
+  for (const std::string& id : unknown) {
+    Result<RunRecord> stored = store.get_run(id);
+    if (stored.ok() && run_state_is_terminal(stored->state)) (void)store.delete_server_checkpoint(id);
+  }
   std::lock_guard lock(mu);
   std::vector<std::shared_ptr<ActiveRun>> lost;
   for (const auto& [id, run] : runs) {
@@ -100,6 +123,8 @@ void RunService::Impl::keep(std::stop_token stop) {
   const auto claim_every = std::chrono::milliseconds(std::max<int64_t>(1, options.claim_interval_ms));
   auto next_renew = Clock::now() + renew_every;
   auto next_claim = Clock::now() + claim_every;
+  last_renewed = Clock::now();  // the database was just reached (the store is open)
+  in_contact_since = last_renewed - std::chrono::milliseconds(lease.duration_ms);
   std::unique_lock lock(mu);
   while (!stop.stop_requested()) {
     keeper_cv.wait_until(lock, stop, std::min(next_renew, next_claim), [&] { return claim_again; });

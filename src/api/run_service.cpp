@@ -106,7 +106,12 @@ void RunService::Impl::forget_locked(const std::shared_ptr<ActiveRun>& run) {
 }
 
 void RunService::Impl::retire_locked(const std::shared_ptr<ActiveRun>& run) {
-  if (!run->lost) (void)store.delete_server_checkpoint(run->id);
+  if (!run->lost) {
+    // Not waiting for a restarting database while the service's lock is held (the API needs it):
+    // a checkpoint left behind is removed by the keeper (sweep_ended) or the next start.
+    StoreOutageWaitOff quick;
+    (void)store.delete_server_checkpoint(run->id);
+  }
   forget_locked(run);
 }
 
@@ -313,6 +318,11 @@ size_t RunService::queued_count() const {
 size_t RunService::workers() const { return std::max<size_t>(1, impl_->options.workers); }
 
 const std::string& RunService::workspace() const { return impl_->options.workspace; }
+
+bool RunService::stopping() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->stopping;
+}
 
 void RunService::shutdown() {
   std::unique_lock lock(impl_->mu);

@@ -18,6 +18,7 @@
 
 #include "api/run_service.hpp"
 #include "base/thread_pool.hpp"
+#include "keel/store/outage_wait.hpp"
 
 namespace keel::api {
 
@@ -62,6 +63,12 @@ struct RunService::Impl : std::enable_shared_from_this<RunService::Impl> {
   ServerLease lease;                   // this instance's id and lease length in the run queue
   std::condition_variable_any keeper_cv;  // wakes the keeper (a claim filled every free worker)
   bool claim_again = false;
+  // Keeper thread only: when this instance's unbroken contact with the database began (renewals
+  // at most a lease apart), and when the last renewal succeeded. An instance that lost contact
+  // cannot tell a dead instance from one that could not renew either: it claims no run for a
+  // whole lease after contact returns, so the holders renew first.
+  std::chrono::steady_clock::time_point in_contact_since{};
+  std::chrono::steady_clock::time_point last_renewed{};
   std::jthread keeper;                 // renews leases and takes up runs no one holds (not exclusive)
   std::unique_ptr<StoreWatch> controls_watch;  // what clients of other instances ask of this one's runs
 

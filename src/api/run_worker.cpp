@@ -176,7 +176,10 @@ void RunService::Impl::execute(const std::shared_ptr<ActiveRun>& run) {
       c.session_id = run->session_id;
       c.settings = settings_json(run->settings).dump();
       c.waiting = reason == ParkReason::kApproval ? "approval" : "answer";
-      (void)store.put_server_checkpoint(c);
+      {
+        StoreOutageWaitOff quick;  // under the service's lock (see retire_locked)
+        (void)store.put_server_checkpoint(c);
+      }
       if (run->resume_when_parked || !pending.waiting(run->id)) {
         run->resume_when_parked = false;
         run->resumed_because = reason == ParkReason::kApproval ? "approval_decided" : "question_answered";

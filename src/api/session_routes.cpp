@@ -151,7 +151,8 @@ void post_message(const Ctx& ctx, const HttpRequest& req, HttpResponder& out, co
       server::respond_json(out, 409, err.dump(), std::move(headers));
       return;
     }
-    return reply_status(*ctx, req, out, run.status(), run.status().code() == ErrorCode::kUnavailable ? "shutting_down" : "");
+    // Unavailable: the server is stopping, or the database is not answering (a restart).
+    return reply_status(*ctx, req, out, run.status(), ctx->runs.stopping() ? "shutting_down" : "");
   }
   reply_json(*ctx, req, out, 202,
              nlohmann::json{{"run_id", *run}, {"session_id", id}, {"events", "/api/sessions/" + id + "/events"}});

@@ -5,41 +5,25 @@
 
 #include "keel/store/postgres_store.hpp"
 #include "keel/store/sqlite_store.hpp"
+#include "keel/store_settings.hpp"
 
 namespace keel::assembly {
-namespace {
-
-Result<int> pool_size_from_env() {
-  const char* text = std::getenv("KEEL_DATABASE_POOL_SIZE");
-  if (text == nullptr || *text == '\0') return 8;
-  char* end = nullptr;
-  long n = std::strtol(text, &end, 10);
-  if (*end != '\0' || n < 1 || n > 256) {
-    return Status::InvalidArgument(std::string("KEEL_DATABASE_POOL_SIZE must be a number from 1 to 256, got '") +
-                                   text + "'");
-  }
-  return static_cast<int>(n);
-}
-
-}  // namespace
 
 Result<std::unique_ptr<Store>> open_default_store() {
-  const char* url = std::getenv("KEEL_DATABASE_URL");
-  std::string location = url != nullptr ? url : "";
-  if (is_postgres_url(location)) {
+  ConfigInputs in;
+  in.env = current_environment();
+  if (const char* home = std::getenv("HOME")) in.home = home;
+  KEEL_ASSIGN_OR_RETURN(StoreSettings settings, resolve_store_settings(in));
+  if (is_postgres_url(settings.url)) {
     PostgresStoreOptions options;
-    options.url = location;
-    KEEL_ASSIGN_OR_RETURN(options.pool_size, pool_size_from_env());
+    options.url = settings.url;
+    options.pool_size = settings.pool_size;
+    options.reconnect_wait_ms = settings.reconnect_wait_ms;
     return open_postgres_store(options);
   }
   StoreOptions options;
-  if (location.starts_with("sqlite:")) location = location.substr(7);
-  if (location.find("://") != std::string::npos) {
-    return Status::InvalidArgument("KEEL_DATABASE_URL '" + location.substr(0, location.find("://") + 3) +
-                                   "...' names an engine keel does not know; use postgres://... or a SQLite file path");
-  }
-  if (!location.empty()) {
-    options.path = location;
+  if (!settings.url.empty()) {
+    options.path = settings.url;
   } else {
     KEEL_ASSIGN_OR_RETURN(options.path, default_store_path());
   }

@@ -24,6 +24,7 @@
 #include "cli/interrupt.hpp"
 #include "assembly/mcp_setup.hpp"
 #include "cli/mcp_http_serve.hpp"
+#include "keel/store/outage_wait.hpp"
 #include "api/serve_agent_factory.hpp"
 #include "assembly/store_access.hpp"
 #include "autopilot/workspace_autopilot.hpp"
@@ -176,6 +177,9 @@ int http_serve_command(const HttpServeArgs& args) {
   http_options.io_threads = 2;
   http_options.max_body_bytes = 1024 * 1024;
   http_options.max_connections = 4096;
+  // Handlers run on the io threads: while the database restarts they answer 503 at once rather
+  // than wait for it (runs, on their own threads, pause until it is back).
+  http_options.on_io_thread_start = [] { set_store_outage_wait_on_this_thread(false); };
   server::HttpServer http(http_options);
   api::ApiServerOptions api_options;
   api_options.access.token = token;
@@ -252,6 +256,7 @@ int http_serve_command(const HttpServeArgs& args) {
   cv.wait(lock, interrupted, [] { return false; });
   lock.unlock();
   std::fprintf(stderr, "keel serve: stopping (running runs are checkpointed)\n");
+  stop_store_outage_waits();  // a database that is away now is not waited for
   if (pilot_thread.joinable()) {
     pilot_thread.request_stop();
     pilot_thread.join();

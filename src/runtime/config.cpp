@@ -21,15 +21,7 @@ namespace {
 
 using detail::ConfigLayer;
 using detail::env_value;
-
-// $XDG_CONFIG_HOME/keel/config.yaml, else $HOME/.config/keel/config.yaml; empty when neither is
-// known. A relative XDG_CONFIG_HOME is ignored, as the XDG spec asks.
-std::string user_config_path(const ConfigInputs& in) {
-  std::string xdg = env_value(in.env, "XDG_CONFIG_HOME");
-  if (!xdg.empty() && xdg.front() == '/') return (std::filesystem::path(xdg) / "keel" / "config.yaml").string();
-  if (!in.home.empty()) return (std::filesystem::path(in.home) / ".config" / "keel" / "config.yaml").string();
-  return {};
-}
+using detail::user_config_path;
 
 // Where skills are looked up, highest precedence first (see KeelConfig::skill_dirs).
 std::vector<std::string> skill_dirs(const ConfigInputs& in) {
@@ -294,6 +286,12 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
   if (!in.workspace.empty()) {
     std::string path = (std::filesystem::path(in.workspace) / "keel.yaml").string();
     KEEL_ASSIGN_OR_RETURN(workspace_file, detail::load_config_file(path));
+  }
+  if (workspace_file && workspace_file->store_url) {
+    return Status::InvalidArgument(workspace_file->path + ": store is honoured in the user file only (" +
+                                   (user_config_path(in).empty() ? std::string("~/.config/keel/config.yaml")
+                                                                 : user_config_path(in)) +
+                                   ") or KEEL_DATABASE_URL, so a repository cannot send its runs to another database");
   }
   std::vector<const ConfigLayer*> by_precedence;  // highest first
   if (workspace_file) by_precedence.push_back(&*workspace_file);

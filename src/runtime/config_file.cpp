@@ -2,6 +2,7 @@
 // try block and each value is checked before it is converted; messages name the file and the full
 // key path ("retry.max_attempts", "intents[1].patterns") so a user can find the line to fix.
 #include "runtime/config_file.hpp"
+#include "runtime/model_spec.hpp"  // env_value
 
 #include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
@@ -440,6 +441,31 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
   }
 }
 
+// `store: URL` or `store: {url, pool_size, reconnect_wait_ms}`: where keel keeps its records.
+Status parse_store(const FileReader& r, const YAML::Node& node, ConfigLayer& out) {
+  if (node.IsScalar()) {
+    out.store_url = node.Scalar();
+  } else {
+    KEEL_TRY(r.mapping(node, "store"));
+    KEEL_TRY(r.check_keys(node, "store", {"url", "pool_size", "reconnect_wait_ms"}));
+    SectionReader store(r, node, "store.");
+    KEEL_TRY(store.string("url", out.store_url));
+    KEEL_TRY(store.integer("pool_size", 1, 256, out.store_pool_size));
+    KEEL_TRY(store.integer("reconnect_wait_ms", 0, 3600000, out.store_reconnect_wait_ms));
+    if (!out.store_url) return r.error("store", "needs url: a postgres:// URL or the path of a SQLite file");
+  }
+  const std::string& url = *out.store_url;
+  const bool postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
+  const std::string file = url.starts_with("sqlite:") ? url.substr(7) : url;
+  if (!postgres && (file.empty() || file.front() != '/' || url.find("://") != std::string::npos)) {
+    return r.error("store", "must be a postgres:// URL or the absolute path of a SQLite file (sqlite:PATH or PATH), got '" +
+                                (url.find("://") != std::string::npos ? url.substr(0, url.find("://") + 3) + "..."
+                                                                      : url) +
+                                "'");
+  }
+  return Status::Ok();
+}
+
 Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out) {
   if (!root || root.IsNull()) return Status::Ok();  // an empty file sets nothing
   if (!root.IsMap()) return r.error("the top level", "must be a mapping of keys to values (e.g. `model: rules`)");
@@ -447,7 +473,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
                         {"model", "base_url", "api_key", "api_key_env", "max_rounds", "stream", "request_timeout_ms",
                          "stream_idle_timeout_ms", "connect_timeout_ms", "retry", "tools", "intents", "planner",
                          "context", "approvals", "mcpServers", "skills", "profiles", "lanes", "local", "secrets",
-                         "a2a_agents", "budget", "prices", "autopilot"}));
+                         "a2a_agents", "budget", "prices", "autopilot", "store"}));
   SectionReader top(r, root, "");
   KEEL_TRY(top.string("model", out.model));
   KEEL_TRY(top.string("base_url", out.base_url));
@@ -479,6 +505,7 @@ Status parse_root(const FileReader& r, const YAML::Node& root, ConfigLayer& out)
     KEEL_TRY(budget.integer("max_tokens", 1, kNoMax, out.budget_max_tokens));
     KEEL_TRY(budget.amount("max_cost", out.budget_max_cost));
   }
+  if (const YAML::Node n = root["store"]) KEEL_TRY(parse_store(r, n, out));
   if (const YAML::Node n = root["prices"]) {
     KEEL_TRY(r.mapping(n, "prices"));
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -519,6 +546,13 @@ Result<ConfigLayer> parse_config_text(const std::string& text, const std::string
 void apply_skills_layer(const ConfigLayer& layer, KeelConfig& config) {
   if (layer.skills_enabled) config.skills.enabled = *layer.skills_enabled;
   if (layer.skills_disclosure_percent) config.skills.disclosure_percent = *layer.skills_disclosure_percent;
+}
+
+std::string user_config_path(const ConfigInputs& in) {
+  std::string xdg = env_value(in.env, "XDG_CONFIG_HOME");
+  if (!xdg.empty() && xdg.front() == '/') return (std::filesystem::path(xdg) / "keel" / "config.yaml").string();
+  if (!in.home.empty()) return (std::filesystem::path(in.home) / ".config" / "keel" / "config.yaml").string();
+  return {};
 }
 
 Result<std::optional<ConfigLayer>> load_config_file(const std::string& path) {

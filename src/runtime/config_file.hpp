@@ -67,6 +67,10 @@ struct ConfigLayer {
   std::vector<A2aAgentConfig> a2a_agents;  // `a2a_agents:`; an entry replaces an earlier file's of its name
   std::optional<AutopilotConfig> autopilot;  // `autopilot:`; a later file's section replaces an earlier one's
   nlohmann::json mcp_servers = nullptr;  // the file's `mcpServers` mapping, as JSON (read with the environment later)
+  // `store:` (a URL or path, or {url, pool_size, reconnect_wait_ms}): honoured in the user file only.
+  std::optional<std::string> store_url;
+  std::optional<int> store_pool_size;
+  std::optional<int> store_reconnect_wait_ms;
 };
 
 // Reads `profiles:` (a mapping of name to settings) of the file `path` into `out`.
@@ -88,6 +92,10 @@ Status parse_a2a_agents(const YAML::Node& node, const std::string& path, std::ve
 // config `user_config`.
 Status apply_a2a_layer(const ConfigLayer& layer, bool from_workspace, const std::string& user_config,
                        KeelConfig& config);
+
+// $XDG_CONFIG_HOME/keel/config.yaml, else $HOME/.config/keel/config.yaml; empty when neither is
+// known. A relative XDG_CONFIG_HOME is ignored, as the XDG spec asks.
+std::string user_config_path(const ConfigInputs& in);
 
 // Reads and validates one config file. nullopt when the file does not exist; kInvalidArgument
 // naming the file (and key) when it cannot be read, is not valid YAML, has an unknown key, a value

@@ -193,6 +193,7 @@ Status HttpServer::start() {
   try {
     for (size_t i = 0; i < d.shared->options.io_threads; ++i) {
       d.threads.emplace_back([&d] {
+        if (d.shared->options.on_io_thread_start) d.shared->options.on_io_thread_start();
         for (;;) {
           try {
             d.io->run();

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,6 +49,9 @@ struct HttpServerOptions {
   int64_t write_timeout_ms = 30000;                 // one write to a client that takes longer closes it
   size_t max_stream_queue_bytes = 4 * 1024 * 1024;  // unsent response bytes before a slow client is cut off
   size_t max_connections = 1024;                    // open connections; more are closed as soon as accepted
+  // Called on each io thread as it starts, before it serves anything: a host marks the threads
+  // whose handlers must never block (keel serve: store calls there fail at once during an outage).
+  std::function<void()> on_io_thread_start = {};
 };
 
 class HttpServer {

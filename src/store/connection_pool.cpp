@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "keel/store/outage_wait.hpp"
+
 namespace keel::detail {
 namespace {
 
@@ -42,7 +44,16 @@ ConnectionPool::Lease::~Lease() {
   pool_->give_back(db_);
 }
 
-Result<ConnectionPool::Lease> ConnectionPool::lease() {
+Result<ConnectionPool::Lease> ConnectionPool::lease_quickly() {
+  return lease(false, std::min(wait_, std::chrono::milliseconds(1000)));
+}
+
+Result<ConnectionPool::Lease> ConnectionPool::lease(bool wait_out_outage, std::chrono::milliseconds wait) {
+  if (wait.count() < 0) wait = wait_;
+  wait_out_outage = wait_out_outage && store_outage_wait_on_this_thread();
+  // A caller that must not wait for the database does not wait long for a connection either
+  // while others are waiting for the database to come back.
+  if (!wait_out_outage && reconnecting_.load() > 0) wait = std::min(wait, std::chrono::milliseconds(200));
   if (HeldLease* held = held_by_this_thread(this)) {
     ++held->depth;
     return Lease(this, held->db);
@@ -50,15 +61,22 @@ Result<ConnectionPool::Lease> ConnectionPool::lease() {
   Db* db = nullptr;
   {
     std::unique_lock lock(mu_);
-    if (!freed_.wait_for(lock, wait_, [&] { return !free_.empty(); })) {
+    if (!freed_.wait_for(lock, wait, [&] { return !free_.empty(); })) {
+      if (const int waiting = reconnecting_.load(); waiting > 0) {
+        return Status::Unavailable("database " + connections_.front()->path() + " is not answering: " +
+                                   std::to_string(waiting) + " of its " + std::to_string(connections_.size()) +
+                                   " connections are waiting for it to come back");
+      }
       return Status::Unavailable("all " + std::to_string(connections_.size()) + " connections to database " +
-                                 connections_.front()->path() + " stayed busy for " + std::to_string(wait_.count()) +
+                                 connections_.front()->path() + " stayed busy for " + std::to_string(wait.count()) +
                                  " ms; raise the pool size or lower the load");
     }
     db = free_.back();
     free_.pop_back();
   }
-  Status ready = db->ready();
+  ++reconnecting_;  // counted while it may wait for the server (ready() is quick otherwise)
+  Status ready = db->ready(wait_out_outage);
+  --reconnecting_;
   if (!ready.ok()) {
     give_back(db);
     return ready;

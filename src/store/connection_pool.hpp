@@ -12,6 +12,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -49,8 +50,11 @@ class ConnectionPool {
   };
 
   // A connection for the calling thread (the one it already holds, if any), ready for use.
-  // Unavailable when none is free within the wait or a dropped connection cannot be remade.
-  Result<Lease> lease();
+  // Unavailable when none is free within the wait or a dropped connection cannot be remade (by
+  // default within the engine's reconnect wait: a restarting server pauses the caller).
+  Result<Lease> lease(bool wait_out_outage = true, std::chrono::milliseconds wait = std::chrono::milliseconds(-1));
+  // For a health check: no outage wait, and at most a second for a free connection.
+  Result<Lease> lease_quickly();
   // The connection the calling thread holds; nullptr when it holds none.
   Db* current() const;
   // Any connection, for reads of fixed facts (the first; callers hold no lease).
@@ -65,6 +69,7 @@ class ConnectionPool {
   std::mutex mu_;
   std::condition_variable freed_;
   std::vector<Db*> free_;
+  std::atomic<int> reconnecting_{0};  // borrowers in ready(): during an outage, waiting for the server
 };
 
 // `db_->...` in the store's methods: the connection the calling thread leased.

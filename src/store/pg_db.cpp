@@ -1,11 +1,17 @@
 #include "store/pg_db.hpp"
 
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "core/text/text_util.hpp"
+#include "keel/store/outage_wait.hpp"
 #include "store/pg_listener.hpp"
 #include "store/pq_library.hpp"
 
@@ -46,7 +52,11 @@ std::string sqlstate_of(const PGresult* result) {
 // from the result.
 class PgDb::Statement final : public StmtBackend {
  public:
-  Statement(PgDb* db, std::string name, int params) : db_(db), name_(std::move(name)) { resize(params); }
+  Statement(PgDb* db, std::string name, std::string text, int params)
+      : db_(db), name_(std::move(name)), text_(std::move(text)) {
+    resize(params);
+    is_read_ = text_.starts_with("SELECT") || text_.starts_with("WITH");
+  }
 
   bool busy = false;
 
@@ -128,9 +138,31 @@ class PgDb::Statement final : public StmtBackend {
   }
   bool slot(int i) const { return i >= 1 && static_cast<size_t>(i) <= values_.size(); }
 
+  // Runs the statement. A read outside a transaction whose connection the server dropped (a
+  // restart) runs again on the remade connection: reading twice changes nothing. Everything else
+  // reports the loss (Db::write decides about the transaction).
   Status execute() {
     if (nul_in_text_) {
       return Status::InvalidArgument("database " + db_->path() + " refused text holding a NUL character");
+    }
+    const bool alone = pq().PQtransactionStatus(db_->raw()) == PQTRANS_IDLE;
+    for (int attempt = 1;; ++attempt) {
+      Status status = execute_once();
+      if (status.ok() || !is_read_ || !alone || attempt >= Db::kWriteAttempts ||
+          pq().PQstatus(db_->raw()) == CONNECTION_OK || !db_->ready(true).ok()) {
+        return status;
+      }
+    }
+  }
+
+  Status execute_once() {
+    if (generation_ != db_->generation()) {  // not prepared yet, or on a connection since remade
+      PGresult* prepared = pq().PQprepare(db_->raw(), name_.c_str(), text_.c_str(), 0, nullptr);
+      const bool ok = prepared != nullptr && pq().PQresultStatus(prepared) == PGRES_COMMAND_OK;
+      Status error = ok ? Status::Ok() : db_->error(prepared, "preparing a query");
+      if (prepared != nullptr) pq().PQclear(prepared);
+      KEEL_TRY(error);
+      generation_ = db_->generation();
     }
     std::vector<const char*> values(values_.size());
     std::vector<int> lengths(values_.size());
@@ -155,6 +187,9 @@ class PgDb::Statement final : public StmtBackend {
 
   PgDb* db_;
   std::string name_;
+  std::string text_;  // as sent to the server ($N parameters)
+  int generation_ = -1;  // the connection's generation it was prepared under; -1: not yet
+  bool is_read_ = false;
   std::vector<std::string> values_;
   std::vector<char> null_;
   std::vector<int> formats_;
@@ -204,16 +239,45 @@ Status PgDb::configure() {
               "; SET client_min_messages = warning");
 }
 
-Status PgDb::ready() {
-  if (pq().PQstatus(conn_) != CONNECTION_OK) {
-    cache_.clear();  // the server forgot the prepared statements with the session
-    pq().PQreset(conn_);
-    if (pq().PQstatus(conn_) != CONNECTION_OK) {
-      return Status::Unavailable("lost the connection to PostgreSQL database " + path() + " and cannot remake it (" +
-                                 collapse_spaces(pq().PQerrorMessage(conn_)) + "); keel retries when it is back");
-    }
-    KEEL_TRY(configure());
+bool PgDb::dropped() {
+  // An idle connection has nothing to read unless the server said goodbye (a restart's
+  // "terminating connection", then the end of the stream): read that now rather than send into a
+  // dead socket. Each read takes what has arrived; the end shows on a later one.
+  for (int reads = 0; reads < 8; ++reads) {
+    if (pq().PQstatus(conn_) != CONNECTION_OK) return true;
+    pollfd p{pq().PQsocket(conn_), POLLIN, 0};
+    if (p.fd < 0) return true;
+    if (::poll(&p, 1, 0) <= 0) return false;
+    if (pq().PQconsumeInput(conn_) == 0) return true;
   }
+  return pq().PQstatus(conn_) != CONNECTION_OK;
+}
+
+Status PgDb::remake(bool wait_out_outage) {
+  using Clock = std::chrono::steady_clock;
+  wait_out_outage = wait_out_outage && store_outage_wait_on_this_thread();
+  const auto give_up = Clock::now() + std::chrono::milliseconds(wait_out_outage ? settings_.reconnect_wait_ms : 0);
+  auto pause = std::chrono::milliseconds(50);
+  for (;;) {
+    pq().PQreset(conn_);
+    if (pq().PQstatus(conn_) == CONNECTION_OK) break;
+    if (Clock::now() + pause > give_up || (wait_out_outage && !store_outage_wait_on_this_thread())) {
+      std::string waited = wait_out_outage && settings_.reconnect_wait_ms > 0
+                               ? " within " + std::to_string(settings_.reconnect_wait_ms) + " ms"
+                               : "";
+      return Status::Unavailable("lost the connection to PostgreSQL database " + path() + " and cannot remake it" +
+                                 waited + " (" + collapse_spaces(pq().PQerrorMessage(conn_)) +
+                                 "); keel retries when it is back");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+  }
+  ++generation_;  // the server forgot the prepared statements with the session
+  return configure();
+}
+
+Status PgDb::ready(bool wait_out_outage) {
+  if (dropped()) KEEL_TRY(remake(wait_out_outage));
   if (pq().PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec("ROLLBACK");
   return Status::Ok();
 }
@@ -254,19 +318,12 @@ Result<Stmt> PgDb::prepare(std::string_view sql) {
       }
     }
   }
-  // First use, or every copy is lent out (a statement used inside another's loop): prepare one
-  // more, kept for later like the first.
+  // First use, or every copy is lent out (a statement used inside another's loop): one more,
+  // kept for later like the first, prepared on the server when it first runs.
   auto [text, params] = to_postgres_parameters(sql);
   std::string name = "keel_" + std::to_string(next_name_++);
-  PGresult* prepared = pq().PQprepare(conn_, name.c_str(), text.c_str(), 0, nullptr);
-  if (prepared == nullptr || pq().PQresultStatus(prepared) != PGRES_COMMAND_OK) {
-    Status error = this->error(prepared, "preparing a query");
-    if (prepared != nullptr) pq().PQclear(prepared);
-    return error;
-  }
-  pq().PQclear(prepared);
   if (it == cache_.end()) it = cache_.emplace(std::string(sql), std::vector<std::unique_ptr<Statement>>()).first;
-  it->second.push_back(std::make_unique<Statement>(this, std::move(name), params));
+  it->second.push_back(std::make_unique<Statement>(this, std::move(name), std::move(text), params));
   it->second.back()->busy = true;
   return Stmt(it->second.back().get());
 }
@@ -281,11 +338,46 @@ Status PgDb::exec(const std::string& sql) {
 
 Status PgDb::begin_write() {
   KEEL_TRY(refuse_if_read_only());
-  return exec("BEGIN");
+  // The transaction's id comes with BEGIN (one round trip): after a connection lost while
+  // committing, txid_status() tells whether the commit took effect.
+  xid_.clear();
+  PGresult* result = pq().PQexec(conn_, "BEGIN; SELECT txid_current()");
+  const bool ok = result != nullptr && pq().PQresultStatus(result) == PGRES_TUPLES_OK && pq().PQntuples(result) == 1;
+  Status out = ok ? Status::Ok() : error(result, "starting a write");
+  if (ok) xid_ = pq().PQgetvalue(result, 0, 0);
+  if (result != nullptr) pq().PQclear(result);
+  return out;
 }
 
 Status PgDb::commit() {
+  commit_unsent_ = dropped();
+  if (commit_unsent_) {
+    return Status::Unavailable("lost the connection to PostgreSQL database " + path() +
+                               " before its write could commit; keel retries when it is back");
+  }
   return exec("COMMIT");
+}
+
+Db::LostWrite PgDb::after_lost_write(bool committing) {
+  if (pq().PQstatus(conn_) == CONNECTION_OK && !dropped()) return LostWrite::kFailed;  // another reason
+  if (!ready(true).ok()) return LostWrite::kFailed;
+  if (!committing || commit_unsent_) return LostWrite::kRunAgain;  // never asked to commit
+  // COMMIT left before the connection went: the server knows whether it took effect.
+  if (xid_.empty() || xid_.find_first_not_of("0123456789") != std::string::npos) return LostWrite::kFailed;
+  const std::string ask = "SELECT txid_status(" + xid_ + ")";  // digits the server gave
+  for (int asked = 0; asked < 50; ++asked) {
+    PGresult* result = pq().PQexec(conn_, ask.c_str());
+    std::string state;
+    const bool ok = result != nullptr && pq().PQresultStatus(result) == PGRES_TUPLES_OK && pq().PQntuples(result) == 1;
+    if (ok && pq().PQgetisnull(result, 0, 0) == 0) state = pq().PQgetvalue(result, 0, 0);
+    if (result != nullptr) pq().PQclear(result);
+    if (!ok) return LostWrite::kFailed;
+    if (state == "committed") return LostWrite::kCommitted;
+    if (state == "aborted") return LostWrite::kRunAgain;
+    if (state != "in progress") return LostWrite::kFailed;  // unknown (too old to tell)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its session is ending
+  }
+  return LostWrite::kFailed;
 }
 
 void PgDb::rollback() {

@@ -27,6 +27,9 @@ struct PgConnectSettings {
   std::string label;  // how messages name the database (the URL without its password)
   int connect_timeout_ms = 5000;
   int statement_timeout_ms = 30000;
+  // How long a call waits for a server that went away (a restart) to accept connections again
+  // before it fails; 0: it fails at once.
+  int reconnect_wait_ms = 30000;
 };
 
 class PgDb final : public Db {
@@ -40,7 +43,7 @@ class PgDb final : public Db {
   Status exec(const std::string& sql) override;
   int64_t changes() const override { return changes_; }
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
-  Status ready() override;
+  Status ready(bool wait_out_outage) override;
   Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) override;
   Status notify(std::string_view topic, std::string_view payload) override;
   Result<std::unique_ptr<StoreWatch>> watch(std::string_view topic,
@@ -55,18 +58,29 @@ class PgDb final : public Db {
   Status begin_write() override;
   Status commit() override;
   void rollback() override;
+  LostWrite after_lost_write(bool committing) override;
 
  private:
   class Statement;
   PgDb(PGconn* conn, PgConnectSettings settings);
   // Settings every new or remade connection gets (the statement timeout).
   Status configure();
-
+  // True when the server has dropped the connection, as far as can be told without sending
+  // anything (a restart's goodbye already read from the socket counts).
+  bool dropped();
+  // Remakes a dropped connection (waiting out an outage when asked); prepared statements are
+  // prepared again on their next use.
+  Status remake(bool wait_out_outage);
+  // Bumped by every remade connection: a statement prepared under an older one is prepared again.
+  int generation() const { return generation_; }
 
   PGconn* conn_;
   PgConnectSettings settings_;
   int64_t changes_ = 0;
   int next_name_ = 0;
+  int generation_ = 0;
+  bool commit_unsent_ = false;  // the last COMMIT found the connection dropped and never left
+  std::string xid_;             // the open write transaction's id (txid_current()), to ask after a loss
   std::unordered_map<std::string, std::vector<std::unique_ptr<Statement>>, SqlTextHash, std::equal_to<>> cache_;
 };
 

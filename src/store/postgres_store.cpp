@@ -49,11 +49,16 @@ Result<std::unique_ptr<Store>> open_postgres_store(const PostgresStoreOptions& o
   if (options.connect_timeout_ms <= 0 || options.statement_timeout_ms <= 0 || options.lease_wait_ms <= 0) {
     return Status::InvalidArgument("connect_timeout_ms, statement_timeout_ms and lease_wait_ms must be positive");
   }
+  if (options.reconnect_wait_ms < 0) {
+    return Status::InvalidArgument("reconnect_wait_ms must be 0 or more, got " +
+                                   std::to_string(options.reconnect_wait_ms));
+  }
   detail::PgConnectSettings settings;
   settings.url = options.url;
   settings.label = detail::redact_database_url(options.url);
   settings.connect_timeout_ms = options.connect_timeout_ms;
   settings.statement_timeout_ms = options.statement_timeout_ms;
+  settings.reconnect_wait_ms = options.reconnect_wait_ms;
 
   std::vector<std::unique_ptr<detail::Db>> connections;
   KEEL_ASSIGN_OR_RETURN(std::unique_ptr<detail::PgDb> first, detail::PgDb::open(settings));

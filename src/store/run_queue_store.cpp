@@ -41,6 +41,7 @@ Result<std::vector<std::string>> SqlStore::renew_server_leases(const ServerLease
   KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   std::vector<std::string> held;
   KEEL_TRY(db_->write([&]() -> Status {
+    held.clear();  // a transaction the database dropped runs again
     KEEL_ASSIGN_OR_RETURN(Stmt update, db_->prepare("UPDATE server_checkpoints SET lease_until_ms = ?2 "
                                                     "WHERE owner = ?1 RETURNING run_id"));
     update.bind(1, holder.owner).bind(2, now_ms() + holder.duration_ms);

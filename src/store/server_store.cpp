@@ -110,16 +110,27 @@ Status SqlStore::append_numbered_server_events(std::span<ServerEvent> events,
     std::unordered_map<std::string_view, int64_t> last;  // -1: the session is gone
     std::vector<std::string_view> changed;
     for (std::string_view session : sessions) {
-      constexpr std::string_view kLastSeq =
-          "SELECT (SELECT coalesce(max(seq), 0) FROM server_events WHERE session_id = s.id) FROM sessions s "
-          "WHERE s.id = ?1";
-      KEEL_ASSIGN_OR_RETURN(Stmt lock, db_->prepare(postgres ? std::string(kLastSeq) + " FOR UPDATE"
-                                                             : std::string(kLastSeq)));
-      lock.bind(1, session);
-      KEEL_ASSIGN_OR_RETURN(bool exists, lock.step());
-      last.emplace(session, exists ? lock.int64(0) : -1);
-      KEEL_TRY(lock.run());
-      if (exists) changed.push_back(session);
+      bool exists = true;
+      if (postgres) {
+        // The lock first, then the highest seq in a statement of its own: a statement that waited
+        // for the lock would otherwise read the seq from before the writer it waited for.
+        KEEL_ASSIGN_OR_RETURN(Stmt lock, db_->prepare("SELECT 1 FROM sessions WHERE id = ?1 FOR UPDATE"));
+        lock.bind(1, session);
+        KEEL_ASSIGN_OR_RETURN(exists, lock.step());
+        KEEL_TRY(lock.run());
+      }
+      int64_t seq = -1;
+      if (exists) {
+        KEEL_ASSIGN_OR_RETURN(
+            Stmt highest, db_->prepare("SELECT (SELECT coalesce(max(seq), 0) FROM server_events WHERE session_id = s.id) "
+                                       "FROM sessions s WHERE s.id = ?1"));
+        highest.bind(1, session);
+        KEEL_ASSIGN_OR_RETURN(bool row, highest.step());
+        if (row) seq = highest.int64(0);
+        KEEL_TRY(highest.run());
+      }
+      last.emplace(session, seq);
+      if (seq >= 0) changed.push_back(session);
     }
     std::vector<ServerEvent*> rows;
     for (ServerEvent& e : events) {

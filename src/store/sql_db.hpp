@@ -131,9 +131,10 @@ class Db {
   // Rows changed by the last INSERT, UPDATE or DELETE run on this connection.
   virtual int64_t changes() const = 0;
   virtual SqlDialect dialect() const = 0;
-  // Makes the connection usable before it is lent (a server connection that dropped is remade);
+  // Makes the connection usable before it is lent (a server connection that dropped is remade;
+  // with `wait_out_outage`, for as long as the engine's reconnect wait while the server is down);
   // Unavailable naming the database when it cannot be.
-  virtual Status ready() { return Status::Ok(); }
+  virtual Status ready(bool /*wait_out_outage*/) { return Status::Ok(); }
   // Holds `key` (a name) for this process while the result lives, across every process using the
   // database. SQLite: a lock file beside it, FailedPrecondition when another process holds it.
   // PostgreSQL: a shared claim that holds nothing (several processes may serve together).
@@ -151,16 +152,29 @@ class Db {
   // back and the error returned. PermissionDenied without touching the database when the
   // connection is read-only. Inside another write's `fn` (Store::write_together), `fn` joins that
   // transaction: an error rolls back the outer one.
+  // A transaction the server dropped with its connection (a restart) runs again, `fn` included,
+  // once the connection is remade, so `fn` must start from scratch each time (no appending to
+  // what an earlier attempt left). When the connection was lost while committing, the engine
+  // finds out whether the commit took effect (then the write succeeded) before running it again.
   template <class Fn>
   Status write(Fn&& fn) {
     if (depth_ > 0) return fn();
-    KEEL_TRY(begin_write());
-    ++depth_;
-    Status status = fn();
-    --depth_;
-    if (status.ok()) status = commit();
-    if (!status.ok()) rollback();
-    return status;
+    for (int attempt = 1;; ++attempt) {
+      bool committing = false;
+      Status status = begin_write();
+      if (status.ok()) {
+        ++depth_;
+        status = fn();
+        --depth_;
+        committing = status.ok();
+        if (committing) status = commit();
+      }
+      if (status.ok()) return status;
+      rollback();
+      const LostWrite lost = attempt < kWriteAttempts ? after_lost_write(committing) : LostWrite::kFailed;
+      if (lost == LostWrite::kCommitted) return Status::Ok();
+      if (lost != LostWrite::kRunAgain) return status;
+    }
   }
 
   // The database as messages name it: a file's path, or a server URL without its password.
@@ -173,6 +187,11 @@ class Db {
   virtual Status begin_write() = 0;
   virtual Status commit() = 0;
   virtual void rollback() = 0;
+  // After a failed write: whether the server dropped the connection under it, and if so (the
+  // connection remade) whether the transaction committed all the same or may run again.
+  enum class LostWrite { kFailed, kRunAgain, kCommitted };
+  virtual LostWrite after_lost_write(bool /*committing*/) { return LostWrite::kFailed; }
+  static constexpr int kWriteAttempts = 4;
 
   // PermissionDenied for a write on a read-only connection.
   Status refuse_if_read_only() const {

@@ -28,7 +28,10 @@ StoreHealth SqlStore::health() {
   out.engine = any.dialect() == SqlDialect::kPostgres ? "postgres" : "sqlite";
   out.location = any.path();
   out.connections = static_cast<int>(pool_.size());
-  Result<int> version = schema_version();
+  Result<int> version = [&]() -> Result<int> {  // answers at once while the server is down
+    KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease_quickly());
+    return read_schema_version(*db_);
+  }();
   out.reachable = version.ok();
   if (version.ok()) {
     out.schema_version = *version;

@@ -10,6 +10,7 @@
 #include "base/random_token.hpp"
 #include "store/migrations.hpp"
 #include "store/sql_store.hpp"
+#include "store/sqlite_db.hpp"
 
 namespace keel {
 namespace {

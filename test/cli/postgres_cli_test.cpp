@@ -45,6 +45,29 @@ TEST(PostgresCliTest, ARunIsSavedInPostgresAndListedBySessions) {
   EXPECT_EQ(sessions[0]["title"], "what time is it");
 }
 
+TEST(PostgresCliTest, TheUserFilesStoreChoosesTheDatabaseAndAWorkspaceFileMayNot) {
+  auto schema = testing::PostgresSchema::create();
+  ASSERT_TRUE(schema.ok()) << schema.status().to_string();
+  testing::TempDir home;
+  home.write(".config/keel/config.yaml", "store: {url: '" + schema->url() + "', pool_size: 2}\n");
+  testing::CliOptions o;
+  o.cwd = home.path().string();
+  o.env["KEEL_HOME"] = home.path().string();
+  o.env["HOME"] = home.path().string();
+  CliRun run = testing::run_cli(KEEL_BINARY, {"run", "--json", "what time is it"}, o);
+  ASSERT_EQ(run.exit_code, 0) << run.err.substr(0, 2000);
+  EXPECT_EQ(schema->query_int("SELECT count(*) FROM runs WHERE state = 'finished'"), 1);
+  EXPECT_FALSE(std::filesystem::exists(home.path() / "keel.db"));
+
+  // A repository's keel.yaml naming a database: refused, exit 2, nothing run or stored.
+  home.write("repo/keel.yaml", "store: postgres://keel@attacker.example/keel\n");
+  o.cwd = (home.path() / "repo").string();
+  CliRun refused = testing::run_cli(KEEL_BINARY, {"run", "what time is it"}, o);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("store is honoured in the user file only"), std::string::npos) << refused.err;
+  EXPECT_EQ(schema->query_int("SELECT count(*) FROM runs"), 1);
+}
+
 TEST(PostgresCliTest, ADatabaseKeelCannotUseExitsTwoNamingIt) {
   testing::TempDir home;
   CliRun down = keel_with_database(home, "postgres://keel:s3cret@127.0.0.1:1/keel", {"sessions", "list"});

@@ -31,17 +31,6 @@ constexpr int kRunsPerSession = 25;  // 1,000 runs
 constexpr int kKilled = 1;           // the instance that dies
 const std::string kAuth = "Authorization: Bearer t0k\r\n";
 
-// The model: a parse_json call for each new request of the user, then an answer naming the request.
-testing::MockResponse answer_cluster_request(const std::string& body) {
-  const testing::LatestUserRequest latest = testing::latest_user_request(body);
-  ModelReply reply;
-  if (latest.tool_answered) {
-    reply.text = "done:" + latest.task;
-  } else {
-    reply.tool_calls.push_back({"c_" + latest.task, "parse_json", json{{"text", "[1,2,3]"}, {"path", "$[1]"}}.dump()});
-  }
-  return testing::with_delay(testing::mock_completion(reply), 10);
-}
 
 struct Seen {
   int64_t seq;
@@ -55,7 +44,7 @@ class ServeClusterE2eTest : public ::testing::Test {
     auto schema = testing::PostgresSchema::create();
     ASSERT_TRUE(schema.ok()) << schema.status().to_string();
     schema_.emplace(std::move(schema).value());
-    model_.set_responder(answer_cluster_request);
+    model_.set_responder([](const std::string& body) { return testing::parse_json_round(body, 10); });
     std::map<std::string, std::string> env = {
         {"HOME", home_.path().string()}, {"KEEL_HOME", home_.path().string()}, {"KEEL_DATABASE_URL", schema_->url()}};
     for (int i = 0; i < kInstances; ++i) {

@@ -1,7 +1,7 @@
 // Opening the PostgreSQL store: what a user can get wrong (an unreachable server, another
 // program's tables, a newer schema, a role that cannot write) gets an error naming the database,
-// and nothing is written; several instances opening an empty database at once create it once; a
-// server restart is survived by reconnecting.
+// and nothing is written; several instances opening an empty database at once create it once.
+// A server restart: postgres_outage_test.cpp.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,56 +217,6 @@ TEST_F(PostgresOpenTest, TwoInstancesAppendingToOneSessionGetContiguousSeqs) {
   ASSERT_TRUE(messages.ok());
   ASSERT_EQ(messages->size(), 100u);
   for (size_t i = 0; i < messages->size(); ++i) EXPECT_EQ((*messages)[i].seq, static_cast<int64_t>(i + 1));
-}
-
-TEST(PostgresRestart, AStoreSaysTheServerIsDownAndReconnectsWhenItIsBack) {
-  // A server of this test's own: stopping the shared one would disturb the other tests.
-  const std::string dir = "/tmp/keel-pg-restart-" + std::to_string(::getpid());
-  const std::string script = std::string(KEEL_SOURCE_DIR) + "/test/support/pg-test-server.sh";
-  auto server = [&](const char* cmd) { return std::system((script + " " + cmd + " " + dir + " >/dev/null").c_str()); };
-  ASSERT_EQ(std::system((script + " start " + dir + " durable >/dev/null").c_str()), 0);
-  std::string url = read_file(dir + "/url");
-  while (!url.empty() && url.back() == '\n') url.pop_back();
-  {
-    auto store = open_pg(url);
-    ASSERT_TRUE(store.ok()) << store.status().to_string();
-    auto sid = (*store)->create_session({});
-    ASSERT_TRUE(sid.ok());
-    ASSERT_TRUE((*store)->append_message(*sid, "", Message::user("before"), 0).ok());
-
-    StoreHealth up = (*store)->health();
-    EXPECT_EQ(up.engine, "postgres");
-    EXPECT_TRUE(up.reachable);
-    EXPECT_EQ(up.schema_version, 9);
-    EXPECT_EQ(up.connections, 2);
-
-    // Down: calls fail with Unavailable naming the database; nothing is half-written.
-    ASSERT_EQ(server("halt"), 0);
-    StoreHealth down_health = (*store)->health();
-    EXPECT_FALSE(down_health.reachable);
-    EXPECT_NE(down_health.error.find("lost the connection"), std::string::npos) << down_health.error;
-    auto down = (*store)->append_message(*sid, "", Message::user("lost?"), 0);
-    ASSERT_FALSE(down.ok());
-    EXPECT_EQ(down.status().code(), ErrorCode::kUnavailable) << down.status().to_string();
-    EXPECT_NE(down.status().message().find(url.substr(0, url.rfind('/'))), std::string::npos)
-        << down.status().message();
-
-    // Back: the next use of each dropped connection remakes it; what was stored is all there.
-    ASSERT_EQ(server("resume"), 0);
-    Result<int64_t> appended = Status::Unavailable("not tried");
-    for (int attempt = 0; attempt < 3 && !appended.ok(); ++attempt) {
-      appended = (*store)->append_message(*sid, "", Message::user("after"), 0);
-    }
-    ASSERT_TRUE(appended.ok()) << appended.status().to_string();
-    EXPECT_EQ(*appended, 2);
-    auto messages = (*store)->load_messages(*sid);
-    ASSERT_TRUE(messages.ok()) << messages.status().to_string();
-    ASSERT_EQ(messages->size(), 2u);
-    EXPECT_EQ((*messages)[0].message.content, "before");
-    EXPECT_EQ((*messages)[1].message.content, "after");
-    EXPECT_EQ((*messages)[1].seq, 2);
-  }
-  EXPECT_EQ(server("stop"), 0);
 }
 
 }  // namespace

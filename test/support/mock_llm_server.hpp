@@ -96,6 +96,10 @@ struct LatestUserRequest {
 };
 LatestUserRequest latest_user_request(const std::string& request_body);
 
+// A responder's reply for one tool round per request: a parse_json call (id "c_TASK") for a new
+// request, then the answer "done:TASK" once its result has come; each sent after `delay_ms`.
+MockResponse parse_json_round(const std::string& request_body, int64_t delay_ms);
+
 class MockLlmServer {
  public:
   using Responder = std::function<MockResponse(const std::string& request_body)>;

@@ -190,4 +190,15 @@ LatestUserRequest latest_user_request(const std::string& request_body) {
   return out;
 }
 
+MockResponse parse_json_round(const std::string& request_body, int64_t delay_ms) {
+  const LatestUserRequest latest = latest_user_request(request_body);
+  ModelReply reply;
+  if (latest.tool_answered) {
+    reply.text = "done:" + latest.task;
+  } else {
+    reply.tool_calls.push_back({"c_" + latest.task, "parse_json", json{{"text", "[1,2,3]"}, {"path", "$[1]"}}.dump()});
+  }
+  return with_delay(mock_completion(reply), delay_ms);
+}
+
 }  // namespace keel::testing

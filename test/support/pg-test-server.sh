@@ -4,6 +4,8 @@
 #   test/support/pg-test-server.sh stop DIR    stops it and removes DIR
 #   test/support/pg-test-server.sh restart DIR stops it abruptly (immediate) and starts it again on the same port
 #   test/support/pg-test-server.sh halt DIR    stops it abruptly, keeping its data; `resume DIR` starts it again
+#   test/support/pg-test-server.sh shutdown DIR stops it as an administrator would (fast: sessions are ended
+#                                              and open transactions rolled back), keeping its data
 # As root, the server runs as the 'postgres' user (PostgreSQL refuses to run as root).
 set -euo pipefail
 cmd=${1:?start|stop|restart}
@@ -41,6 +43,9 @@ case "$cmd" in
   halt)
     "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
     ;;
+  shutdown)
+    "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
   resume)
     start_server
     ;;
@@ -54,5 +59,5 @@ case "$cmd" in
     fi
     rm -rf "$dir"
     ;;
-  *) echo "usage: $0 start|stop|restart|halt|resume DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|halt|shutdown|resume DIR" >&2; exit 2 ;;
 esac

@@ -77,21 +77,6 @@ std::string random_name() {
   return name.str();
 }
 
-Status run_sql(const std::string& url, const std::string& sql) {
-  PGconn* conn = PQconnectdb(url.c_str());
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string why = PQerrorMessage(conn);
-    PQfinish(conn);
-    return Status::Unavailable("cannot connect to the tests' PostgreSQL server: " + why);
-  }
-  PGresult* result = PQexec(conn, sql.c_str());
-  ExecStatusType st = PQresultStatus(result);
-  Status out =
-      st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? Status::Ok() : Status::Internal(PQresultErrorMessage(result));
-  PQclear(result);
-  PQfinish(conn);
-  return out;
-}
 
 }  // namespace
 
@@ -107,30 +92,24 @@ Result<std::string> test_postgres_dir() {
   return s.dir;
 }
 
-std::string url_with_schema(const std::string& url, const std::string& schema) {
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+Status run_postgres_sql(const std::string& url, const std::string& sql) {
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string why = PQerrorMessage(conn);
+    PQfinish(conn);
+    return Status::Unavailable("cannot connect to the tests' PostgreSQL server: " + why);
+  }
+  PGresult* result = PQexec(conn, sql.c_str());
+  ExecStatusType st = PQresultStatus(result);
+  Status out =
+      st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? Status::Ok() : Status::Internal(PQresultErrorMessage(result));
+  PQclear(result);
+  PQfinish(conn);
+  return out;
 }
 
-Result<PostgresSchema> PostgresSchema::create() {
-  KEEL_ASSIGN_OR_RETURN(std::string base, test_postgres_url());
-  std::string name = random_name();
-  KEEL_TRY(run_sql(base, "CREATE SCHEMA " + name));
-  return PostgresSchema(name, url_with_schema(base, name));
-}
-
-PostgresSchema::PostgresSchema(PostgresSchema&& other) noexcept
-    : name_(std::move(other.name_)), url_(std::move(other.url_)) {
-  other.name_.clear();
-}
-
-PostgresSchema::~PostgresSchema() {
-  if (name_.empty()) return;
-  auto base = test_postgres_url();
-  if (base.ok()) (void)run_sql(*base, "DROP SCHEMA IF EXISTS " + name_ + " CASCADE");
-}
-
-int64_t PostgresSchema::query_int(const std::string& sql) const {
-  PGconn* conn = PQconnectdb(url_.c_str());
+int64_t query_postgres_int(const std::string& url, const std::string& sql) {
+  PGconn* conn = PQconnectdb(url.c_str());
   int64_t n = -1;
   if (PQstatus(conn) == CONNECTION_OK) {
     PGresult* result = PQexec(conn, sql.c_str());
@@ -143,8 +122,34 @@ int64_t PostgresSchema::query_int(const std::string& sql) const {
   return n;
 }
 
+std::string url_with_schema(const std::string& url, const std::string& schema) {
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+}
+
+Result<PostgresSchema> PostgresSchema::create() {
+  KEEL_ASSIGN_OR_RETURN(std::string base, test_postgres_url());
+  std::string name = random_name();
+  KEEL_TRY(run_postgres_sql(base, "CREATE SCHEMA " + name));
+  return PostgresSchema(name, url_with_schema(base, name));
+}
+
+PostgresSchema::PostgresSchema(PostgresSchema&& other) noexcept
+    : name_(std::move(other.name_)), url_(std::move(other.url_)) {
+  other.name_.clear();
+}
+
+PostgresSchema::~PostgresSchema() {
+  if (name_.empty()) return;
+  auto base = test_postgres_url();
+  if (base.ok()) (void)run_postgres_sql(*base, "DROP SCHEMA IF EXISTS " + name_ + " CASCADE");
+}
+
+int64_t PostgresSchema::query_int(const std::string& sql) const {
+  return query_postgres_int(url_, sql);
+}
+
 Status PostgresSchema::exec(const std::string& sql) const {
-  return run_sql(url_, sql);
+  return run_postgres_sql(url_, sql);
 }
 
 }  // namespace keel::testing

@@ -41,6 +41,12 @@ class PostgresSchema {
   std::string url_;
 };
 
+// Runs `sql` (one or more statements) on a connection of its own to `url`.
+Status run_postgres_sql(const std::string& url, const std::string& sql);
+
+// The first column of the first row of `sql` run on `url`; -1 when there is none or on error.
+int64_t query_postgres_int(const std::string& url, const std::string& sql);
+
 // `url` with its connections' search_path set to `schema`.
 std::string url_with_schema(const std::string& url, const std::string& schema);
 

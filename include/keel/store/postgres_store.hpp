@@ -36,6 +36,11 @@ struct PostgresStoreOptions {
   int connect_timeout_ms = 5000;     // per connection attempt
   int statement_timeout_ms = 30000;  // per query (the server cancels a longer one)
   int lease_wait_ms = 30000;         // how long a call waits for a free connection
+  // How long a call waits for a server that went away (a restart) to take connections again:
+  // calls pause through a restart instead of failing. A write the server dropped before its
+  // commit runs again once it is back; one cut off while committing fails (its outcome is
+  // unknown). 0: calls fail at once.
+  int reconnect_wait_ms = 30000;
   // Reads work, every write is PermissionDenied; the tables must exist at the current version.
   bool read_only = false;
   std::vector<CacheScope> cache_scopes = default_cache_scopes();
