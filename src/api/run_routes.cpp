@@ -2,6 +2,7 @@
 // with runs in progress. Only runs of this server's workspace's sessions are reachable
 // (ApiContext::scope): another workspace's run, approval or question is 404, like a missing one.
 #include "api/api_routes.hpp"
+#include "api/remote_inputs.hpp"
 #include "store/record_json.hpp"
 
 namespace keel::api {
@@ -70,6 +71,12 @@ void list_approvals(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) 
                     {"risk", risk_name(a.request.risk)},
                     {"reason", a.request.reason}});
   }
+  // Several instances: also what waits on runs the others hold (a decision sent here reaches them).
+  if (ctx->runs.shares_queue()) {
+    for (nlohmann::json& item : remote_inputs(ctx->store, ctx->runs.workspace(), ctx->runs.instance()).approvals) {
+      list.push_back(std::move(item));
+    }
+  }
   reply_json(*ctx, req, out, 200, nlohmann::json{{"approvals", std::move(list)}});
 }
 
@@ -114,6 +121,11 @@ void list_questions(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) 
                     {"question", q.question.question},
                     {"options", q.question.options},
                     {"allow_free_text", q.question.allow_free_text}});
+  }
+  if (ctx->runs.shares_queue()) {  // see list_approvals
+    for (nlohmann::json& item : remote_inputs(ctx->store, ctx->runs.workspace(), ctx->runs.instance()).questions) {
+      list.push_back(std::move(item));
+    }
   }
   reply_json(*ctx, req, out, 200, nlohmann::json{{"questions", std::move(list)}});
 }

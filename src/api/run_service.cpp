@@ -319,6 +319,8 @@ size_t RunService::workers() const { return std::max<size_t>(1, impl_->options.w
 
 const std::string& RunService::workspace() const { return impl_->options.workspace; }
 
+bool RunService::shares_queue() const { return !impl_->options.exclusive; }
+
 bool RunService::stopping() const {
   std::lock_guard lock(impl_->mu);
   return impl_->stopping;

@@ -101,6 +101,7 @@ class RunService {
   size_t queued_count() const;
   size_t workers() const;
   bool stopping() const;  // shutdown() has begun: new runs are refused
+  bool shares_queue() const;  // other instances serve the workspace from the same database
   const std::string& workspace() const;
 
   // Takes up the runs of this service's workspace left behind (after a restart): every one when
