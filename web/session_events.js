@@ -96,7 +96,11 @@ const HANDLERS = {
     }
   },
   status(e) {
-    this.hud(e, {state: e.status, tool: e.status === 'running_tools' ? this.views.hud.value.tool : ''});
+    // A run's end settles the HUD through run_finished / run_failed, which say how it ended: the
+    // status just before an aborted run's run_failed is "failed", and is not shown as its end.
+    if (e.status !== 'finished' && e.status !== 'failed') {
+      this.hud(e, {state: e.status, tool: e.status === 'running_tools' ? this.views.hud.value.tool : ''});
+    }
     if (this.lastStatus.get(e.run_id) === `${e.status}:${e.round}`) return;
     this.lastStatus.set(e.run_id, `${e.status}:${e.round}`);
     const planner = e.planner ? ` (planner: ${short(e.planner, 60)})` : '';

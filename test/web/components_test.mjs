@@ -350,7 +350,16 @@ async function main() {
     await input.press('Enter');
     await waitFor(() => byId('abort').isVisible(), (v) => v);
     await byId('abort').click();
-    t.equal(await waitFor(() => text(byId('hud-state')), (v) => v === 'aborted'), 'aborted', 'Abort ends the run');
+    // Every state the HUD shows until the run ends: the "failed" status that comes just before an
+    // aborted run's run_failed is not one of them.
+    const shown = [];
+    const ended = await waitFor(async () => {
+      const state = await byId('hud').getAttribute('data-state');
+      if (shown[shown.length - 1] !== state) shown.push(state);
+      return state;
+    }, (v) => v === 'aborted' || v === 'failed');
+    t.equal(ended, 'aborted', 'Abort ends the run');
+    t.ok(!shown.includes('failed'), `the HUD never shows the aborted run as failed (${shown.join(' > ')})`);
     t.equal(await text(byId('chat-note').last()), 'The run was aborted.', 'the chat says the run was aborted');
 
     // Settings: the toggle opens the panel; Escape closes it and gives focus back.

@@ -76,7 +76,7 @@ export function createFakeApi(options = {}) {
     const base = {run_id: run.id};
     let round = 1;
     const ev = (type, fields = {}) => {
-      if (run.aborted && type !== 'run_failed') return;
+      if (run.aborted && type !== 'run_failed' && type !== 'status') return;  // an aborted run says only how it ended
       emit(session, {type, ...base, round, t_ms: Date.now() - run.started, ...fields});
     };
     ev('run_queued', {task: content, round: undefined});
@@ -126,6 +126,9 @@ export function createFakeApi(options = {}) {
         await sleep(50);
       }
       if (run.aborted) {
+        // As keel serve does: the run's last status is "failed", then run_failed says it was aborted.
+        ev('status', {status: 'failed'});
+        await sleep(400);
         ev('run_failed', {kind: 'aborted', error: 'aborted by request', exit_code: 130, rounds: 1});
         return;
       }
