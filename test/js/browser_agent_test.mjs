@@ -307,6 +307,7 @@ try {
     });
     const failed = turn.locator('[data-testid="run-failed"]');
     t.ok(await failed.count() === 1 && /\(aborted\)/.test(await failed.textContent()), 'Stop ends the run as aborted');
+    t.equal(await page.getAttribute('[data-testid="run-status"]', 'data-state'), 'aborted', 'the status says aborted, not failed');
     t.equal(await turn.locator('[data-testid="assistant-msg"]').getAttribute('data-state'), 'interrupted', 'the cut answer is marked interrupted');
   }
 

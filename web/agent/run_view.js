@@ -153,9 +153,10 @@ export class RunView {
         if (ev.session_id) host.showSession(ev.session_id);
         break;
       case 'status':
+        // The run's end is shown by run_finished / run_failed, which say how it ended (the last
+        // status of an aborted run is "failed").
         if (ev.status === 'waiting_approval') host.setStatus(`round ${this.round}: waiting for your approval`, 'waiting');
-        else if (ev.status === 'finished' || ev.status === 'failed') host.setStatus(ev.status, ev.status);
-        else host.setStatus(`round ${this.round || 1}: ${ev.status.replace(/_/g, ' ')}`, 'running');
+        else if (ev.status !== 'finished' && ev.status !== 'failed') host.setStatus(`round ${this.round || 1}: ${ev.status.replace(/_/g, ' ')}`, 'running');
         host.ui.rounds.textContent = String(this.round);
         break;
       case 'model_delta': {
@@ -247,6 +248,7 @@ export class RunView {
     m.node.dataset.state = 'final';
     m.node.querySelector('.msg-label').textContent = 'answer';
     note(this.turn, 'ok', `Finished: ${ev.rounds} round${ev.rounds === 1 ? '' : 's'}, ${ev.tool_calls} tool call${ev.tool_calls === 1 ? '' : 's'}, ${formatDuration(ev.duration_ms)}.`, 'run-finished');
+    host.setStatus('finished', 'finished');
     host.showUsage(ev.usage || this.usage);
   }
 
@@ -256,6 +258,8 @@ export class RunView {
     }
     for (const id of this.answers.keys()) this.questions.settle(id, '(not answered: the run ended)');
     note(this.turn, 'error', `The run failed (${ev.kind}): ${ev.error}`, 'run-failed');
+    const ended = ev.kind === 'aborted' ? 'aborted' : 'failed';
+    host.setStatus(ended, ended);
     host.showUsage(ev.usage || this.usage);
   }
 }
