@@ -1,8 +1,9 @@
 // Two `keel serve` instances on one PostgreSQL database that is restarted in the middle of the
 // load (an administrator's fast shutdown, a pause longer than a lease, then the server again): runs
-// pause while it is down and continue when it is back, each on the instance that held it. /api/health says what is wrong meanwhile; afterwards every
-// run has finished exactly once, no message is lost or duplicated, and every event stream saw its
-// session's whole event log, in order, each event once.
+// pause while it is down and continue when it is back, each on the instance that held it;
+// /api/health says what is wrong meanwhile. Afterwards every run has finished exactly once, no
+// message is lost or duplicated, and every event stream saw its session's whole event log, in
+// order, each event once. An instance stopped while the database is away goes at once.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -255,6 +256,38 @@ TEST_F(ServeClusterRestartE2eTest, RunsPauseThroughADatabaseRestartAndEachFinish
   }
   for (auto& node : nodes_) EXPECT_EQ(node->interrupt(), 0) << node->err();
   EXPECT_EQ(query("SELECT count(*) FROM server_checkpoints"), 0);
+}
+
+TEST_F(ServeClusterRestartE2eTest, AnInstanceStoppedWhileTheDatabaseIsAwayGoesWithoutWaitingForIt) {
+  // A run in progress on each instance (the model answers slowly), then the database goes away.
+  model_.set_responder([](const std::string& body) { return testing::parse_json_round(body, 3000); });
+  std::vector<std::string> runs;
+  for (int i = 0; i < kNodes; ++i) {
+    auto created = testing::raw_http(nodes_[i]->port(), "POST", "/api/sessions", kRestartAuth +
+                                     "Content-Type: application/json\r\n", R"({"title":"stop"})", 10000);
+    ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "no answer");
+    const std::string session = json::parse(created->body)["id"];
+    auto posted = testing::raw_http(nodes_[i]->port(), "POST", "/api/sessions/" + session + "/messages",
+                                    kRestartAuth + "Content-Type: application/json\r\n", R"({"content":"slow"})", 10000);
+    ASSERT_TRUE(posted && posted->status == 202) << (posted ? posted->body : "no answer");
+    runs.push_back(json::parse(posted->body)["run_id"]);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(server("shutdown"), 0);
+  // Stopped meanwhile: each goes within its 15 s (a wait for the database would take 30 s) and
+  // says what it could not save.
+  for (auto& node : nodes_) {
+    const auto asked = std::chrono::steady_clock::now();
+    const int code = node->interrupt();
+    EXPECT_NE(code, -1) << "did not exit within 15 s: " << node->err();
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(10)) << node->err();
+  }
+  // Back: the runs were left for the next start (nothing finished, nothing lost).
+  ASSERT_EQ(server("resume"), 0);
+  for (const std::string& run : runs) {
+    EXPECT_EQ(query("SELECT count(*) FROM runs WHERE id = '" + run + "' AND state = 'running'"), 1) << run;
+    EXPECT_EQ(query("SELECT count(*) FROM server_checkpoints WHERE run_id = '" + run + "'"), 1) << run;
+  }
 }
 
 }  // namespace
