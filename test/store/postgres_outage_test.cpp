@@ -38,23 +38,27 @@ int64_t ms_since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-// A server of the test's own (stopping the shared one would disturb the other tests), durable so
-// that what was committed survives an abrupt stop.
+// A server of the suite's own (stopping the shared one would disturb the other tests), durable so
+// that what was committed survives an abrupt stop. Each test leaves it running; each works in
+// sessions of its own.
 class PostgresOutageTest : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() { started_ = server("start", " durable") == 0; }
+  static void TearDownTestSuite() { (void)server("stop"); }
   void SetUp() override {
-    ASSERT_EQ(server("start", " durable"), 0);
-    url_ = read_file(dir_ + "/url");
+    ASSERT_TRUE(started_) << "the suite's PostgreSQL server did not start";
+    url_ = read_file(dir() + "/url");
     while (!url_.empty() && url_.back() == '\n') url_.pop_back();
   }
-  void TearDown() override { EXPECT_EQ(server("stop"), 0); }
+  void TearDown() override { EXPECT_EQ(server("resume-if-stopped"), 0); }
 
-  int server(const char* cmd, const char* extra = "") {
+  static std::string dir() { return "/tmp/keel-pg-outage-" + std::to_string(::getpid()); }
+  static int server(const char* cmd, const char* extra = "") {
     const std::string script = std::string(KEEL_SOURCE_DIR) + "/test/support/pg-test-server.sh";
-    return std::system((script + " " + cmd + " " + dir_ + extra + " >/dev/null").c_str());
+    return std::system((script + " " + cmd + " " + dir() + extra + " >/dev/null").c_str());
   }
 
-  const std::string dir_ = "/tmp/keel-pg-outage-" + std::to_string(::getpid());
+  static inline bool started_ = false;
   std::string url_;
 };
 

@@ -4,6 +4,7 @@
 #   test/support/pg-test-server.sh stop DIR    stops it and removes DIR
 #   test/support/pg-test-server.sh restart DIR stops it abruptly (immediate) and starts it again on the same port
 #   test/support/pg-test-server.sh halt DIR    stops it abruptly, keeping its data; `resume DIR` starts it again
+#   test/support/pg-test-server.sh resume-if-stopped DIR starts it again unless it runs
 #   test/support/pg-test-server.sh shutdown DIR stops it as an administrator would (fast: sessions are ended
 #                                              and open transactions rolled back), keeping its data
 # As root, the server runs as the 'postgres' user (PostgreSQL refuses to run as root).
@@ -49,6 +50,9 @@ case "$cmd" in
   resume)
     start_server
     ;;
+  resume-if-stopped)
+    if [[ ! -f "$dir/data/postmaster.pid" ]]; then start_server; fi
+    ;;
   restart)
     "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
     start_server
@@ -59,5 +63,5 @@ case "$cmd" in
     fi
     rm -rf "$dir"
     ;;
-  *) echo "usage: $0 start|stop|restart|halt|shutdown|resume DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|halt|shutdown|resume|resume-if-stopped DIR" >&2; exit 2 ;;
 esac
