@@ -18,6 +18,7 @@
 #include "support/mock_llm_server.hpp"
 #include "support/postgres_server.hpp"
 #include "support/serve_process.hpp"
+#include "support/session_drivers.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -151,33 +152,17 @@ TEST_F(ServeClusterE2eTest, AThousandRunsFinishExactlyOnceWhenAnInstanceIsKilled
     });
   }
 
-  std::atomic<int> finished{0};
-  std::vector<std::vector<std::string>> runs(kSessions);
-  std::mutex failures_mu;
-  std::vector<std::string> failures;
-  std::vector<std::thread> drivers;
-  for (int s = 0; s < kSessions; ++s) {
-    drivers.emplace_back([&, s] {
-      for (int r = 0; r < kRunsPerSession; ++r) {
-        std::string why;
-        std::string run = run_to_end(sessions[s], "s" + std::to_string(s) + "r" + std::to_string(r), &why);
-        runs[s].push_back(run);
-        if (!run.empty()) {
-          ++finished;
-        } else {
-          std::lock_guard lock(failures_mu);
-          failures.push_back(why);
-        }
-      }
-    });
-  }
+  testing::SessionDrivers drivers(kSessions, kRunsPerSession,
+                                  [&](int s, const std::string& content, std::string* why) {
+                                    return run_to_end(sessions[s], content, why);
+                                  });
   // The instance dies with runs in flight, a third of the way through.
-  while (finished < kSessions * kRunsPerSession / 3 && failures.empty()) {
+  while (drivers.finished() < kSessions * kRunsPerSession / 3 && !drivers.any_failed()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   dead_[kKilled] = true;
   instances_[kKilled]->kill();
-  for (auto& t : drivers) t.join();
+  drivers.join();
   auto stop_all_streams = [&] {
     stop_streams = true;
     for (auto& t : streams) {
@@ -186,7 +171,7 @@ TEST_F(ServeClusterE2eTest, AThousandRunsFinishExactlyOnceWhenAnInstanceIsKilled
   };
 
   // Every run finished, once.
-  if (finished.load() != kSessions * kRunsPerSession) {
+  if (drivers.finished() != kSessions * kRunsPerSession) {
     stop_all_streams();
     for (auto& serve : instances_) {
       serve->read_err_for(200);
@@ -204,7 +189,8 @@ TEST_F(ServeClusterE2eTest, AThousandRunsFinishExactlyOnceWhenAnInstanceIsKilled
       }
     }
   }
-  ASSERT_EQ(finished.load(), kSessions * kRunsPerSession) << failures.front();
+  const std::vector<std::string> failures = drivers.failures();
+  ASSERT_EQ(drivers.finished(), kSessions * kRunsPerSession) << (failures.empty() ? "" : failures.front());
   PostgresStoreOptions po;
   po.url = schema_->url();
   po.pool_size = 1;
@@ -222,7 +208,7 @@ TEST_F(ServeClusterE2eTest, AThousandRunsFinishExactlyOnceWhenAnInstanceIsKilled
       t += std::string(role_name(m.message.role)) + ":" + m.message.content.substr(0, 60) + " | ";
       if (m.message.role == Role::kAssistant && m.message.content.rfind("done:", 0) == 0) ++answers[m.run_id];
     }
-    for (const std::string& run : runs[s]) {
+    for (const std::string& run : drivers.runs()[s]) {
       if (answers[run] == 1) continue;
       Result<RunRecord> record = (*store)->get_run(run);
       std::string events;
@@ -284,7 +270,7 @@ TEST_F(ServeClusterE2eTest, AThousandRunsFinishExactlyOnceWhenAnInstanceIsKilled
       EXPECT_EQ(stored[s][i].seq, static_cast<int64_t>(i + 1)) << "session " << s;
       EXPECT_EQ(streamed[s][i].type, stored[s][i].type) << "session " << s << " event " << i + 1;
     }
-    for (const std::string& run : runs[s]) {
+    for (const std::string& run : drivers.runs()[s]) {
       int ends = 0;
       for (const Seen& e : streamed[s]) ends += e.run_id == run && e.type == "run_finished";
       EXPECT_LE(ends, 1) << run;

@@ -21,6 +21,7 @@
 #include "support/mock_llm_server.hpp"
 #include "support/postgres_server.hpp"
 #include "support/serve_process.hpp"
+#include "support/session_drivers.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -147,34 +148,20 @@ TEST_F(ServeClusterRestartE2eTest, RunsPauseThroughADatabaseRestartAndEachFinish
     });
   }
 
-  std::atomic<int> finished{0};
-  std::vector<std::vector<std::string>> runs(kRestartSessions);
-  std::mutex failures_mu;
-  std::vector<std::string> failures;
-  std::vector<std::thread> drivers;
-  for (int s = 0; s < kRestartSessions; ++s) {
-    drivers.emplace_back([&, s] {
-      for (int r = 0; r < kRestartRunsPerSession; ++r) {
-        std::string why;
-        std::string run = run_to_end(sessions[s], "s" + std::to_string(s) + "r" + std::to_string(r), &why);
-        runs[s].push_back(run);
-        if (!run.empty()) {
-          ++finished;
-        } else {
-          std::lock_guard lock(failures_mu);
-          failures.push_back(why);
-        }
-      }
-    });
-  }
+  testing::SessionDrivers drivers(kRestartSessions, kRestartRunsPerSession,
+                                  [&](int s, const std::string& content, std::string* why) {
+                                    return run_to_end(sessions[s], content, why);
+                                  });
   // The database goes away with runs in flight, a third of the way through, and stays away a while.
-  while (finished < kRestartRuns / 3 && failures.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (drivers.finished() < kRestartRuns / 3 && !drivers.any_failed()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   EXPECT_EQ(server("shutdown"), 0);
   // Meanwhile /api/health answers at once that the database is not there, naming it.
   auto health = testing::raw_http(nodes_[0]->port(), "GET", "/api/health", kRestartAuth, "", 10000);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(server("resume"), 0);
-  for (auto& t : drivers) t.join();
+  drivers.join();
   auto health_after = testing::raw_http(nodes_[1]->port(), "GET", "/api/health", kRestartAuth, "", 10000);
   auto stop_all_streams = [&] {
     stop_streams = true;
@@ -182,6 +169,7 @@ TEST_F(ServeClusterRestartE2eTest, RunsPauseThroughADatabaseRestartAndEachFinish
       if (t.joinable()) t.join();
     }
   };
+  const std::vector<std::string> failures = drivers.failures();
   if (!failures.empty()) {
     stop_all_streams();
     for (auto& node : nodes_) {
@@ -201,7 +189,7 @@ TEST_F(ServeClusterRestartE2eTest, RunsPauseThroughADatabaseRestartAndEachFinish
   EXPECT_NE(health_body["store"].value("error", "").find("127.0.0.1"), std::string::npos) << health->body;
   ASSERT_TRUE(health_after.has_value());
   EXPECT_EQ(health_after->status, 200) << health_after->body;
-  EXPECT_EQ(finished.load(), kRestartRuns);
+  EXPECT_EQ(drivers.finished(), kRestartRuns);
 
   // Every run once, with one request and one answer naming it, and no tool result twice.
   EXPECT_EQ(query("SELECT count(*) FROM runs"), kRestartRuns);
