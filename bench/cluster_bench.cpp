@@ -11,7 +11,6 @@
 // event's publication (its time_us) to its arrival at the client, wherever the run executed.
 // PostgreSQL runs on a server of its own (durable settings, test/support/pg-test-server.sh).
 // The cost of one message append on each engine is keel_store_bench's figure.
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +29,7 @@
 #include "server/raw_http_client.hpp"
 #include "support/api_harness.hpp"
 #include "support/mock_llm_server.hpp"
+#include "support/postgres_server.hpp"
 #include "support/serve_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -142,10 +141,6 @@ Figures measure(const std::string& label, int instances, const std::string& data
   return f;
 }
 
-std::string pg_script() {
-  return std::string(KEEL_SOURCE_DIR) + "/test/support/pg-test-server.sh";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,17 +153,16 @@ int main(int argc, char** argv) {
   std::printf("%d sessions x %d runs (one tool round each), %d workers per instance, %u cores\n", sessions, runs,
               workers, std::thread::hardware_concurrency());
   Figures sqlite = measure("1 instance, SQLite", 1, "", sessions, runs, workers);
-  const std::string dir = "/tmp/keel-pg-cluster-bench-" + std::to_string(::getpid());
-  if (std::system((pg_script() + " start " + dir + " durable >/dev/null").c_str()) != 0) {
-    std::fprintf(stderr, "cannot start a PostgreSQL server (%s)\n", pg_script().c_str());
-    return 1;
+  Figures one, three;
+  {
+    keel::testing::ScratchPostgres db("cluster-bench");
+    if (db.url().empty()) {
+      std::fprintf(stderr, "cannot start a PostgreSQL server (test/support/pg-test-server.sh)\n");
+      return 1;
+    }
+    one = measure("1 instance, PostgreSQL", 1, db.url(), sessions, runs, workers);
+    three = measure("3 instances, PostgreSQL", 3, db.url(), sessions, runs, workers);
   }
-  std::ifstream url_file(dir + "/url");
-  std::string url;
-  std::getline(url_file, url);
-  Figures one = measure("1 instance, PostgreSQL", 1, url, sessions, runs, workers);
-  Figures three = measure("3 instances, PostgreSQL", 3, url, sessions, runs, workers);
-  (void)std::system((pg_script() + " stop " + dir + " >/dev/null").c_str());
   std::printf("--- 3 / 1 PostgreSQL instances: runs/s %.2fx, p99 latency %.2fx; 1 PostgreSQL / SQLite: runs/s %.2fx\n",
               three.runs_per_s / one.runs_per_s, three.p99_ms / one.p99_ms, one.runs_per_s / sqlite.runs_per_s);
   return sqlite.errors + one.errors + three.errors == 0 ? 0 : 1;

@@ -4,12 +4,10 @@
 // temporary folder) and then on PostgreSQL (a server of its own on 127.0.0.1 with default,
 // durable settings, started with test/support/pg-test-server.sh; `--sqlite-only` skips it), and
 // prints each figure for both with their ratio. Asserts nothing about timing.
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -17,6 +15,7 @@
 
 #include "keel/store/postgres_store.hpp"
 #include "keel/store/sqlite_store.hpp"
+#include "support/postgres_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -166,10 +165,6 @@ Figures run_bench(keel::Store& store, const char* engine) {
   return f;
 }
 
-std::string pg_script() {
-  return std::string(KEEL_SOURCE_DIR) + "/test/support/pg-test-server.sh";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,23 +177,19 @@ int main(int argc, char** argv) {
   Figures sqlite = run_bench(**opened, "SQLite (WAL, synchronous=NORMAL)");
   if (sqlite_only) return 0;
 
-  const std::string dir = "/tmp/keel-pg-bench-" + std::to_string(::getpid());
-  if (std::system((pg_script() + " start " + dir + " durable >/dev/null").c_str()) != 0) {
-    std::fprintf(stderr, "cannot start a PostgreSQL server (%s); run with --sqlite-only\n", pg_script().c_str());
-    return 1;
-  }
-  std::ifstream url_file(dir + "/url");
-  std::string url;
-  std::getline(url_file, url);
   Figures pg;
   {
+    keel::testing::ScratchPostgres db("store-bench");
+    if (db.url().empty()) {
+      std::fprintf(stderr, "cannot start a PostgreSQL server (test/support/pg-test-server.sh); run with --sqlite-only\n");
+      return 1;
+    }
     keel::PostgresStoreOptions pg_options;
-    pg_options.url = url;
+    pg_options.url = db.url();
     auto pg_store = keel::open_postgres_store(pg_options);
     check(pg_store.status(), "open PostgreSQL");
     pg = run_bench(**pg_store, "PostgreSQL 127.0.0.1 (default settings: synchronous_commit=on)");
   }
-  (void)std::system((pg_script() + " stop " + dir + " >/dev/null").c_str());
   std::printf("--- PostgreSQL / SQLite: append median %.1fx (p99 %.1fx), load %.1fx, search %.1fx\n",
               pg.append_median / sqlite.append_median, pg.append_p99 / sqlite.append_p99,
               pg.load_median / sqlite.load_median, pg.search_median / sqlite.search_median);

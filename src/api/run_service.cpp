@@ -108,7 +108,7 @@ void RunService::Impl::forget_locked(const std::shared_ptr<ActiveRun>& run) {
 void RunService::Impl::retire_locked(const std::shared_ptr<ActiveRun>& run) {
   if (!run->lost) {
     // Not waiting for a restarting database while the service's lock is held (the API needs it):
-    // a checkpoint left behind is removed by the keeper (sweep_ended) or the next start.
+    // a checkpoint left behind is removed at the keeper's next renewal or the next start.
     StoreOutageWaitOff quick;
     (void)store.delete_server_checkpoint(run->id);
   }
@@ -116,6 +116,8 @@ void RunService::Impl::retire_locked(const std::shared_ptr<ActiveRun>& run) {
 }
 
 void RunService::Impl::abort_idle_locked(const std::shared_ptr<ActiveRun>& run, const std::string& why) {
+  // Off the API's threads this write may wait out a database restart under the lock: an abort
+  // that was not recorded would leave the run to be resumed.
   RunUpdate u;
   u.state = RunState::kAborted;
   u.error = why;

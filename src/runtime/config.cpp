@@ -288,9 +288,9 @@ Result<KeelConfig> resolve_config(const ConfigInputs& in) {
     KEEL_ASSIGN_OR_RETURN(workspace_file, detail::load_config_file(path));
   }
   if (workspace_file && workspace_file->store_url) {
+    const std::string user = user_config_path(in);
     return Status::InvalidArgument(workspace_file->path + ": store is honoured in the user file only (" +
-                                   (user_config_path(in).empty() ? std::string("~/.config/keel/config.yaml")
-                                                                 : user_config_path(in)) +
+                                   (user.empty() ? std::string("~/.config/keel/config.yaml") : user) +
                                    ") or KEEL_DATABASE_URL, so a repository cannot send its runs to another database");
   }
   std::vector<const ConfigLayer*> by_precedence;  // highest first

@@ -39,10 +39,8 @@ const std::string kRestartAuth = "Authorization: Bearer t0k\r\n";
 class ServeClusterRestartE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // A server of the test's own, durable: stopping the shared one would disturb other tests.
-    ASSERT_EQ(server("start", " durable"), 0);
-    url_ = testing::read_file(dir_ + "/url");
-    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
+    url_ = db_.url();
+    ASSERT_FALSE(url_.empty()) << "the test's PostgreSQL server did not start";
     model_.set_responder([](const std::string& body) { return testing::parse_json_round(body, 10); });
     std::map<std::string, std::string> env = {
         {"HOME", home_.path().string()}, {"KEEL_HOME", home_.path().string()}, {"KEEL_DATABASE_URL", url_}};
@@ -55,15 +53,7 @@ class ServeClusterRestartE2eTest : public ::testing::Test {
       ASSERT_NE(nodes_.back()->port(), 0) << nodes_.back()->err();
     }
   }
-  void TearDown() override {
-    nodes_.clear();
-    EXPECT_EQ(server("stop"), 0);
-  }
-
-  int server(const char* cmd, const char* extra = "") {
-    const std::string script = std::string(KEEL_SOURCE_DIR) + "/test/support/pg-test-server.sh";
-    return std::system((script + " " + cmd + " " + dir_ + extra + " >/dev/null").c_str());
-  }
+  int server(const char* command) { return db_.control(command); }
 
   int64_t query(const std::string& sql) const { return testing::query_postgres_int(url_, sql); }
 
@@ -120,7 +110,9 @@ class ServeClusterRestartE2eTest : public ::testing::Test {
   std::mutex unavailable_mu_;
   std::string unavailable_;  // the first 503's body
   int unavailable_count_ = 0;
-  const std::string dir_ = "/tmp/keel-pg-cluster-restart-" + std::to_string(::getpid());
+  // A server of the test's own (stopping the shared one would disturb other tests); it outlives
+  // the instances (declared before them).
+  testing::ScratchPostgres db_{"cluster-restart"};
   std::string url_;
   testing::TempDir home_, ws_;
   testing::MockLlmServer model_;

@@ -9,14 +9,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstring>
-#include <mutex>
-#include <vector>
-
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "store_test_util.hpp"
 
@@ -38,27 +36,24 @@ int64_t ms_since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-// A server of the suite's own (stopping the shared one would disturb the other tests), durable so
-// that what was committed survives an abrupt stop. Each test leaves it running; each works in
+// A server of the suite's own (ScratchPostgres); each test leaves it running and works in
 // sessions of its own.
 class PostgresOutageTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { started_ = server("start", " durable") == 0; }
-  static void TearDownTestSuite() { (void)server("stop"); }
+  static void SetUpTestSuite() { server_ = new ScratchPostgres("outage"); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
   void SetUp() override {
-    ASSERT_TRUE(started_) << "the suite's PostgreSQL server did not start";
-    url_ = read_file(dir() + "/url");
-    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
+    url_ = server_->url();
+    ASSERT_FALSE(url_.empty()) << "the suite's PostgreSQL server did not start";
   }
   void TearDown() override { EXPECT_EQ(server("resume-if-stopped"), 0); }
 
-  static std::string dir() { return "/tmp/keel-pg-outage-" + std::to_string(::getpid()); }
-  static int server(const char* cmd, const char* extra = "") {
-    const std::string script = std::string(KEEL_SOURCE_DIR) + "/test/support/pg-test-server.sh";
-    return std::system((script + " " + cmd + " " + dir() + extra + " >/dev/null").c_str());
-  }
+  static int server(const char* command) { return server_->control(command); }
 
-  static inline bool started_ = false;
+  static inline ScratchPostgres* server_ = nullptr;
   std::string url_;
 };
 

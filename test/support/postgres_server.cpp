@@ -80,6 +80,21 @@ std::string random_name() {
 
 }  // namespace
 
+ScratchPostgres::ScratchPostgres(const std::string& name)
+    : dir_("/tmp/keel-pg-" + name + "-" + std::to_string(::getpid())) {
+  if (std::system((script() + " start '" + dir_ + "' durable >/dev/null").c_str()) == 0) {
+    url_ = read_all(std::filesystem::path(dir_) / "url");
+  }
+}
+
+ScratchPostgres::~ScratchPostgres() {
+  (void)control("stop");
+}
+
+int ScratchPostgres::control(const std::string& command) const {
+  return std::system((script() + " " + command + " '" + dir_ + "' >/dev/null").c_str());
+}
+
 Result<std::string> test_postgres_url() {
   const Server& s = server();
   if (!s.status.ok()) return s.status;

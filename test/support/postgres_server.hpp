@@ -13,6 +13,26 @@
 
 namespace keel::testing {
 
+// A PostgreSQL server of the caller's own, for tests and benchmarks that stop and start it
+// (stopping the shared one would disturb the other tests): durable, so what was committed survives
+// an abrupt stop; in /tmp/keel-pg-NAME-PID; stopped and removed on destruction.
+class ScratchPostgres {
+ public:
+  explicit ScratchPostgres(const std::string& name);
+  ~ScratchPostgres();
+  ScratchPostgres(const ScratchPostgres&) = delete;
+  ScratchPostgres& operator=(const ScratchPostgres&) = delete;
+
+  // Empty when it did not start (the script's output is then on stderr).
+  const std::string& url() const { return url_; }
+  // pg-test-server.sh COMMAND on it (halt, shutdown, resume, resume-if-stopped): its exit code.
+  int control(const std::string& command) const;
+
+ private:
+  std::string dir_;
+  std::string url_;
+};
+
 // A superuser URL of the tests' server.
 Result<std::string> test_postgres_url();
 
