@@ -45,15 +45,20 @@ ConnectionPool::Lease::~Lease() {
 }
 
 Result<ConnectionPool::Lease> ConnectionPool::lease_quickly() {
-  return lease(false, std::min(wait_, std::chrono::milliseconds(1000)));
+  StoreOutageWaitOff quick;
+  return lease(std::min(wait_, std::chrono::milliseconds(1000)));
 }
 
-Result<ConnectionPool::Lease> ConnectionPool::lease(bool wait_out_outage, std::chrono::milliseconds wait) {
-  if (wait.count() < 0) wait = wait_;
-  wait_out_outage = wait_out_outage && store_outage_wait_on_this_thread();
+Result<ConnectionPool::Lease> ConnectionPool::lease() {
+  return lease(wait_);
+}
+
+Result<ConnectionPool::Lease> ConnectionPool::lease(std::chrono::milliseconds wait) {
   // A caller that must not wait for the database does not wait long for a connection either
   // while others are waiting for the database to come back.
-  if (!wait_out_outage && reconnecting_.load() > 0) wait = std::min(wait, std::chrono::milliseconds(200));
+  if (!store_outage_wait_on_this_thread() && reconnecting_.load() > 0) {
+    wait = std::min(wait, std::chrono::milliseconds(200));
+  }
   if (HeldLease* held = held_by_this_thread(this)) {
     ++held->depth;
     return Lease(this, held->db);
@@ -75,7 +80,7 @@ Result<ConnectionPool::Lease> ConnectionPool::lease(bool wait_out_outage, std::c
     free_.pop_back();
   }
   ++reconnecting_;  // counted while it may wait for the server (ready() is quick otherwise)
-  Status ready = db->ready(wait_out_outage);
+  Status ready = db->ready();
   --reconnecting_;
   if (!ready.ok()) {
     give_back(db);

@@ -50,9 +50,9 @@ class ConnectionPool {
   };
 
   // A connection for the calling thread (the one it already holds, if any), ready for use.
-  // Unavailable when none is free within the wait or a dropped connection cannot be remade (by
-  // default within the engine's reconnect wait: a restarting server pauses the caller).
-  Result<Lease> lease(bool wait_out_outage = true, std::chrono::milliseconds wait = std::chrono::milliseconds(-1));
+  // Unavailable when none is free within the wait or a dropped connection cannot be remade (within
+  // the engine's reconnect wait where the thread may wait: a restarting server pauses the caller).
+  Result<Lease> lease();
   // For a health check: no outage wait, and at most a second for a free connection.
   Result<Lease> lease_quickly();
   // The connection the calling thread holds; nullptr when it holds none.
@@ -62,6 +62,7 @@ class ConnectionPool {
   size_t size() const { return connections_.size(); }
 
  private:
+  Result<Lease> lease(std::chrono::milliseconds wait);
   void give_back(Db* db);
 
   std::vector<std::unique_ptr<Db>> connections_;

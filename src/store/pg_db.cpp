@@ -149,7 +149,7 @@ class PgDb::Statement final : public StmtBackend {
     for (int attempt = 1;; ++attempt) {
       Status status = execute_once();
       if (status.ok() || !is_read_ || !alone || attempt >= Db::kWriteAttempts ||
-          pq().PQstatus(db_->raw()) == CONNECTION_OK || !db_->ready(true).ok()) {
+          pq().PQstatus(db_->raw()) == CONNECTION_OK || !db_->ready().ok()) {
         return status;
       }
     }
@@ -253,9 +253,9 @@ bool PgDb::dropped() {
   return pq().PQstatus(conn_) != CONNECTION_OK;
 }
 
-Status PgDb::remake(bool wait_out_outage) {
+Status PgDb::remake() {
   using Clock = std::chrono::steady_clock;
-  wait_out_outage = wait_out_outage && store_outage_wait_on_this_thread();
+  const bool wait_out_outage = store_outage_wait_on_this_thread();
   const auto give_up = Clock::now() + std::chrono::milliseconds(wait_out_outage ? settings_.reconnect_wait_ms : 0);
   auto pause = std::chrono::milliseconds(50);
   for (;;) {
@@ -276,8 +276,8 @@ Status PgDb::remake(bool wait_out_outage) {
   return configure();
 }
 
-Status PgDb::ready(bool wait_out_outage) {
-  if (dropped()) KEEL_TRY(remake(wait_out_outage));
+Status PgDb::ready() {
+  if (dropped()) KEEL_TRY(remake());
   if (pq().PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)exec("ROLLBACK");
   return Status::Ok();
 }
@@ -360,7 +360,7 @@ Status PgDb::commit() {
 
 Db::LostWrite PgDb::after_lost_write(bool committing) {
   if (pq().PQstatus(conn_) == CONNECTION_OK && !dropped()) return LostWrite::kFailed;  // another reason
-  if (!ready(true).ok()) return LostWrite::kFailed;
+  if (!ready().ok()) return LostWrite::kFailed;
   if (!committing || commit_unsent_) return LostWrite::kRunAgain;  // never asked to commit
   // COMMIT left before the connection went: the server knows whether it took effect.
   if (xid_.empty() || xid_.find_first_not_of("0123456789") != std::string::npos) return LostWrite::kFailed;

@@ -43,7 +43,7 @@ class PgDb final : public Db {
   Status exec(const std::string& sql) override;
   int64_t changes() const override { return changes_; }
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
-  Status ready(bool wait_out_outage) override;
+  Status ready() override;
   Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) override;
   Status notify(std::string_view topic, std::string_view payload) override;
   Result<std::unique_ptr<StoreWatch>> watch(std::string_view topic,
@@ -68,9 +68,9 @@ class PgDb final : public Db {
   // True when the server has dropped the connection, as far as can be told without sending
   // anything (a restart's goodbye already read from the socket counts).
   bool dropped();
-  // Remakes a dropped connection (waiting out an outage when asked); prepared statements are
-  // prepared again on their next use.
-  Status remake(bool wait_out_outage);
+  // Remakes a dropped connection (waiting out an outage when the calling thread may wait);
+  // prepared statements are prepared again on their next use.
+  Status remake();
   // Bumped by every remade connection: a statement prepared under an older one is prepared again.
   int generation() const { return generation_; }
 

@@ -131,10 +131,10 @@ class Db {
   // Rows changed by the last INSERT, UPDATE or DELETE run on this connection.
   virtual int64_t changes() const = 0;
   virtual SqlDialect dialect() const = 0;
-  // Makes the connection usable before it is lent (a server connection that dropped is remade;
-  // with `wait_out_outage`, for as long as the engine's reconnect wait while the server is down);
-  // Unavailable naming the database when it cannot be.
-  virtual Status ready(bool /*wait_out_outage*/) { return Status::Ok(); }
+  // Makes the connection usable before it is lent (a server connection that dropped is remade,
+  // waiting for a server that is down as long as the engine's reconnect wait when the calling
+  // thread may wait: keel/store/outage_wait.hpp); Unavailable naming the database when it cannot be.
+  virtual Status ready() { return Status::Ok(); }
   // Holds `key` (a name) for this process while the result lives, across every process using the
   // database. SQLite: a lock file beside it, FailedPrecondition when another process holds it.
   // PostgreSQL: a shared claim that holds nothing (several processes may serve together).
