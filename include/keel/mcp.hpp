@@ -78,6 +78,15 @@ struct McpClientHooks {
   // Without one keel accepts when every requested field has a default (using the defaults) and
   // declines otherwise.
   std::function<nlohmann::json(std::string_view server, const nlohmann::json& params)> on_elicitation;
+  // sampling/createMessage: the server asks the client's model for a message. Returns the result
+  // object ({"role": "assistant", "content": {"type": "text", ...}, "model", "stopReason"}) or an
+  // error: PermissionDenied when it was refused (sent as JSON-RPC error -1, the specification's
+  // "user rejected"), InvalidArgument for a request keel cannot serve (-32602), anything else as
+  // -32603. In the stateless revision an error fails the call that asked for the input. Set: keel
+  // declares the sampling capability; unset: it declares none and refuses such requests.
+  // Called on the connection's reader thread (handshake revisions) or the calling thread
+  // (2026-07-28); it may take as long as a model call.
+  std::function<Result<nlohmann::json>(std::string_view server, const nlohmann::json& params)> on_sampling;
   // OAuth (McpServerConfig::oauth): shows `url` (the authorization request) to a person and returns
   // the URL their browser was sent back to (`redirect_uri` with code and state). Without one, only
   // tokens already stored are used, and a server that needs a new one fails with a message naming

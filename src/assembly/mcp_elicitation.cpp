@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "assembly/stop_deadline.hpp"
 
 namespace keel::assembly {
 
@@ -61,30 +61,6 @@ std::optional<json> typed_value(const json& field, const std::string& text) {
   }
   return json(text);
 }
-
-// Requests stop on `source` after `timeout` unless finished first.
-class Deadline {
- public:
-  Deadline(std::stop_source source, std::chrono::milliseconds timeout)
-      : thread_([this, source, timeout]() mutable {
-          std::unique_lock lock(mu_);
-          if (!cv_.wait_for(lock, timeout, [this] { return done_; })) source.request_stop();
-        }) {}
-  ~Deadline() {
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
 
 json ask_form(UserAsker& asker, std::string_view server, const json& params, std::stop_token stop) {
   const std::string message = params.value("message", "");
@@ -149,7 +125,7 @@ ElicitationHook elicitation_through_asker(std::shared_ptr<UserAsker> asker, std:
   return [asker, timeout, one_at_a_time](std::string_view server, const json& params) -> json {
     std::lock_guard lock(*one_at_a_time);
     std::stop_source stop;
-    Deadline deadline(stop, timeout);
+    StopDeadline deadline(stop, timeout);
     const json safe = params.is_object() ? params : json::object();
     if (safe.value("mode", "form") == "url") return ask_url(*asker, server, safe, stop.get_token());
     return ask_form(*asker, server, safe, stop.get_token());

@@ -2,8 +2,10 @@
 
 #include "assembly/mcp_elicitation.hpp"
 #include "assembly/mcp_oauth_files.hpp"
+#include "assembly/mcp_sampling.hpp"
 #include "assembly/mcp_tool_lock.hpp"
 #include "assembly/workspace_trust.hpp"
+#include "keel/assembly.hpp"
 
 #include "keel/core/deferred_tools.hpp"
 #include "keel/core/token_counter.hpp"
@@ -59,7 +61,16 @@ std::unique_ptr<McpHub> make_mcp_hub(const KeelConfig& config, const std::string
                                      std::shared_ptr<UserAsker> asker) {
   McpHubOptions options;
   options.hooks.on_resource_updated = std::move(on_resource_updated);
-  options.hooks.on_elicitation = elicitation_through_asker(std::move(asker));
+  options.hooks.on_elicitation = elicitation_through_asker(asker);
+  if (!uses_rules_model(config)) {  // the rules model has nothing to offer a server that asks for text
+    SamplingSetup sampling;
+    sampling.approvals = config.approvals;
+    sampling.store = store;
+    sampling.workspace = workspace;
+    sampling.asker = std::move(asker);
+    sampling.make_model = [config] { return make_backend(config); };
+    options.hooks.on_sampling = sampling_through_backend(std::move(sampling));
+  }
   options.is_trusted = [store, workspace](const McpServerConfig& s) { return mcp_server_trusted(s, store, workspace); };
   attach_mcp_oauth_files(options.hooks, config.mcp_servers, notice);
   options.hold_tool = mcp_tool_lock(store, workspace, std::move(notice));

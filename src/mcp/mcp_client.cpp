@@ -42,7 +42,7 @@ class McpClient::Impl {
  public:
   Impl(McpServerConfig config, std::unique_ptr<mcp::Transport> transport, McpClientHooks hooks)
       : config_(std::move(config)), hooks_(std::move(hooks)), transport_(std::move(transport)),
-        listener_(*transport_, [this] { return take_id(); }, [](json& params) { add_meta(params); }) {}
+        listener_(*transport_, [this] { return take_id(); }, [this](json& params) { add_meta(params); }) {}
 
   ~Impl() { close(); }
 
@@ -78,7 +78,7 @@ class McpClient::Impl {
 
     const char* asked = mcp::supported_protocol_version(wanted) ? wanted.c_str() : mcp::kProtocolVersions[0];
     json params = {{"protocolVersion", asked},
-                   {"capabilities", {{"elicitation", json::object()}}},
+                   {"capabilities", client_capabilities()},
                    {"clientInfo", {{"name", "keel"}, {"version", KEEL_VERSION}}}};
     milliseconds left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (left.count() < 1) left = milliseconds(1);
@@ -176,9 +176,15 @@ class McpClient::Impl {
     if (asked == "elicitation/create") {
       return hooks_.on_elicitation ? hooks_.on_elicitation(config_.name, params) : mcp::answer_with_defaults(params);
     }
+    if (asked == "sampling/createMessage" && hooks_.on_sampling) {
+      Result<json> sampled = hooks_.on_sampling(config_.name, params);
+      if (!sampled.ok()) return with_context(method, sampled.status());
+      return sampled;
+    }
     return Status::FailedPrecondition("MCP server '" + config_.name + "' asked keel for " +
                                       (asked.empty() ? std::string("an unnamed input") : asked) + " during " + method +
-                                      ", which keel's client does not offer (it declares elicitation only)");
+                                      ", which keel's client does not offer (it declares " +
+                                      (hooks_.on_sampling ? "elicitation and sampling" : "elicitation only") + ")");
   }
 
   // One request; in the stateless revision with its _meta. `rpc_error` receives the server's
@@ -189,8 +195,16 @@ class McpClient::Impl {
     return request_once(method, std::move(params), stop, timeout, std::move(headers), rpc_error);
   }
 
-  static void add_meta(json& params) {
-    mcp::add_stateless_meta(params, json{{"elicitation", json::object()}}, json{{"name", "keel"}, {"version", KEEL_VERSION}});
+  void add_meta(json& params) const {
+    mcp::add_stateless_meta(params, client_capabilities(), json{{"name", "keel"}, {"version", KEEL_VERSION}});
+  }
+
+  // Elicitation always (keel answers from defaults when nobody can be asked); sampling only when
+  // the host offers a model for it.
+  json client_capabilities() const {
+    json capabilities = {{"elicitation", json::object()}};
+    if (hooks_.on_sampling) capabilities["sampling"] = json::object();
+    return capabilities;
   }
 
   int64_t take_id() {
@@ -425,6 +439,13 @@ class McpClient::Impl {
     } else if (method == "elicitation/create") {
       response["result"] = hooks_.on_elicitation ? hooks_.on_elicitation(config_.name, params)
                                                  : mcp::answer_with_defaults(params);
+    } else if (method == "sampling/createMessage" && hooks_.on_sampling) {
+      Result<json> sampled = hooks_.on_sampling(config_.name, params);
+      if (sampled.ok()) {
+        response["result"] = std::move(*sampled);
+      } else {
+        response["error"] = mcp::rpc_error_object(sampled.status());
+      }
     } else {
       response["error"] = {{"code", -32601}, {"message", "keel does not support " + method}};
     }

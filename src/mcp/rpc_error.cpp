@@ -17,4 +17,11 @@ Status rpc_error_status(const std::string& server, const std::string& method, co
   return Status::InvalidArgument(text);
 }
 
+nlohmann::json rpc_error_object(const Status& why) {
+  int code = -32603;
+  if (why.code() == ErrorCode::kPermissionDenied) code = -1;
+  if (why.code() == ErrorCode::kInvalidArgument) code = -32602;
+  return {{"code", code}, {"message", why.message()}};
+}
+
 }  // namespace keel::mcp

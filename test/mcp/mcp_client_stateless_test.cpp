@@ -165,6 +165,78 @@ TEST(McpClientStateless, InputRequiredIsAnsweredAndRetriedWithTheEchoedState) {
   EXPECT_FALSE(calls[2].message["params"].contains("requestState"));
 }
 
+// The conformance suite's input-required sampling fixture (test_input_required_result_sampling,
+// @modelcontextprotocol/conformance 0.2.0-alpha.12): a sampling/createMessage input request,
+// answered through the host's sampling hook; a refusal fails the call with its reason. Sampling is
+// declared in _meta only when the host offers it.
+TEST(McpClientStateless, ASamplingInputRequestIsAnsweredByTheHostsModel) {
+  McpHttpTestServer server;
+  server.set_responder([](const McpRecordedRequest& r) {
+    const std::string method = r.message.value("method", "");
+    if (method == "server/discover") return mcp_json_reply(mcp_result(r.message, modern_discover_result()));
+    const json params = r.message["params"];
+    if (!params.contains("inputResponses")) {
+      const json ask = {
+          {"method", "sampling/createMessage"},
+          {"params",
+           {{"messages",
+             {{{"role", "user"}, {"content", {{"type", "text"}, {"text", "What is the capital of France?"}}}}}},
+            {"maxTokens", 100}}}};
+      return mcp_json_reply(mcp_result(
+          r.message,
+          {{"resultType", "input_required"}, {"inputRequests", {{"sample_request", ask}}}, {"requestState", "st"}}));
+    }
+    const json answer = params["inputResponses"]["sample_request"];
+    return mcp_json_reply(mcp_result(
+        r.message,
+        {{"resultType", "complete"},
+         {"content", {{{"type", "text"}, {"text", "sampled: " + answer["content"]["text"].get<std::string>()}}}}}));
+  });
+  std::vector<json> asked;
+  McpClientHooks hooks;
+  hooks.on_sampling = [&asked](std::string_view server_name, const json& params) -> Result<json> {
+    EXPECT_EQ(server_name, "scripted");
+    asked.push_back(params);
+    return json{{"role", "assistant"},
+                {"content", {{"type", "text"}, {"text", "The capital of France is Paris."}}},
+                {"model", "mock"},
+                {"stopReason", "endTurn"}};
+  };
+  auto client = McpClient::connect(stateless_http_config(server, kModern), hooks);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto result = (*client)->call_tool("test_input_required_result_sampling", json::object());
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->text(), "sampled: The capital of France is Paris.");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0]["maxTokens"], 100);
+  auto calls = posts_with_method(server, "tools/call");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_TRUE(calls[0].message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].contains("sampling"));
+  EXPECT_EQ(calls[1].message["params"].value("requestState", ""), "st");
+
+  // Refused by the host: the call fails with the reason and is not retried.
+  hooks.on_sampling = [](std::string_view, const json&) -> Result<json> {
+    return Status::PermissionDenied("MCP server 'scripted' may not use keel's model: denied by test");
+  };
+  auto refusing = McpClient::connect(stateless_http_config(server, kModern), hooks);
+  ASSERT_TRUE(refusing.ok()) << refusing.status().message();
+  auto refused = (*refusing)->call_tool("test_input_required_result_sampling", json::object());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("denied by test"), std::string::npos) << refused.status().message();
+  EXPECT_EQ(posts_with_method(server, "tools/call").size(), 3u);
+
+  // Without a hook sampling is not declared, and such a request is an error naming it.
+  auto plain = McpClient::connect(stateless_http_config(server, kModern));
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  auto unanswered = (*plain)->call_tool("test_input_required_result_sampling", json::object());
+  ASSERT_FALSE(unanswered.ok());
+  EXPECT_NE(unanswered.status().message().find("sampling/createMessage"), std::string::npos)
+      << unanswered.status().message();
+  auto last = posts_with_method(server, "tools/call").back();
+  EXPECT_FALSE(last.message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].contains("sampling"));
+}
+
 TEST(McpClientStateless, EndlessInputRequestsStopAfterTheBound) {
   McpHttpTestServer server;
   server.set_responder([](const McpRecordedRequest& r) {

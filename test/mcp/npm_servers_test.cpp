@@ -14,7 +14,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "keel/mcp.hpp"
 #include "support/temp_dir.hpp"
@@ -227,6 +229,69 @@ TEST(NpmMcpServers, EverythingServerOverStreamableHttp) {
 TEST(NpmMcpServers, EverythingServerOverLegacySse) {
   REQUIRE_NPM();
   exercise_everything_over_http("sse", McpTransportKind::kSse, "/sse");
+}
+
+// The reference server's trigger-sampling-request tool, offered only to a client that declares
+// sampling: it sends sampling/createMessage back to keel (in the tool call's response stream over
+// HTTP) and checks the answer against the SDK's CreateMessageResultSchema. A refusal reaches the
+// tool as JSON-RPC error -1, and its reason comes back in the tool's error.
+void exercise_everything_sampling(const McpServerConfig& config) {
+  std::mutex mu;
+  std::vector<json> asked;
+  bool refuse = false;
+  McpClientHooks hooks;
+  hooks.on_sampling = [&](std::string_view server, const json& params) -> Result<json> {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(server, "everything");
+    asked.push_back(params);
+    if (refuse) return Status::PermissionDenied("MCP server 'everything' may not use keel's model: test refusal");
+    return json{{"role", "assistant"},
+                {"content", {{"type", "text"}, {"text", "Sampled by keel."}}},
+                {"model", "keel-test-model"},
+                {"stopReason", "endTurn"}};
+  };
+  auto client = McpClient::connect(config, hooks);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto tools = (*client)->list_tools();
+  ASSERT_TRUE(tools.ok()) << tools.status().message();
+  ASSERT_TRUE(has(names(*tools), "trigger-sampling-request")) << ::testing::PrintToString(names(*tools));
+
+  auto sampled = (*client)->call_tool("trigger-sampling-request", {{"prompt", "Name a colour"}, {"maxTokens", 42}});
+  ASSERT_TRUE(sampled.ok()) << sampled.status().message();
+  EXPECT_FALSE(sampled->is_error) << sampled->text();
+  EXPECT_NE(sampled->text().find("Sampled by keel."), std::string::npos) << sampled->text();
+  EXPECT_NE(sampled->text().find("keel-test-model"), std::string::npos) << sampled->text();
+  {
+    std::lock_guard lock(mu);
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0]["maxTokens"], 42);
+    EXPECT_EQ(asked[0]["systemPrompt"], "You are a helpful test server.");
+    EXPECT_NE(asked[0]["messages"][0]["content"]["text"].get<std::string>().find("Name a colour"), std::string::npos);
+    refuse = true;
+  }
+  auto refused = (*client)->call_tool("trigger-sampling-request", {{"prompt", "again"}});
+  ASSERT_TRUE(refused.ok()) << refused.status().message();
+  EXPECT_TRUE(refused->is_error) << refused->text();
+  EXPECT_NE(refused->text().find("test refusal"), std::string::npos) << refused->text();
+  (*client)->close();
+}
+
+TEST(NpmMcpServers, EverythingServerSamplesKeelsModelOverStdio) {
+  REQUIRE_NPM();
+  exercise_everything_sampling(stdio_server("everything", {package_main("server-everything"), "stdio"}));
+}
+
+TEST(NpmMcpServers, EverythingServerSamplesKeelsModelOverStreamableHttp) {
+  REQUIRE_NPM();
+  EverythingHttp server("streamableHttp");
+  ASSERT_TRUE(server.ready());
+  McpServerConfig c;
+  c.name = "everything";
+  c.transport = McpTransportKind::kHttp;
+  c.url = server.url("/mcp");
+  c.startup_timeout_ms = 30000;
+  c.call_timeout_ms = 30000;
+  exercise_everything_sampling(c);
 }
 
 }  // namespace
