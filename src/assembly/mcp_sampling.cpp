@@ -92,9 +92,10 @@ std::string excerpt(const std::string& text, size_t most) {
   return text.size() <= most ? text : text.substr(0, most) + "...";
 }
 
-// Asks the person; true only for an explicit allow.
-bool person_allows(UserAsker& asker, std::string_view server, const SamplingAsk& ask, const std::string& why,
-                   std::chrono::milliseconds timeout) {
+// Asks the person: Ok only for an explicit allow; otherwise PermissionDenied starting with
+// `refused` and saying whether they denied it or no answer came (and why).
+Status ask_person(UserAsker& asker, std::string_view server, const SamplingAsk& ask, const std::string& why,
+                  const std::string& refused, std::chrono::milliseconds timeout) {
   UserQuestion q;
   q.question = "MCP server '" + std::string(server) + "' asks to use keel's model for a reply of up to " +
                std::to_string(ask.max_tokens) + " tokens (" + why + ").";
@@ -107,7 +108,15 @@ bool person_allows(UserAsker& asker, std::string_view server, const SamplingAsk&
   std::stop_source stop;
   StopDeadline deadline(stop, timeout);
   Result<UserAnswer> answer = asker.ask(q, stop.get_token());
-  return answer.ok() && answer->option_index == 0u;
+  if (!answer.ok()) {
+    if (stop.stop_requested()) {
+      return Status::PermissionDenied(refused + "nobody answered within " + std::to_string(timeout.count() / 1000) +
+                                      " s");
+    }
+    return Status::PermissionDenied(refused + "nobody could be asked (" + answer.status().message() + ")");
+  }
+  if (answer->option_index != 0u) return Status::PermissionDenied(refused + "the person asked did not allow it");
+  return Status::Ok();
 }
 
 // The state every call of one hook shares.
@@ -133,10 +142,7 @@ struct SamplingService {
                                       ") and nobody can be asked here; allow it with approvals: tools: "
                                       "mcp_sampling: {mode: auto} in keel.yaml");
     }
-    if (!person_allows(*setup.asker, server, ask, why, setup.question_timeout)) {
-      return Status::PermissionDenied(refused + "the person asked did not allow it");
-    }
-    return Status::Ok();
+    return ask_person(*setup.asker, server, ask, why, refused, setup.question_timeout);
   }
 
   Result<nlohmann::json> serve(std::string_view server, const nlohmann::json& params) {

@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <mutex>
+#include <thread>
 
 namespace keel::assembly {
 namespace {
@@ -161,18 +162,40 @@ TEST(McpSampling, ByDefaultThePersonIsAskedAndOnlyAnExplicitAllowRuns) {
   EXPECT_EQ(q.options, (std::vector<std::string>{"allow", "deny"}));
   EXPECT_FALSE(q.allow_free_text);
 
-  // "deny", no answer at all: refused, and the model is not asked.
-  for (Result<UserAnswer> answer :
-       {Result<UserAnswer>(UserAnswer{"deny", 1}), Result<UserAnswer>(Status::FailedPrecondition("end of input"))}) {
+  // "deny", or no answer at all (keel serve's asker has no run to put it to): refused, saying
+  // which, and the model is not asked.
+  const std::vector<std::pair<Result<UserAnswer>, std::string>> outcomes = {
+      {UserAnswer{"deny", 1}, "the person asked did not allow it"},
+      {Status::FailedPrecondition("end of input"), "nobody could be asked (end of input)"}};
+  for (const auto& [answer, says] : outcomes) {
     Fixture g;
     g.setup.asker = std::make_shared<SamplingAsker>(std::deque<Result<UserAnswer>>{answer});
     auto refused = g.hook()("docs", everything_request("x"));
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().code(), ErrorCode::kPermissionDenied);
-    EXPECT_NE(refused.status().message().find("did not allow"), std::string::npos) << refused.status().message();
+    EXPECT_NE(refused.status().message().find(says), std::string::npos) << refused.status().message();
     EXPECT_TRUE(g.model->asked.empty());
     EXPECT_EQ(g.made, 0);
   }
+}
+
+// An asker that never answers: it returns only once its question is stopped.
+class SilentAsker final : public UserAsker {
+ public:
+  Result<UserAnswer> ask(const UserQuestion&, std::stop_token stop) override {
+    while (!stop.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return Status::Cancelled("stopped");
+  }
+};
+
+TEST(McpSampling, AQuestionNobodyAnswersIsRefusedAtTheTimeout) {
+  Fixture f;
+  f.setup.asker = std::make_shared<SilentAsker>();
+  f.setup.question_timeout = std::chrono::milliseconds(50);
+  auto refused = f.hook()("docs", everything_request("x"));
+  ASSERT_EQ(refused.status().code(), ErrorCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("nobody answered within"), std::string::npos) << refused.status().message();
+  EXPECT_TRUE(f.model->asked.empty());
 }
 
 TEST(McpSampling, WithNobodyToAskARequestThatNeedsConfirmationIsRefused) {
