@@ -241,9 +241,9 @@ int login_command(const McpArgs& args) {
   if (!c) return code;
   const McpServerConfig* server = trusted_server(*c, args.server, code);
   if (server == nullptr) return code;
-  if (server->transport != McpTransportKind::kHttp) {
+  if (server->transport == McpTransportKind::kStdio) {
     return report_usage_error("MCP server '" + server->name +
-                              "' is not a Streamable HTTP server; only those sign in with OAuth");
+                              "' is a local process (stdio); only HTTP servers sign in with OAuth");
   }
   const std::stop_token stop = install_interrupt_handler();
   const auto timeout = std::chrono::seconds(args.sign_in_timeout_s);

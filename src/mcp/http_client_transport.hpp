@@ -58,8 +58,9 @@ struct HttpServerSpec {
   std::string url;                             // the MCP endpoint (http:// or https://), e.g. http://127.0.0.1:3001/mcp
   std::map<std::string, std::string> headers;  // extra headers (e.g. Authorization), sent on every request
   int64_t connect_timeout_ms = 10000;          // TCP (and TLS) connection setup, per request
-  // Streamable HTTP: asked on a 401/403 when no Authorization header is set; its token goes to
-  // this URL only. nullptr: such an answer is an error.
+  // Asked on a 401/403 when no Authorization header is set; its token goes to this URL only (and,
+  // for the legacy transport, to the message endpoint on the same origin the server announced).
+  // nullptr: such an answer is an error.
   std::shared_ptr<HttpAuthorizer> authorizer;
 };
 

@@ -97,6 +97,23 @@ std::vector<std::string> header_lines(const HttpServerSpec& spec) {
   return lines;
 }
 
+bool uses_authorizer(const HttpServerSpec& spec) {
+  if (!spec.authorizer) return false;
+  for (const auto& [name, value] : spec.headers) {
+    if (iequals(name, "authorization")) return false;  // the operator's own credentials win
+  }
+  return true;
+}
+
+std::vector<std::string> header_lines_with_token(const HttpServerSpec& spec) {
+  std::vector<std::string> lines = header_lines(spec);
+  if (uses_authorizer(spec)) {
+    if (std::string token = spec.authorizer->access_token(); !token.empty())
+      lines.push_back("Authorization: Bearer " + token);
+  }
+  return lines;
+}
+
 bool has_media_type(std::string_view content_type, std::string_view media_type) {
   std::string_view type = content_type.substr(0, content_type.find(';'));
   while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);

@@ -66,6 +66,14 @@ Status check_spec(const HttpServerSpec& spec);
 // (Accept, Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID), which would clash.
 std::vector<std::string> header_lines(const HttpServerSpec& spec);
 
+// Whether the spec's authorizer answers the server's 401/403: it is set and no Authorization
+// header of the operator's overrides it.
+bool uses_authorizer(const HttpServerSpec& spec);
+// header_lines() plus "Authorization: Bearer <token>" when the authorizer applies and has a token.
+std::vector<std::string> header_lines_with_token(const HttpServerSpec& spec);
+// The most tokens one message may obtain before its 401/403 is taken as the answer.
+inline constexpr int kMaxChallenges = 3;
+
 // Whether `content_type` ("Text/Event-Stream; charset=utf-8") is `media_type` ("text/event-stream").
 bool has_media_type(std::string_view content_type, std::string_view media_type);
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stop_token>
 #include <string>
@@ -47,6 +48,7 @@ class LegacySseTransport final : public Transport {
 
  private:
   void stream_loop(const std::stop_token& stop);
+  bool challenged(const keel::detail::HttpOutcome& out, int challenges) const;
   bool on_event(const keel::detail::SseEvent& event);
   void stop_stream();
 
@@ -100,6 +102,12 @@ bool LegacySseTransport::on_event(const keel::detail::SseEvent& event) {
   return true;
 }
 
+// Whether `out` is a 401/403 the authorizer may answer (at most kMaxChallenges times per message).
+bool LegacySseTransport::challenged(const HttpOutcome& out, int challenges) const {
+  return (out.head.status == 401 || out.head.status == 403) && out.end == HttpEnd::kCompleted &&
+         detail::uses_authorizer(spec_) && challenges < detail::kMaxChallenges;
+}
+
 void LegacySseTransport::stream_loop(const std::stop_token& stop) {
   keel::detail::HttpSession http;
   keel::detail::SseParser stream(detail::kMaxEventBytes);
@@ -107,19 +115,34 @@ void LegacySseTransport::stream_loop(const std::stop_token& stop) {
   get.method = "GET";
   get.url = spec_.url;
   get.target = spec_.url;
-  get.headers = detail::header_lines(spec_);
-  get.headers.push_back("Accept: text/event-stream");
   get.capture_headers = {"www-authenticate", "location"};
   get.connect_timeout_ms = spec_.connect_timeout_ms;
   get.stop = stop;
-  detail::ResponseReader reader(stream, callbacks_, describe(), nullptr);
-  reader.on_other_event = [this](const keel::detail::SseEvent& event) { return on_event(event); };
-  reader.attach(get);
-  const HttpOutcome out = http.perform(get);
+  std::optional<detail::ResponseReader> attempt;  // one per request: it settles on the answer's kind
+  HttpOutcome out;
+  Status why;
+  for (int challenges = 0;; ++challenges) {
+    get.headers = detail::header_lines_with_token(spec_);
+    get.headers.push_back("Accept: text/event-stream");
+    attempt.emplace(stream, callbacks_, describe(), nullptr);
+    attempt->on_other_event = [this](const keel::detail::SseEvent& event) { return on_event(event); };
+    attempt->attach(get);
+    out = http.perform(get);
+    if (!challenged(out, challenges)) break;
+    // The server wants a (better) token: get one (OAuth), then open the stream again.
+    if (Status s = spec_.authorizer->answer_challenge(out.head.status, out.head.header("www-authenticate"), stop);
+        !s.ok()) {
+      why = s;
+      break;
+    }
+    stream.reset_connection();
+  }
+  const detail::ResponseReader& reader = *attempt;
 
   const long status = out.head.status;
-  Status why;
-  if (reader.stopped_by_event()) {
+  if (!why.ok()) {
+    // no token could be had: the authorizer said why
+  } else if (reader.stopped_by_event()) {
     std::lock_guard lock(mutex_);
     why = stream_error_;
   } else if (out.end == HttpEnd::kFailed && !(reader.is_stream() && out.connection_lost)) {
@@ -174,19 +197,27 @@ Status LegacySseTransport::send(const nlohmann::json& message, const SendOptions
   post.url = endpoint;
   post.target = endpoint;
   post.body = std::move(body);
-  post.headers = detail::header_lines(spec_);
-  post.headers.push_back("Content-Type: application/json");
-  post.headers.push_back("Accept: application/json, text/event-stream");
-  post.headers.push_back("Expect:");  // no 100-continue round trip for larger bodies
   post.capture_headers = {"www-authenticate", "location"};
-  post.total_timeout_ms = detail::ms_until(deadline);
-  post.connect_timeout_ms = std::min(spec_.connect_timeout_ms, post.total_timeout_ms);
   post.stop = stop.get_token();
   // The answer is a bare acknowledgement; messages come on the stream.
   keel::detail::SseParser unused(detail::kMaxEventBytes);
-  detail::ResponseReader reader(unused, callbacks_, describe(), nullptr);
-  reader.attach(post);
-  const HttpOutcome out = pool_.acquire()->perform(post);
+  std::optional<detail::ResponseReader> attempt;  // one per request: it settles on the answer's kind
+  HttpOutcome out;
+  for (int challenges = 0;; ++challenges) {
+    // The token goes to the message endpoint too: resolve_endpoint_url kept it on the server's origin.
+    post.headers = detail::header_lines_with_token(spec_);
+    post.headers.push_back("Content-Type: application/json");
+    post.headers.push_back("Accept: application/json, text/event-stream");
+    post.headers.push_back("Expect:");  // no 100-continue round trip for larger bodies
+    post.total_timeout_ms = detail::ms_until(deadline);
+    post.connect_timeout_ms = std::min(spec_.connect_timeout_ms, post.total_timeout_ms);
+    attempt.emplace(unused, callbacks_, describe(), nullptr);
+    attempt->attach(post);
+    out = pool_.acquire()->perform(post);
+    if (!challenged(out, challenges)) break;
+    KEEL_TRY(spec_.authorizer->answer_challenge(out.head.status, out.head.header("www-authenticate"), post.stop));
+  }
+  const detail::ResponseReader& reader = *attempt;
   switch (out.end) {
     case HttpEnd::kCancelled:
       return Status::Cancelled(cat("sending a message to ", endpoint,

@@ -34,7 +34,6 @@ constexpr int kMaxListenFailures = 5;      // failed listen-stream attempts in a
 constexpr int64_t kMaxListenBackoffMs = 30000;
 constexpr int64_t kListenOpenWaitMs = 2000;  // open_listen_stream() waits this long for the first answer
 constexpr std::string_view kPostAccept = "application/json, text/event-stream";
-constexpr int kMaxChallenges = 3;  // tokens obtained for one message before its 401/403 is the answer
 
 // One send(): what it is, for messages, and its limits.
 struct Exchange {
@@ -94,7 +93,6 @@ class StreamableHttpTransport final : public Transport {
 
  private:
   HttpRequest make_request(std::string method, std::string_view accept, std::string* session) const;
-  bool uses_authorizer() const;  // an authorizer is set and no Authorization header overrides it
   // Hands the client `body` when it is the JSON-RPC error response to the request with `id`.
   bool deliver_rpc_error(const std::string& body, const nlohmann::json& id) const;
   void listen_answered();  // the first listen GET got its head or ended
@@ -133,18 +131,13 @@ HttpRequest StreamableHttpTransport::make_request(std::string method, std::strin
   r.method = std::move(method);
   r.url = spec_.url;
   r.target = spec_.url;
-  r.headers = detail::header_lines(spec_);
+  r.headers = detail::header_lines_with_token(spec_);
   r.headers.push_back(std::string("Accept: ").append(accept));
   {
     std::lock_guard lock(mutex_);
     if (!session_id_.empty()) r.headers.push_back(cat("Mcp-Session-Id: ", session_id_));
     if (!protocol_version_.empty()) r.headers.push_back(cat("MCP-Protocol-Version: ", protocol_version_));
     if (session != nullptr) *session = session_id_;
-  }
-  if (uses_authorizer()) {
-    if (std::string token = spec_.authorizer->access_token(); !token.empty()) {
-      r.headers.push_back(cat("Authorization: Bearer ", token));
-    }
   }
   r.capture_headers = {"mcp-session-id", "www-authenticate", "location"};
   r.connect_timeout_ms = spec_.connect_timeout_ms;
@@ -250,7 +243,7 @@ Status StreamableHttpTransport::send(const nlohmann::json& message, const SendOp
     const Clock::time_point ended = Clock::now();
     remember_session(out, method == "initialize");
     const long status = out.head.status;
-    if ((status == 401 || status == 403) && uses_authorizer() && challenges < kMaxChallenges &&
+    if ((status == 401 || status == 403) && detail::uses_authorizer(spec_) && challenges < detail::kMaxChallenges &&
         out.end == HttpEnd::kCompleted) {
       // The server wants a (better) token: get one, then send the message again.
       KEEL_TRY(spec_.authorizer->answer_challenge(status, out.head.header("www-authenticate"), x.stop));
@@ -282,14 +275,6 @@ bool StreamableHttpTransport::deliver_rpc_error(const std::string& body, const n
     return false;
   }
   if (callbacks_.on_message) callbacks_.on_message(std::move(answer));
-  return true;
-}
-
-bool StreamableHttpTransport::uses_authorizer() const {
-  if (!spec_.authorizer) return false;
-  for (const auto& [name, value] : spec_.headers) {
-    if (keel::detail::lowercase(name) == "authorization") return false;  // the operator's own credentials win
-  }
   return true;
 }
 

@@ -22,7 +22,7 @@ std::unique_ptr<Transport> make_transport(const McpServerConfig& config, const M
       spec.url = config.url;
       spec.headers = config.headers;
       spec.connect_timeout_ms = std::min<int64_t>(config.startup_timeout_ms, 10000);
-      if (config.transport == McpTransportKind::kHttp) {
+      {  // both HTTP transports answer a server's OAuth challenge
         OAuthAuthorizerOptions oauth;
         oauth.server_name = config.name;
         oauth.server_url = config.url;

@@ -62,10 +62,15 @@ std::map<std::string, std::string> form_of(const std::string& text) {
 // An MCP server whose token endpoint is its own: PKCE S256 checked, refresh tokens rotated.
 class OAuthMcpServer {
  public:
-  explicit OAuthMcpServer(std::string resource_override = "") : resource_override_(std::move(resource_override)) {
+  // `legacy`: the 2024-11-05 HTTP+SSE transport (GET /sse announces /messages; answers come on the
+  // stream) instead of Streamable HTTP at /mcp.
+  explicit OAuthMcpServer(std::string resource_override = "", bool legacy = false)
+      : resource_override_(std::move(resource_override)), legacy_(legacy) {
     server_.set_responder([this](const McpRecordedRequest& r) { return answer(r); });
   }
-  std::string url(std::string_view path = "/mcp") const { return server_.url(path); }
+  std::string url(std::string_view path) const { return server_.url(path); }
+  std::string url() const { return server_.url(legacy_ ? "/sse" : "/mcp"); }
+  bool legacy() const { return legacy_; }
   void refuse_tokens() {
     std::lock_guard lock(mu_);
     refuse_tokens_ = true;
@@ -86,7 +91,7 @@ class OAuthMcpServer {
  private:
   McpHttpReply answer(const McpRecordedRequest& r) {
     const std::string path = r.target.substr(0, r.target.find('?'));
-    if (path == "/.well-known/oauth-protected-resource/mcp") {
+    if (path == (legacy_ ? "/.well-known/oauth-protected-resource/sse" : "/.well-known/oauth-protected-resource/mcp")) {
       return testing::mcp_json_reply({{"resource", resource_override_.empty() ? url() : resource_override_},
                                       {"authorization_servers", {url("")}},
                                       {"scopes_supported", {"tools"}}});
@@ -112,7 +117,7 @@ class OAuthMcpServer {
       return testing::mcp_status_reply(302, "", "text/plain", {{"Location", location}});
     }
     if (path == "/token") return token(form_of(r.body));
-    if (path == "/mcp") return mcp(r);
+    if (path == "/mcp" || path == "/sse" || path == "/messages") return mcp(r);
     return testing::mcp_status_reply(404);
   }
 
@@ -151,31 +156,49 @@ class OAuthMcpServer {
       if (auth.rfind("Bearer ", 0) != 0 || !valid_access_.count(auth.substr(7))) {
         return testing::mcp_status_reply(
             401, R"({"error":"invalid_token"})", "application/json",
-            {{"WWW-Authenticate", "Bearer resource_metadata=\"" + url("/.well-known/oauth-protected-resource/mcp") + "\""}});
+            {{"WWW-Authenticate", "Bearer resource_metadata=\"" + url(legacy_ ? "/.well-known/oauth-protected-resource/sse"
+                                                                                : "/.well-known/oauth-protected-resource/mcp") +
+                                       "\""}});
       }
+    }
+    if (legacy_ && r.method == "GET" && r.target == "/sse") {
+      testing::McpHttpReply stream = testing::mcp_sse_reply({{0, "event: endpoint\ndata: /messages?session=s1\n\n"}});
+      std::lock_guard lock(mu_);
+      channel_ = std::make_shared<testing::McpStreamChannel>();  // each keel process opens its own stream
+      stream.channel = channel_;
+      return stream;
     }
     if (r.method != "POST") return testing::mcp_status_reply(405);
     const json& m = r.message;
     if (!m.contains("id")) return testing::mcp_status_reply(202);
+    json response = answer_rpc(m);
+    if (!legacy_) return testing::mcp_json_reply(response);
+    std::lock_guard lock(mu_);
+    channel_->push(testing::mcp_sse_event(response));
+    return testing::mcp_status_reply(202, "Accepted");
+  }
+
+  static json answer_rpc(const json& m) {
     std::string method = m.value("method", "");
     if (method == "initialize") {
-      return testing::mcp_json_reply(testing::mcp_result(
-          m, {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"tools", json::object()}}},
-              {"serverInfo", {{"name", "guarded"}, {"version", "1"}}}}));
+      return testing::mcp_result(m, {{"protocolVersion", "2025-11-25"},
+                                     {"capabilities", {{"tools", json::object()}}},
+                                     {"serverInfo", {{"name", "guarded"}, {"version", "1"}}}});
     }
     if (method == "tools/list") {
-      return testing::mcp_json_reply(testing::mcp_result(
-          m, {{"tools", {{{"name", "whoami"}, {"inputSchema", {{"type", "object"}}}, {"annotations", {{"readOnlyHint", true}}}}}}}));
+      return testing::mcp_result(
+          m, {{"tools", {{{"name", "whoami"}, {"inputSchema", {{"type", "object"}}}, {"annotations", {{"readOnlyHint", true}}}}}}});
     }
     if (method == "tools/call") {
-      return testing::mcp_json_reply(
-          testing::mcp_result(m, {{"content", {{{"type", "text"}, {"text", "signed-in caller"}}}}}));
+      return testing::mcp_result(m, {{"content", {{{"type", "text"}, {"text", "signed-in caller"}}}}});
     }
-    return testing::mcp_json_reply(testing::mcp_result(m, json::object()));
+    return testing::mcp_result(m, json::object());
   }
 
   const std::string resource_override_;
+  const bool legacy_;
   mutable std::mutex mu_;
+  std::shared_ptr<testing::McpStreamChannel> channel_ = std::make_shared<testing::McpStreamChannel>();
   std::string challenge_;
   std::set<std::string> valid_access_, valid_refresh_;
   std::vector<std::string> grants_;
@@ -189,7 +212,7 @@ class McpOAuthCliTest : public ::testing::Test {
  protected:
   void configure(const OAuthMcpServer& server) {
     redirect_port_ = free_port();
-    json entry = {{"type", "http"},
+    json entry = {{"type", server.legacy() ? "sse" : "http"},
                   {"url", server.url()},
                   {"oauth", {{"redirectUri", "http://127.0.0.1:" + std::to_string(redirect_port_) + "/callback"}}}};
     home_.write("xdg/keel/config.yaml", "mcpServers: " + json({{"guarded", entry}}).dump() + "\n");
@@ -295,6 +318,27 @@ TEST_F(McpOAuthCliTest, LoginKeepsTokensThatLaterRunsUseAndRefresh) {
   EXPECT_EQ(stored["tokens"]["refresh_token"], "refresh-2");
 }
 
+// The same sign-in for a server on the legacy HTTP+SSE transport (2024-11-05): its event stream
+// and its messages carry the token, which is refreshed there too.
+TEST_F(McpOAuthCliTest, ALegacySseServerSignsInTheSameWay) {
+  OAuthMcpServer server("", /*legacy=*/true);
+  configure(server);
+  CliRun before = keel({"mcp", "call", "guarded", "whoami"});
+  EXPECT_EQ(before.exit_code, 4) << before.out << before.err;
+  EXPECT_NE(before.err.find("keel mcp login guarded"), std::string::npos) << before.err;
+
+  CliRun login = login_as_browser();
+  ASSERT_EQ(login.exit_code, 0) << login.out << login.err;
+  CliRun call = keel({"mcp", "call", "guarded", "whoami"});
+  EXPECT_EQ(call.exit_code, 0) << call.err;
+  EXPECT_NE(call.out.find("signed-in caller"), std::string::npos) << call.out;
+  server.revoke_access_tokens();
+  CliRun refreshed = keel({"mcp", "call", "guarded", "whoami"});
+  EXPECT_EQ(refreshed.exit_code, 0) << refreshed.err;
+  EXPECT_EQ(server.authorizations(), 1) << "a refresh, not a sign-in";
+  EXPECT_EQ(server.token_grants(), (std::vector<std::string>{"authorization_code", "refresh_token"}));
+}
+
 TEST_F(McpOAuthCliTest, AStoredSignInOthersCanReadIsRefused) {
   OAuthMcpServer server;
   configure(server);
@@ -359,6 +403,12 @@ TEST_F(McpOAuthCliTest, OAuthSettingsAreChecked) {
   CliRun list = keel({"mcp", "list"});
   EXPECT_EQ(list.exit_code, 2);
   EXPECT_NE(list.err.find("clientSecret needs clientId"), std::string::npos) << list.err;
+
+  home_.write("xdg/keel/config.yaml", R"(mcpServers: {"local": {"command": "/bin/true"}})"
+                                      "\n");
+  CliRun login = keel({"mcp", "login", "local"});
+  EXPECT_EQ(login.exit_code, 2);
+  EXPECT_NE(login.err.find("only HTTP servers sign in with OAuth"), std::string::npos) << login.err;
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "mcp/http_client_transport.hpp"
 #include "mcp/http_endpoint_url.hpp"
@@ -78,6 +80,102 @@ TEST_F(LegacySseTest, PostedRequestIsAnsweredOnTheEventStream) {
   EXPECT_LE(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(), 1000);
   EXPECT_TRUE(inbox_.closed().empty());  // a close() the client asked for is not reported
   EXPECT_TRUE(inbox_.garbage().empty());
+}
+
+// Hands out "token-1", "token-2", ... one per challenge answered, and records the challenges.
+class CountingAuthorizer final : public mcp::HttpAuthorizer {
+ public:
+  std::string access_token() override {
+    std::lock_guard lock(mu_);
+    return issued_ == 0 ? "" : "token-" + std::to_string(issued_);
+  }
+  Status answer_challenge(long status, std::string_view www_authenticate, std::stop_token) override {
+    std::lock_guard lock(mu_);
+    challenges.push_back(std::to_string(status) + " " + std::string(www_authenticate));
+    if (refuse) return Status::Unauthenticated("no sign-in stored; run keel mcp login legacy");
+    ++issued_;
+    return Status::Ok();
+  }
+  std::vector<std::string> challenges;
+  bool refuse = false;
+
+ private:
+  std::mutex mu_;
+  int issued_ = 0;
+};
+
+// OAuth on the legacy transport: the event stream and the messages get the token the authorizer
+// obtains when the server answers 401 with a Bearer challenge, and a token the server stops taking
+// is renewed on the message's 401; an operator's own Authorization header would win (as above).
+TEST_F(LegacySseTest, AServersOAuthChallengeIsAnsweredOnTheStreamAndTheMessages) {
+  std::string accepted = "token-1";
+  std::mutex mu;
+  server_.set_responder([&, this](const McpRecordedRequest& r) {
+    std::string wanted;
+    {
+      std::lock_guard lock(mu);
+      wanted = "Bearer " + accepted;
+    }
+    if (r.header("authorization") != wanted) {
+      return mcp_status_reply(
+          401, R"({"error":"invalid_token"})", "application/json",
+          {{"WWW-Authenticate",
+            "Bearer resource_metadata=\"" + server_.url("/.well-known/oauth-protected-resource/sse") + "\""}});
+    }
+    if (r.method == "GET" && r.target == "/sse") {
+      McpHttpReply stream = mcp_sse_reply({{0, endpoint_event_}});
+      stream.channel = channel_;
+      return stream;
+    }
+    if (r.method == "POST" && r.target == "/messages?session=abc") {
+      if (r.message.contains("id")) channel_->push(mcp_sse_event(mcp_result(r.message, {{"ok", true}})));
+      return mcp_status_reply(202, "Accepted");
+    }
+    return mcp_status_reply(404, "no route");
+  });
+  auto authorizer = std::make_shared<CountingAuthorizer>();
+  mcp::HttpServerSpec spec;
+  spec.url = server_.url("/sse");
+  spec.authorizer = authorizer;
+  auto t = mcp::make_legacy_sse_transport(spec);
+  const Status started = t->start(inbox_.callbacks(), 5s);
+  ASSERT_TRUE(started.ok()) << started.to_string();
+  ASSERT_EQ(authorizer->challenges.size(), 1u);
+  EXPECT_NE(authorizer->challenges[0].find("401 Bearer resource_metadata="), std::string::npos)
+      << authorizer->challenges[0];
+
+  {
+    std::lock_guard lock(mu);
+    accepted = "token-2";  // the server stops taking the first token
+  }
+  ASSERT_TRUE(t->send(mcp_request(1, "initialize"), inbox_.awaiting(1)).ok());
+  ASSERT_TRUE(inbox_.wait_for_messages(1));
+  EXPECT_EQ(authorizer->challenges.size(), 2u);
+  const std::vector<McpRecordedRequest> requests = server_.requests();
+  ASSERT_EQ(requests.size(), 4u);  // GET 401, GET, POST 401, POST
+  EXPECT_EQ(requests[0].header("authorization"), "");
+  EXPECT_EQ(requests[1].header("authorization"), "Bearer token-1");
+  EXPECT_EQ(requests[2].header("authorization"), "Bearer token-1");
+  EXPECT_EQ(requests[3].header("authorization"), "Bearer token-2");
+  EXPECT_EQ(requests[3].method, "POST");
+  t->close(100ms);
+}
+
+TEST_F(LegacySseTest, NoTokenToBeHadFailsTheStartWithTheAuthorizersReason) {
+  server_.set_responder([](const McpRecordedRequest&) {
+    return mcp_status_reply(401, "", "text/plain", {{"WWW-Authenticate", "Bearer"}});
+  });
+  auto authorizer = std::make_shared<CountingAuthorizer>();
+  authorizer->refuse = true;
+  mcp::HttpServerSpec spec;
+  spec.url = server_.url("/sse");
+  spec.authorizer = authorizer;
+  auto t = mcp::make_legacy_sse_transport(spec);
+  const Status started = t->start(inbox_.callbacks(), 5s);
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.code(), ErrorCode::kUnauthenticated);
+  EXPECT_NE(started.message().find("keel mcp login legacy"), std::string::npos) << started.message();
+  EXPECT_EQ(server_.requests().size(), 1u);
 }
 
 TEST_F(LegacySseTest, StreamDropIsReportedOnceAsUnavailable) {
