@@ -51,7 +51,7 @@ bench-wasm: test-wasm
 # libFuzzer targets (clang-14, ASan+UBSan) for the tool-call parser and the JSON repair pass, seeded
 # from the protocol corpus, and for the autopilot's feed and cron readers, seeded from
 # test/fixtures/feeds; each runs FUZZ_SECONDS and any crash, leak or hang fails the build.
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 45
 FUZZ_SANITIZE = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_FLAGS = -std=c++20 $(FUZZ_SANITIZE) -I$(CURDIR)/include -I$(CURDIR)/src
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
