@@ -71,6 +71,13 @@ TEST(CallSignatureTest, SimilarityNormalisesStringsAndRejectsOtherDifferences) {
                                         R"({"q":"cheap flights london paris march 2026"})"), 0.8);
   EXPECT_EQ(detail::argument_similarity(R"({"n":1})", R"({"n":2})"), 0.0);
   EXPECT_EQ(detail::argument_similarity(R"({"a":"x"})", R"({"b":"x"})"), 0.0);
+  // A phrase whose space is an escaped tab or line break is still a phrase, whichever side it is on.
+  EXPECT_EQ(detail::argument_similarity(R"({"q":"weather\tparis"})", R"({"q":"Weather Paris"})"), 1.0);
+  EXPECT_EQ(detail::argument_similarity(R"({"q":"Weather Paris"})", R"({"q":"weather\nparis"})"), 1.0);
+  // Without any phrase the answer is 0 for any difference, in both orders.
+  EXPECT_EQ(detail::argument_similarity(R"({"a":1,"b":2})", R"({"a":1,"b":3})"), 0.0);
+  EXPECT_EQ(detail::argument_similarity(R"({"id":"x1"})", R"({"id":"x 1"})"), 0.0);
+  EXPECT_EQ(detail::argument_similarity(R"({"id":"x 1"})", R"({"id":"x1"})"), 0.0);
 }
 
 TEST(PreflightTest, HintsNameOnlyRegisteredTools) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "keel/core/json_codec.hpp"
 
@@ -133,6 +135,41 @@ TEST(HostedMachine, IncrementalRequestsSendEachMessageOnce) {
       {{"type", "tools_finished"}, {"results", {{{"call_id", "c1"}, {"status", "ok"}, {"content", "alpha"}}}}});
   EXPECT_EQ(json(held), f["request"]["messages"]);
   EXPECT_FALSE(HostedMachine::create({{"task", "x"}, {"incremental_requests", "yes"}}).ok());
+}
+
+// Requests reuse the tools' JSON while the offered tools stay the same, and render it again when
+// they change (a deferred tool that tool_search loaded joins the next request).
+TEST(HostedMachine, EachRequestCarriesTheToolsOfferedThen) {
+  json search = {{"name", "tool_search"}, {"description", "finds tools"}, {"read_only", true}};
+  json git_log = {{"name", "git__log"},
+                  {"description", "shows the log"},
+                  {"deferred", true},
+                  {"parameters", {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}}}};
+  auto m = HostedMachine::create({{"tools", {read_tool(), search, git_log}}, {"task", "show the git log"}});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto names = [](const json& d) {
+    std::vector<std::string> out;
+    for (const json& t : d["request"]["tools"]) out.push_back(t["name"]);
+    return out;
+  };
+  json d = m->start();
+  EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search"}));
+  m->step({{"type", "model_replied"},
+           {"reply", {{"tool_calls", {{{"id", "c1"}, {"name", "fs_read"}, {"arguments", {{"path", "a"}}}}}}}}});
+  d = m->step({{"type", "tools_finished"}, {"results", {{{"call_id", "c1"}, {"status", "ok"}, {"content", "alpha"}}}}});
+  ASSERT_EQ(d["action"], "call_model");
+  EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search"}));
+  EXPECT_EQ(d["request"]["tools"][0]["parameters"]["properties"]["path"]["type"], "string");
+  m->step({{"type", "model_replied"},
+           {"reply", {{"tool_calls", {{{"id", "c2"}, {"name", "tool_search"}, {"arguments", {{"query", "git"}}}}}}}}});
+  d = m->step({{"type", "tools_finished"},
+               {"results",
+                {{{"call_id", "c2"},
+                  {"status", "ok"},
+                  {"content", R"({"query":"git","matches":[{"name":"git__log","loaded":true}],"total":1})"}}}}});
+  ASSERT_EQ(d["action"], "call_model");
+  EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search", "git__log"}));
+  EXPECT_EQ(d["request"]["tools"][2]["parameters"]["properties"]["n"]["type"], "integer");
 }
 
 TEST(HostedMachine, InstructionsBuildKeelsSectionedPromptWithTheToolsForTheTextProtocol) {

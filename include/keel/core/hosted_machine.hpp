@@ -60,6 +60,10 @@ class HostedMachine {
   AgentMachine machine_;
   bool incremental_ = false;
   std::vector<Message> sent_;  // incremental: the messages of the last request, in send order
+  // The tools of the last request and their JSON, reused while they stay the same: parsing every
+  // schema again was a large part of a step's cost in the browser.
+  std::vector<ToolSpec> rendered_tools_;
+  nlohmann::json rendered_tools_json_;
 };
 
 }  // namespace keel

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -59,7 +60,12 @@ Result<std::vector<ToolSpec>> tool_specs_from_json(const nlohmann::json& json, s
 // send order), "tools" ([{"name", "description", "parameters" (object)}], empty when tools are
 // disabled), "tools_enabled", "round", "final_round", "sampling", and when set "tool_choice",
 // "response_schema"}. With `first_message` > 0 the messages before it are left out (the host already
-// holds them) and "messages_from" says how many.
-nlohmann::json model_request_to_json(const ModelRequest& request, size_t first_message = 0);
+// holds them) and "messages_from" says how many. `rendered_tools`, when given, is used as "tools"
+// (tools_to_json of the request's tools, kept by a caller that sends the same tools again).
+nlohmann::json model_request_to_json(const ModelRequest& request, size_t first_message = 0,
+                                     const nlohmann::json* rendered_tools = nullptr);
+// The "tools" of model_request_to_json for `tools` (each schema parsed; one that is not a JSON
+// object is sent as {"type":"object"}).
+nlohmann::json tools_to_json(std::span<const ToolSpec> tools);
 
 }  // namespace keel

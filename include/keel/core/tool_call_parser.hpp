@@ -38,5 +38,8 @@ class ToolCallParser {
 
 // The universal parser with format auto-detection.
 std::unique_ptr<ToolCallParser> make_default_tool_call_parser();
+// One default parser shared by everything that uses it (it is immutable): building its marker
+// tables for every format costs more than parsing a reply, so an agent run does not build its own.
+std::shared_ptr<const ToolCallParser> shared_default_tool_call_parser();
 
 }  // namespace keel

@@ -79,7 +79,7 @@ AgentMachine::AgentMachine(AgentConfig config, std::vector<ToolSpec> tools,
       has_deferred_(has_deferred_tools(tools_)),
       parser_(std::move(parser)),
       context_(config_.context, config_.token_counter) {
-  if (!parser_) parser_ = make_default_tool_call_parser();
+  if (!parser_) parser_ = shared_default_tool_call_parser();
   config_.max_rounds = std::max(1, config_.max_rounds);
   config_.repeated_failure_limit = std::max(1, config_.repeated_failure_limit);
   config_.max_empty_replies = std::max(0, config_.max_empty_replies);

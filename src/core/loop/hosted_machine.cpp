@@ -1,5 +1,6 @@
 #include "keel/core/hosted_machine.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "keel/core/json_codec.hpp"
@@ -115,14 +116,22 @@ json HostedMachine::state() const {
 }
 
 json HostedMachine::request_json(const ModelRequest& r) {
-  if (!incremental_) return model_request_to_json(r);
-  std::vector<const Message*> messages;
-  r.for_each_message([&](const Message& m) { messages.push_back(&m); });
   size_t shared = 0;
-  while (shared < messages.size() && shared < sent_.size() && same_message(sent_[shared], *messages[shared])) ++shared;
-  sent_.resize(shared);
-  for (size_t i = shared; i < messages.size(); ++i) sent_.push_back(*messages[i]);
-  return model_request_to_json(r, shared);
+  if (incremental_) {
+    std::vector<const Message*> messages;
+    r.for_each_message([&](const Message& m) { messages.push_back(&m); });
+    while (shared < messages.size() && shared < sent_.size() && same_message(sent_[shared], *messages[shared])) ++shared;
+    sent_.resize(shared);
+    for (size_t i = shared; i < messages.size(); ++i) sent_.push_back(*messages[i]);
+  }
+  if (!r.tools_enabled) return model_request_to_json(r, shared);
+  const bool same = rendered_tools_.size() == r.tools.size() &&
+                    std::equal(r.tools.begin(), r.tools.end(), rendered_tools_.begin(), same_definition);
+  if (!same) {
+    rendered_tools_.assign(r.tools.begin(), r.tools.end());
+    rendered_tools_json_ = tools_to_json(r.tools);
+  }
+  return model_request_to_json(r, shared, &rendered_tools_json_);
 }
 
 json HostedMachine::present(const Decision& d) {

@@ -327,4 +327,9 @@ std::unique_ptr<ToolCallParser> make_default_tool_call_parser() {
   return std::move(p).value();
 }
 
+std::shared_ptr<const ToolCallParser> shared_default_tool_call_parser() {
+  static const std::shared_ptr<const ToolCallParser> parser = make_default_tool_call_parser();
+  return parser;
+}
+
 }  // namespace keel

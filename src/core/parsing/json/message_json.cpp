@@ -114,21 +114,23 @@ Result<std::vector<ToolSpec>> tool_specs_from_json(const json& j, std::string_vi
   return out;
 }
 
-json model_request_to_json(const ModelRequest& r, size_t first_message) {
+json tools_to_json(std::span<const ToolSpec> tools) {
+  json out = json::array();
+  for (const ToolSpec& t : tools) {
+    json params = json::parse(t.parameters_schema.empty() ? std::string("{}") : t.parameters_schema, nullptr, false);
+    if (params.is_discarded() || !params.is_object()) params = json{{"type", "object"}};
+    out.push_back({{"name", t.name}, {"description", t.description}, {"parameters", std::move(params)}});
+  }
+  return out;
+}
+
+json model_request_to_json(const ModelRequest& r, size_t first_message, const json* rendered_tools) {
   json messages = json::array();
   size_t index = 0;
   r.for_each_message([&](const Message& m) {
     if (index++ >= first_message) messages.push_back(chat_message_to_json(m));
   });
-  json tools = json::array();
-  if (r.tools_enabled) {
-    for (const ToolSpec& t : r.tools) {
-      json params = json::parse(t.parameters_schema.empty() ? std::string("{}") : t.parameters_schema, nullptr, false);
-      if (params.is_discarded() || !params.is_object()) params = json{{"type", "object"}};
-      tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", std::move(params)}});
-    }
-  }
-  json j = {{"messages", std::move(messages)},  {"tools", std::move(tools)},
+  json j = {{"messages", std::move(messages)},  {"tools", !r.tools_enabled ? json::array() : rendered_tools != nullptr ? *rendered_tools : tools_to_json(r.tools)},
             {"tools_enabled", r.tools_enabled}, {"round", r.round},
             {"final_round", r.final_round},     {"sampling", sampling_to_json(r.sampling)}};
   if (first_message > 0) j["messages_from"] = first_message;
