@@ -120,7 +120,8 @@ json HostedMachine::request_json(const ModelRequest& r) {
   if (incremental_) {
     std::vector<const Message*> messages;
     r.for_each_message([&](const Message& m) { messages.push_back(&m); });
-    while (shared < messages.size() && shared < sent_.size() && same_message(sent_[shared], *messages[shared])) ++shared;
+    while (shared < messages.size() && shared < sent_.size() && same_message(sent_[shared], *messages[shared]))
+      ++shared;
     sent_.resize(shared);
     for (size_t i = shared; i < messages.size(); ++i) sent_.push_back(*messages[i]);
   }

@@ -130,9 +130,14 @@ json model_request_to_json(const ModelRequest& r, size_t first_message, const js
   r.for_each_message([&](const Message& m) {
     if (index++ >= first_message) messages.push_back(chat_message_to_json(m));
   });
-  json j = {{"messages", std::move(messages)},  {"tools", !r.tools_enabled ? json::array() : rendered_tools != nullptr ? *rendered_tools : tools_to_json(r.tools)},
-            {"tools_enabled", r.tools_enabled}, {"round", r.round},
-            {"final_round", r.final_round},     {"sampling", sampling_to_json(r.sampling)}};
+  json j = {{"messages", std::move(messages)},
+            {"tools", !r.tools_enabled            ? json::array()
+                      : rendered_tools != nullptr ? *rendered_tools
+                                                  : tools_to_json(r.tools)},
+            {"tools_enabled", r.tools_enabled},
+            {"round", r.round},
+            {"final_round", r.final_round},
+            {"sampling", sampling_to_json(r.sampling)}};
   if (first_message > 0) j["messages_from"] = first_message;
   if (!r.tool_choice.empty()) j["tool_choice"] = r.tool_choice;
   if (!r.response_schema.empty()) j["response_schema"] = r.response_schema;
