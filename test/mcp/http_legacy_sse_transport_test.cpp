@@ -27,18 +27,21 @@ class LegacySseTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.running());
     endpoint_event_ = "event: endpoint\ndata: /messages?session=abc\n\n";
-    server_.set_responder([this](const McpRecordedRequest& r) {
-      if (r.method == "GET" && r.target == "/sse") {
-        McpHttpReply stream = mcp_sse_reply({{0, ": hello\n\n"}, {0, endpoint_event_}});
-        stream.channel = channel_;
-        return stream;
-      }
-      if (r.method == "POST" && r.target == "/messages?session=abc") {
-        if (r.message.contains("id")) channel_->push(mcp_sse_event(mcp_result(r.message, {{"ok", true}})));
-        return mcp_status_reply(202, "Accepted");
-      }
-      return mcp_status_reply(404, "no route");
-    });
+    server_.set_responder([this](const McpRecordedRequest& r) { return legacy_route(r); });
+  }
+
+  // The legacy server: the event stream announces the endpoint; a POSTed request is answered on it.
+  McpHttpReply legacy_route(const McpRecordedRequest& r) {
+    if (r.method == "GET" && r.target == "/sse") {
+      McpHttpReply stream = mcp_sse_reply({{0, ": hello\n\n"}, {0, endpoint_event_}});
+      stream.channel = channel_;
+      return stream;
+    }
+    if (r.method == "POST" && r.target == "/messages?session=abc") {
+      if (r.message.contains("id")) channel_->push(mcp_sse_event(mcp_result(r.message, {{"ok", true}})));
+      return mcp_status_reply(202, "Accepted");
+    }
+    return mcp_status_reply(404, "no route");
   }
 
   std::unique_ptr<mcp::Transport> make() {
@@ -122,16 +125,7 @@ TEST_F(LegacySseTest, AServersOAuthChallengeIsAnsweredOnTheStreamAndTheMessages)
           {{"WWW-Authenticate",
             "Bearer resource_metadata=\"" + server_.url("/.well-known/oauth-protected-resource/sse") + "\""}});
     }
-    if (r.method == "GET" && r.target == "/sse") {
-      McpHttpReply stream = mcp_sse_reply({{0, endpoint_event_}});
-      stream.channel = channel_;
-      return stream;
-    }
-    if (r.method == "POST" && r.target == "/messages?session=abc") {
-      if (r.message.contains("id")) channel_->push(mcp_sse_event(mcp_result(r.message, {{"ok", true}})));
-      return mcp_status_reply(202, "Accepted");
-    }
-    return mcp_status_reply(404, "no route");
+    return legacy_route(r);
   });
   auto authorizer = std::make_shared<CountingAuthorizer>();
   mcp::HttpServerSpec spec;
