@@ -13,13 +13,15 @@
 
 namespace keel::api {
 
-struct RemoteInputs {
-  nlohmann::json approvals = nlohmann::json::array();  // {id, run_id, session_id, call, risk, reason}
-  nlohmann::json questions = nlohmann::json::array();  // {id, run_id, session_id, question, options, allow_free_text}
+enum class RemoteInputKind {
+  kApprovals,  // {id, run_id, session_id, call, risk, reason}
+  kQuestions,  // {id, run_id, session_id, question, options, allow_free_text}
 };
 
-// The items of `workspace`'s runs parked on instances other than `own_instance`; what cannot be
-// read is left out (the list is for people to act on, the events stay the record).
-RemoteInputs remote_inputs(Store& store, const std::string& workspace, const std::string& own_instance);
+// The open items of `kind` of `workspace`'s runs parked for them on instances other than
+// `own_instance` (only those runs' session logs are read); what cannot be read is left out (the
+// list is for people to act on, the events stay the record).
+nlohmann::json remote_inputs(Store& store, const std::string& workspace, const std::string& own_instance,
+                             RemoteInputKind kind);
 
 }  // namespace keel::api

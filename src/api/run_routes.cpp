@@ -73,7 +73,8 @@ void list_approvals(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) 
   }
   // Several instances: also what waits on runs the others hold (a decision sent here reaches them).
   if (ctx->runs.shares_queue()) {
-    for (nlohmann::json& item : remote_inputs(ctx->store, ctx->runs.workspace(), ctx->runs.instance()).approvals) {
+    for (nlohmann::json& item :
+         remote_inputs(ctx->store, ctx->runs.workspace(), ctx->runs.instance(), RemoteInputKind::kApprovals)) {
       list.push_back(std::move(item));
     }
   }
@@ -123,7 +124,8 @@ void list_questions(const Ctx& ctx, const HttpRequest& req, HttpResponder& out) 
                     {"allow_free_text", q.question.allow_free_text}});
   }
   if (ctx->runs.shares_queue()) {  // see list_approvals
-    for (nlohmann::json& item : remote_inputs(ctx->store, ctx->runs.workspace(), ctx->runs.instance()).questions) {
+    for (nlohmann::json& item :
+         remote_inputs(ctx->store, ctx->runs.workspace(), ctx->runs.instance(), RemoteInputKind::kQuestions)) {
       list.push_back(std::move(item));
     }
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "assembly/stop_deadline.hpp"
+#include "core/text/text_util.hpp"
 #include "keel/core/approval_gate.hpp"
 #include "runtime/approval_policy.hpp"
 
@@ -88,10 +89,6 @@ std::string canonical_arguments(std::string_view server, const SamplingAsk& ask)
       .dump();
 }
 
-std::string excerpt(const std::string& text, size_t most) {
-  return text.size() <= most ? text : text.substr(0, most) + "...";
-}
-
 // Asks the person: Ok only for an explicit allow; otherwise PermissionDenied starting with
 // `refused` and saying whether they denied it or no answer came (and why).
 Status ask_person(UserAsker& asker, std::string_view server, const SamplingAsk& ask, const std::string& why,
@@ -99,9 +96,9 @@ Status ask_person(UserAsker& asker, std::string_view server, const SamplingAsk& 
   UserQuestion q;
   q.question = "MCP server '" + std::string(server) + "' asks to use keel's model for a reply of up to " +
                std::to_string(ask.max_tokens) + " tokens (" + why + ").";
-  if (!ask.system.empty()) q.question += "\nSystem prompt: " + excerpt(ask.system, 300);
+  if (!ask.system.empty()) q.question += "\nSystem prompt: " + detail::shorten(ask.system, 300);
   const Message& last = ask.messages.back();
-  q.question += "\nLast message (" + std::string(role_name(last.role)) + "): " + excerpt(last.content, 500);
+  q.question += "\nLast message (" + std::string(role_name(last.role)) + "): " + detail::shorten(last.content, 500);
   q.question += "\nAllow it?";
   q.options = {"allow", "deny"};
   q.allow_free_text = false;

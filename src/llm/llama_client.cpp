@@ -26,7 +26,7 @@ struct LocalClient::Impl {
   int64_t last_evaluated = 0;
   int64_t last_reused = 0;
   bool state_restored = false;
-  std::unique_ptr<ToolCallParser> parser = make_default_tool_call_parser();
+  std::shared_ptr<const ToolCallParser> parser = shared_default_tool_call_parser();
 
   ~Impl() {
     if (ctx != nullptr) llama_detail::llama().llama_free(ctx);

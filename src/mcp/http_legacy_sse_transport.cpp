@@ -49,6 +49,7 @@ class LegacySseTransport final : public Transport {
  private:
   void stream_loop(const std::stop_token& stop);
   bool challenged(const keel::detail::HttpOutcome& out, int challenges) const;
+  Status stream_end(const keel::detail::HttpOutcome& out, const detail::ResponseReader& reader);
   bool on_event(const keel::detail::SseEvent& event);
   void stop_stream();
 
@@ -108,6 +109,29 @@ bool LegacySseTransport::challenged(const HttpOutcome& out, int challenges) cons
          detail::uses_authorizer(spec_) && challenges < detail::kMaxChallenges;
 }
 
+// Why the event stream `out` (read by `reader`) ended: an event that stopped it, a failed
+// request, an error status, a body that is no event stream, an oversized event, or the end.
+Status LegacySseTransport::stream_end(const HttpOutcome& out, const detail::ResponseReader& reader) {
+  const long status = out.head.status;
+  if (reader.stopped_by_event()) {
+    std::lock_guard lock(mutex_);
+    return stream_error_;
+  }
+  if (out.end == HttpEnd::kFailed && !(reader.is_stream() && out.connection_lost)) return out.error;
+  if (status < 200 || status >= 300) return detail::http_error(status, out.head, reader.body(), spec_.url);
+  if (!reader.is_stream() && out.end == HttpEnd::kCompleted && !out.head.content_type.empty() &&
+      !detail::has_media_type(out.head.content_type, "text/event-stream")) {
+    return Status::Unavailable(cat(spec_.url, " answered with ", out.head.content_type,
+                                   ", not an event stream; is it a legacy HTTP+SSE MCP server?"));
+  }
+  if (reader.oversized()) {
+    return Status::ResourceExhausted(cat(spec_.url, " sent an event over 64 MiB on its event stream"));
+  }
+  return Status::Unavailable(cat("the event stream of ", spec_.url,
+                                 out.connection_lost ? " broke (" : " ended (the MCP server closed it",
+                                 out.connection_lost ? out.error.message() : "", ")"));
+}
+
 void LegacySseTransport::stream_loop(const std::stop_token& stop) {
   keel::detail::HttpSession http;
   keel::detail::SseParser stream(detail::kMaxEventBytes);
@@ -130,36 +154,11 @@ void LegacySseTransport::stream_loop(const std::stop_token& stop) {
     out = http.perform(get);
     if (!challenged(out, challenges)) break;
     // The server wants a (better) token: get one (OAuth), then open the stream again.
-    if (Status s = spec_.authorizer->answer_challenge(out.head.status, out.head.header("www-authenticate"), stop);
-        !s.ok()) {
-      why = s;
-      break;
-    }
+    why = spec_.authorizer->answer_challenge(out.head.status, out.head.header("www-authenticate"), stop);
+    if (!why.ok()) break;
     stream.reset_connection();
   }
-  const detail::ResponseReader& reader = *attempt;
-
-  const long status = out.head.status;
-  if (!why.ok()) {
-    // no token could be had: the authorizer said why
-  } else if (reader.stopped_by_event()) {
-    std::lock_guard lock(mutex_);
-    why = stream_error_;
-  } else if (out.end == HttpEnd::kFailed && !(reader.is_stream() && out.connection_lost)) {
-    why = out.error;
-  } else if (status < 200 || status >= 300) {
-    why = detail::http_error(status, out.head, reader.body(), spec_.url);
-  } else if (!reader.is_stream() && out.end == HttpEnd::kCompleted && !out.head.content_type.empty() &&
-             !detail::has_media_type(out.head.content_type, "text/event-stream")) {
-    why = Status::Unavailable(cat(spec_.url, " answered with ", out.head.content_type,
-                                  ", not an event stream; is it a legacy HTTP+SSE MCP server?"));
-  } else if (reader.oversized()) {
-    why = Status::ResourceExhausted(cat(spec_.url, " sent an event over 64 MiB on its event stream"));
-  } else {
-    why = Status::Unavailable(cat("the event stream of ", spec_.url,
-                                  out.connection_lost ? " broke (" : " ended (the MCP server closed it",
-                                  out.connection_lost ? out.error.message() : "", ")"));
-  }
+  if (why.ok()) why = stream_end(out, *attempt);  // else no token could be had: the authorizer said why
   bool had_endpoint;
   {
     std::lock_guard lock(mutex_);
@@ -217,7 +216,6 @@ Status LegacySseTransport::send(const nlohmann::json& message, const SendOptions
     if (!challenged(out, challenges)) break;
     KEEL_TRY(spec_.authorizer->answer_challenge(out.head.status, out.head.header("www-authenticate"), post.stop));
   }
-  const detail::ResponseReader& reader = *attempt;
   switch (out.end) {
     case HttpEnd::kCancelled:
       return Status::Cancelled(cat("sending a message to ", endpoint,
@@ -232,7 +230,7 @@ Status LegacySseTransport::send(const nlohmann::json& message, const SendOptions
       break;
   }
   if (out.head.status >= 200 && out.head.status < 300) return Status::Ok();
-  return detail::http_error(out.head.status, out.head, reader.body(), endpoint);
+  return detail::http_error(out.head.status, out.head, attempt->body(), endpoint);
 }
 
 void LegacySseTransport::stop_stream() {

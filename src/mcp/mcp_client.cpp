@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "base/clock.hpp"
 #include "keel/mcp.hpp"
@@ -172,14 +173,21 @@ class McpClient::Impl {
                                       "; keel gave up on the request");
   }
 
-  Result<json> answer_input_request(const std::string& method, const std::string& asked, const json& params) {
-    if (asked == "elicitation/create") {
+  // What keel answers a server's request of `method` with, in either era: elicitation through
+  // the host's hook (or the schema's defaults), sampling through the host's hook when it offers
+  // one. nullopt for a method keel's client does not offer.
+  std::optional<Result<json>> answer_client_method(const std::string& method, const json& params) {
+    if (method == "elicitation/create") {
       return hooks_.on_elicitation ? hooks_.on_elicitation(config_.name, params) : mcp::answer_with_defaults(params);
     }
-    if (asked == "sampling/createMessage" && hooks_.on_sampling) {
-      Result<json> sampled = hooks_.on_sampling(config_.name, params);
-      if (!sampled.ok()) return with_context(method, sampled.status());
-      return sampled;
+    if (method == "sampling/createMessage" && hooks_.on_sampling) return hooks_.on_sampling(config_.name, params);
+    return std::nullopt;
+  }
+
+  Result<json> answer_input_request(const std::string& method, const std::string& asked, const json& params) {
+    if (std::optional<Result<json>> answer = answer_client_method(asked, params)) {
+      if (!answer->ok()) return with_context(method, answer->status());
+      return std::move(*answer);
     }
     return Status::FailedPrecondition("MCP server '" + config_.name + "' asked keel for " +
                                       (asked.empty() ? std::string("an unnamed input") : asked) + " during " + method +
@@ -436,18 +444,12 @@ class McpClient::Impl {
     json response = {{"jsonrpc", "2.0"}, {"id", id}};
     if (method == "ping") {
       response["result"] = json::object();
-    } else if (method == "elicitation/create") {
-      response["result"] = hooks_.on_elicitation ? hooks_.on_elicitation(config_.name, params)
-                                                 : mcp::answer_with_defaults(params);
-    } else if (method == "sampling/createMessage" && hooks_.on_sampling) {
-      Result<json> sampled = hooks_.on_sampling(config_.name, params);
-      if (sampled.ok()) {
-        response["result"] = std::move(*sampled);
-      } else {
-        response["error"] = mcp::rpc_error_object(sampled.status());
-      }
-    } else {
+    } else if (std::optional<Result<json>> answer = answer_client_method(method, params); !answer) {
       response["error"] = {{"code", -32601}, {"message", "keel does not support " + method}};
+    } else if (answer->ok()) {
+      response["result"] = std::move(**answer);
+    } else {
+      response["error"] = mcp::rpc_error_object(answer->status());
     }
     mcp::SendOptions options;
     options.timeout = milliseconds(10000);
