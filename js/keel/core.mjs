@@ -1,5 +1,5 @@
-// The WebAssembly core: loads keel_core.wasm once and drives HostedMachine instances through its one
-// JSON entry point (src/wasm/keel_wasm.cpp). Every decision is the core's; this file only moves JSON.
+// The WebAssembly core: loads keel_core.wasm once and drives HostedMachine instances through its
+// JSON entry points (src/wasm/keel_wasm.cpp). Every decision is the core's; this file only moves JSON.
 import createKeelCore from './keel_core.mjs';
 
 let corePromise = null;
@@ -36,22 +36,41 @@ export class KeelCore {
     this.module = module;
   }
 
-  // One request to keel_call; answers the parsed JSON object. The text crosses as UTF-8 through the
-  // module's memory, encoded and decoded by the platform (TextEncoder, TextDecoder).
+  // One request to keel_call; answers the parsed JSON object.
   call(request) {
+    return this.withText(JSON.stringify(request), (ptr) => this.module._keel_call(ptr));
+  }
+
+  // A machine's first decision, and its next one for `event`: the calls of every step, through
+  // keel_start and keel_step (no envelope to read).
+  start(handle) {
+    return this.answer(this.module._keel_start(handle));
+  }
+
+  step(handle, event) {
+    return this.withText(JSON.stringify(event), (ptr) => this.module._keel_step(handle, ptr));
+  }
+
+  // Runs send(ptr) with `text` in the module's memory, as NUL-terminated UTF-8 encoded by the
+  // platform (TextEncoder); answers what send() returns, read by answer().
+  withText(text, send) {
     const m = this.module;
-    const bytes = encoder.encode(JSON.stringify(request));
+    const bytes = encoder.encode(text);
     const ptr = m._malloc(bytes.length + 1);
     try {
       m.HEAPU8.set(bytes, ptr);  // HEAPU8 is read after malloc: memory growth replaces the view
       m.HEAPU8[ptr + bytes.length] = 0;
-      const out = m._keel_call(ptr);
-      const heap = m.HEAPU8;
-      const end = heap.indexOf(0, out);
-      return JSON.parse(decoder.decode(heap.subarray(out, end)));
+      return this.answer(send(ptr));
     } finally {
       m._free(ptr);
     }
+  }
+
+  // The JSON answer at `out` in the module's memory, decoded by the platform (TextDecoder).
+  answer(out) {
+    const heap = this.module.HEAPU8;
+    const end = heap.indexOf(0, out);
+    return JSON.parse(decoder.decode(heap.subarray(out, end)));
   }
 
   version() {
@@ -73,8 +92,8 @@ export class Machine {
     this.handle = handle;
   }
 
-  start() { return this.core.call({op: 'start', machine: this.handle}); }
-  step(event) { return this.core.call({op: 'step', machine: this.handle, event}); }
+  start() { return this.core.start(this.handle); }
+  step(event) { return this.core.step(this.handle, event); }
   state() { return this.core.call({op: 'state', machine: this.handle}); }
   guide(text) { this.core.call({op: 'guidance', machine: this.handle, text}); }
   compact() { this.core.call({op: 'compact', machine: this.handle}); }

@@ -6,11 +6,9 @@
 #include <string>
 #include <string_view>
 
-namespace keel::detail {
+#include "core/parsing/json/json_text.hpp"  // append_json_string
 
-// Appends `s` as a quoted JSON string. Control characters, quotes and backslashes are escaped;
-// invalid UTF-8 (e.g. binary tool output) is replaced by U+FFFD rather than failing the request.
-void append_json_string(std::string& out, std::string_view s);
+namespace keel::detail {
 
 // True when `text` is one complete JSON value (validated without building a document).
 bool is_json_value(std::string_view text);

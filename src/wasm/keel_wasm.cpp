@@ -1,7 +1,9 @@
-// The WebAssembly host's one entry point: JSON in, JSON out, for the JavaScript package (js/keel).
+// The WebAssembly host's entry points: JSON in, JSON out, for the JavaScript package (js/keel).
 //
 // keel_call(request) takes {"op", ...} and answers a JSON object; the answer's text stays valid
-// until the next call. Machines live in a table under integer handles the package holds:
+// until the next call. keel_start(n) and keel_step(n, event) are start and step without the
+// envelope, read and written without a document (the calls of every step; see below). Machines
+// live in a table under integer handles the package holds:
 //   {"op":"version"}                          -> {"version"}
 //   {"op":"create","spec":{...}}              -> {"machine": n} | {"error"}   (HostedMachine::create)
 //   {"op":"start","machine":n}                -> a decision (HostedMachine::start)
@@ -129,6 +131,10 @@ json tool_grammar(const json& req) {
           {"close", syntax.calls_close.empty() ? syntax.close : syntax.calls_close}};
 }
 
+std::string no_machine(int handle) {
+  return error("no machine " + std::to_string(handle) + " (freed or never created)").dump();
+}
+
 json dispatch(const json& req) {
   if (!req.is_object() || !req.contains("op") || !req["op"].is_string()) return error("a request needs a string 'op'");
   const std::string op = req["op"].get<std::string>();
@@ -146,7 +152,7 @@ json dispatch(const json& req) {
   if (!req.contains("machine") || !req["machine"].is_number_integer())
     return error("'" + op + "' needs a 'machine' handle");
   auto it = machines().find(req["machine"].get<int>());
-  if (it == machines().end()) return error("no machine " + req["machine"].dump() + " (freed or never created)");
+  if (it == machines().end()) return json::parse(no_machine(req["machine"].get<int>()));
   keel::HostedMachine& m = *it->second;
   if (op == "start") return m.start();
   if (op == "step") return m.step(req.contains("event") ? req["event"] : json());
@@ -174,6 +180,32 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_call(const char* request) {
   try {
     json req = json::parse(request ? request : "", nullptr, false);
     answer = req.is_discarded() ? error("the request is not JSON").dump() : dispatch(req).dump();
+  } catch (const std::exception& e) {
+    answer = error(std::string("internal error: ") + e.what()).dump();
+  }
+  return answer.c_str();
+}
+
+// The calls of every step, without an envelope or a document: the first decision of machine
+// `handle`, and its next one for `event` (event_from_json's form, as text). The answer is the
+// decision's text, as HostedMachine writes it, or {"error"} for a handle that names no machine; it
+// stays valid until the next call.
+extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_start(int handle) {
+  static std::string answer;
+  try {
+    auto it = machines().find(handle);
+    answer = it == machines().end() ? no_machine(handle) : it->second->start_text();
+  } catch (const std::exception& e) {
+    answer = error(std::string("internal error: ") + e.what()).dump();
+  }
+  return answer.c_str();
+}
+
+extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_step(int handle, const char* event) {
+  static std::string answer;
+  try {
+    auto it = machines().find(handle);
+    answer = it == machines().end() ? no_machine(handle) : it->second->step_text(event ? event : "");
   } catch (const std::exception& e) {
     answer = error(std::string("internal error: ") + e.what()).dump();
   }

@@ -78,7 +78,14 @@ bool run_vector(const json& v, json& trace, std::string& why) {
   const json& steps = v.at("steps");
   for (size_t i = 0; i < steps.size(); ++i) {
     const json& step = steps[i];
-    json d = step.contains("event") ? machine->step(step["event"]) : machine->start();
+    // The text a host reads: it must be JSON exactly as nlohmann writes it (sorted keys, the same
+    // escapes and numbers), so every host, whichever path wrote it, reads the same bytes.
+    const std::string text = step.contains("event") ? machine->step_text(step["event"].dump()) : machine->start_text();
+    json d = json::parse(text, nullptr, false);
+    if (d.is_discarded() || d.dump() != text) {
+      why = "step " + std::to_string(i) + ": the decision's text is not canonical JSON: " + text;
+      return false;
+    }
     trace.push_back(d);
     if (!matches(step.at("expect"), d, "step " + std::to_string(i), why)) return false;
   }

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
 
 #include "keel/core/agent_machine.hpp"
 #include "keel/result.hpp"
@@ -39,6 +41,11 @@ class HostedMachine {
   // The next decision for an event in event_from_json's form. An event that cannot be read is
   // answered {"action": "error", "error": "..."} and leaves the machine as it was.
   nlohmann::json step(const nlohmann::json& event);
+  // The same decisions as JSON text, written without a document, for an event's JSON text read
+  // without one (what a host in another language sends and reads: documents of them cost more than
+  // the machine's own work).
+  std::string start_text();
+  std::string step_text(std::string_view event);
   // Steering and /compact, as AgentMachine::add_guidance and request_compaction.
   void add_guidance(std::string text) { machine_.add_guidance(std::move(text)); }
   void request_compaction() { machine_.request_compaction(); }
@@ -52,18 +59,19 @@ class HostedMachine {
   explicit HostedMachine(AgentMachine machine) : machine_(std::move(machine)) {}
   static Result<HostedMachine> create_machine(const nlohmann::json& spec);
   // decision_to_json plus "committed" (messages), "phase", and "request" (model_request_to_json)
-  // for decisions that call a model.
-  nlohmann::json present(const Decision& decision);
-  // The request's JSON; with incremental requests, only what the previous request did not send.
-  nlohmann::json request_json(const ModelRequest& request);
+  // for decisions that call a model, as text.
+  std::string present(const Decision& decision);
+  // Appends the request's JSON; with incremental requests, only what the previous request did not
+  // send.
+  void append_request(std::string& out, const ModelRequest& request);
 
   AgentMachine machine_;
   bool incremental_ = false;
   std::vector<Message> sent_;  // incremental: the messages of the last request, in send order
-  // The tools of the last request and their JSON, reused while they stay the same: parsing every
-  // schema again was a large part of a step's cost in the browser.
+  // The tools of the last request and their JSON text, reused while they stay the same: parsing
+  // every schema again was a large part of a step's cost in the browser.
   std::vector<ToolSpec> rendered_tools_;
-  nlohmann::json rendered_tools_json_;
+  std::string rendered_tools_text_ = "[]";
 };
 
 }  // namespace keel

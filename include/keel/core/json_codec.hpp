@@ -2,7 +2,8 @@
 //
 // Hosts that talk JSON (the WebAssembly build, test vectors, --json output) use these to cross the
 // boundary. Decisions are summarised for hosts: a CallModel carries the round, flags, the number
-// of history messages and the continuation prompt rather than a copy of the history.
+// of history messages and the continuation prompt rather than a copy of the history. The forms
+// written hold no ill-formed UTF-8: such bytes become U+FFFD.
 //
 //   {"type":"model_replied","reply":{"text":"","tool_calls":[{"name":"fs_read","arguments":{"path":"a"}}]}}
 //   {"type":"tools_finished","results":[{"call_id":"call_1_1","status":"ok","content":"..."}]}
@@ -33,8 +34,10 @@ namespace keel {
 // "plan_steps" and "gate_decisions" ([{"call", "risk", "verdict", "reason"}]) when there are any.
 nlohmann::json decision_to_json(const Decision& decision);
 
-// InvalidArgument naming the missing or mistyped field.
+// InvalidArgument naming the missing or mistyped field. event_from_text reads the event's JSON text
+// in place, without a document (what a host sends at every step, tool results in full).
 Result<Event> event_from_json(const nlohmann::json& json);
+Result<Event> event_from_text(std::string_view text);
 
 // {"name", "description", "parameters" (object), "read_only", "concurrency_safe", "risk", "timeout_ms", "cacheable",
 // "postconditions" (keel/core/postcondition.hpp's JSON form)}.
@@ -60,10 +63,8 @@ Result<std::vector<ToolSpec>> tool_specs_from_json(const nlohmann::json& json, s
 // send order), "tools" ([{"name", "description", "parameters" (object)}], empty when tools are
 // disabled), "tools_enabled", "round", "final_round", "sampling", and when set "tool_choice",
 // "response_schema"}. With `first_message` > 0 the messages before it are left out (the host already
-// holds them) and "messages_from" says how many. `rendered_tools`, when given, is used as "tools"
-// (tools_to_json of the request's tools, kept by a caller that sends the same tools again).
-nlohmann::json model_request_to_json(const ModelRequest& request, size_t first_message = 0,
-                                     const nlohmann::json* rendered_tools = nullptr);
+// holds them) and "messages_from" says how many.
+nlohmann::json model_request_to_json(const ModelRequest& request, size_t first_message = 0);
 // The "tools" of model_request_to_json for `tools` (each schema parsed; one that is not a JSON
 // object is sent as {"type":"object"}).
 nlohmann::json tools_to_json(std::span<const ToolSpec> tools);

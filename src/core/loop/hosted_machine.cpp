@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/parsing/json/codec_text.hpp"
 #include "keel/core/json_codec.hpp"
 #include "keel/core/prompt_builder.hpp"
 
@@ -96,12 +97,20 @@ Result<HostedMachine> HostedMachine::create_machine(const json& spec) {
 }
 
 json HostedMachine::start() {
-  return present(machine_.start());
+  return json::parse(start_text());
 }
 
 json HostedMachine::step(const json& event) {
-  auto e = event_from_json(event);
-  if (!e.ok()) return {{"action", "error"}, {"error", "the event cannot be read: " + e.status().message()}};
+  return json::parse(step_text(event.dump()));
+}
+
+std::string HostedMachine::start_text() {
+  return present(machine_.start());
+}
+
+std::string HostedMachine::step_text(std::string_view event) {
+  auto e = event_from_text(event);
+  if (!e.ok()) return json{{"action", "error"}, {"error", "the event cannot be read: " + e.status().message()}}.dump();
   return present(machine_.step(*e));
 }
 
@@ -115,7 +124,7 @@ json HostedMachine::state() const {
           {"history", std::move(history)}};
 }
 
-json HostedMachine::request_json(const ModelRequest& r) {
+void HostedMachine::append_request(std::string& out, const ModelRequest& r) {
   size_t shared = 0;
   if (incremental_) {
     std::vector<const Message*> messages;
@@ -125,30 +134,39 @@ json HostedMachine::request_json(const ModelRequest& r) {
     sent_.resize(shared);
     for (size_t i = shared; i < messages.size(); ++i) sent_.push_back(*messages[i]);
   }
-  if (!r.tools_enabled) return model_request_to_json(r, shared);
-  const bool same = rendered_tools_.size() == r.tools.size() &&
-                    std::equal(r.tools.begin(), r.tools.end(), rendered_tools_.begin(), same_definition);
-  if (!same) {
-    rendered_tools_.assign(r.tools.begin(), r.tools.end());
-    rendered_tools_json_ = tools_to_json(r.tools);
+  if (r.tools_enabled) {
+    const bool same = rendered_tools_.size() == r.tools.size() &&
+                      std::equal(r.tools.begin(), r.tools.end(), rendered_tools_.begin(), same_definition);
+    if (!same) {
+      rendered_tools_.assign(r.tools.begin(), r.tools.end());
+      rendered_tools_text_ = detail::tools_json_text(r.tools);
+    }
   }
-  return model_request_to_json(r, shared, &rendered_tools_json_);
+  detail::append_model_request_json(out, r, shared, rendered_tools_text_);
 }
 
-json HostedMachine::present(const Decision& d) {
-  json out = decision_to_json(d);
-  out["phase"] = agent_phase_name(machine_.phase());
-  out["committed"] = json::array();
-  for (const Message& m : d.committed) out["committed"].push_back(chat_message_to_json(m));
-  if (const auto* c = std::get_if<CallModel>(&d.action)) {
-    out["request"] = request_json(c->request);
-    out["context_window"] = c->context_window;
-  } else if (const auto* p = std::get_if<CallPlanner>(&d.action)) {
-    out["request"] = request_json(p->request);
-  } else if (const auto* s = std::get_if<Summarize>(&d.action)) {
-    out["request"] = request_json(s->request);
+std::string HostedMachine::present(const Decision& d) {
+  detail::SortedJsonObject out;
+  detail::add_decision_members(out, d);
+  detail::append_json_string(out.member("phase"), agent_phase_name(machine_.phase()));
+  std::string& committed = out.member("committed");
+  committed += '[';
+  for (size_t i = 0; i < d.committed.size(); ++i) {
+    if (i > 0) committed += ',';
+    detail::append_message_json(committed, d.committed[i]);
   }
-  return out;
+  committed += ']';
+  if (const auto* c = std::get_if<CallModel>(&d.action)) {
+    append_request(out.member("request"), c->request);
+    detail::append_json_int(out.member("context_window"), static_cast<std::int64_t>(c->context_window));
+  } else if (const auto* p = std::get_if<CallPlanner>(&d.action)) {
+    append_request(out.member("request"), p->request);
+  } else if (const auto* s = std::get_if<Summarize>(&d.action)) {
+    append_request(out.member("request"), s->request);
+  }
+  std::string text;
+  out.append_to(text);
+  return text;
 }
 
 }  // namespace keel

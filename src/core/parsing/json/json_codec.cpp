@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/parsing/json/codec_text.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/core/postcondition.hpp"
 
@@ -9,8 +10,6 @@ namespace keel {
 namespace {
 
 using nlohmann::json;
-
-json call_to_json(const ToolCall& c) { return {{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}}; }
 
 using detail::Overloaded;
 
@@ -30,187 +29,163 @@ Result<Risk> risk_from(const std::string& s) {
   return Status::InvalidArgument("risk must be low, medium or high, got '" + s + "'");
 }
 
-Result<ToolStatus> status_from(const std::string& s) {
-  for (auto st : {ToolStatus::kOk, ToolStatus::kError, ToolStatus::kTimeout, ToolStatus::kDenied, ToolStatus::kBlocked,
-                  ToolStatus::kCancelled}) {
-    if (tool_status_name(st) == s) return st;
-  }
-  return Status::InvalidArgument("unknown tool status '" + s + "'");
+}  // namespace
+
+json decision_to_json(const Decision& d) {
+  detail::SortedJsonObject object;
+  detail::add_decision_members(object, d);
+  std::string text;
+  object.append_to(text);
+  return json::parse(text);
 }
 
-Result<ModelReply> reply_from(const json& j) {
-  if (!j.is_object()) return Status::InvalidArgument("'reply' must be an object");
-  ModelReply r;
-  KEEL_ASSIGN_OR_RETURN(r.text, get_string(j, "text", false));
-  KEEL_ASSIGN_OR_RETURN(r.reasoning, get_string(j, "reasoning", false));
-  if (j.contains("tool_calls")) {
-    if (!j["tool_calls"].is_array()) return Status::InvalidArgument("'tool_calls' must be an array");
-    for (const auto& c : j["tool_calls"]) {
-      ToolCall call;
-      KEEL_ASSIGN_OR_RETURN(call.id, get_string(c, "id", false));
-      KEEL_ASSIGN_OR_RETURN(call.name, get_string(c, "name"));
-      if (c.contains("arguments")) call.arguments = c["arguments"].is_string() ? c["arguments"].get<std::string>() : c["arguments"].dump();
-      r.tool_calls.push_back(std::move(call));
-    }
-  }
-  if (j.contains("usage")) {
-    const json& u = j["usage"];
-    if (!u.is_object()) return Status::InvalidArgument("'usage' must be an object");
-    r.usage.prompt_tokens = u.value("prompt_tokens", int64_t{0});
-    r.usage.completion_tokens = u.value("completion_tokens", int64_t{0});
-  }
-  return r;
-}
+namespace detail {
+namespace {
 
-Result<Event> event_from_json_impl(const json& j) {
-  KEEL_ASSIGN_OR_RETURN(std::string type, get_string(j, "type"));
-  if (type == "model_replied") {
-    if (!j.contains("reply")) return Status::InvalidArgument("missing field 'reply'");
-    KEEL_ASSIGN_OR_RETURN(ModelReply reply, reply_from(j["reply"]));
-    return Event{ModelReplied{std::move(reply)}};
+// Writes an array of `items`, each by write(out, item); "[]" when there are none.
+template <typename Items, typename Write>
+void append_array(std::string& out, const Items& items, Write write) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    write(out, item);
   }
-  if (type == "model_failed") {
-    KEEL_ASSIGN_OR_RETURN(std::string msg, get_string(j, "message"));
-    return Event{ModelFailed{Status::Unavailable(msg)}};
-  }
-  if (type == "tools_finished") {
-    ToolsFinished done;
-    if (!j.contains("results") || !j["results"].is_array()) return Status::InvalidArgument("'results' must be an array");
-    for (const auto& r : j["results"]) {
-      ToolResult res;
-      KEEL_ASSIGN_OR_RETURN(res.call_id, get_string(r, "call_id", false));
-      KEEL_ASSIGN_OR_RETURN(std::string status, get_string(r, "status"));
-      KEEL_ASSIGN_OR_RETURN(res.status, status_from(status));
-      KEEL_ASSIGN_OR_RETURN(res.content, get_string(r, "content", false));
-      if (r.contains("model_usage")) {  // a sub-agent's model calls, counted in this run's budget
-        const json& u = r["model_usage"];
-        if (!u.is_object()) return Status::InvalidArgument("'model_usage' must be an object");
-        res.model_usage.prompt_tokens = u.value("prompt_tokens", int64_t{0});
-        res.model_usage.completion_tokens = u.value("completion_tokens", int64_t{0});
-      }
-      done.results.push_back(std::move(res));
-    }
-    return Event{std::move(done)};
-  }
-  if (type == "approvals_given") {
-    ApprovalsGiven given;
-    if (j.contains("decisions")) {
-      for (const auto& d : j["decisions"]) {
-        ApprovalDecision dec;
-        KEEL_ASSIGN_OR_RETURN(dec.call_id, get_string(d, "call_id"));
-        KEEL_ASSIGN_OR_RETURN(std::string verdict, get_string(d, "verdict"));
-        bool known = false;
-        for (auto v : {ApprovalVerdict::kAllow, ApprovalVerdict::kAllowAlways, ApprovalVerdict::kDeny}) {
-          if (approval_verdict_name(v) == verdict) {
-            dec.verdict = v;
-            known = true;
-          }
-        }
-        if (!known) return Status::InvalidArgument("verdict must be allow, allow_always or deny, got '" + verdict + "'");
-        KEEL_ASSIGN_OR_RETURN(dec.reason, get_string(d, "reason", false));
-        given.decisions.push_back(std::move(dec));
-      }
-    }
-    return Event{std::move(given)};
-  }
-  if (type == "continue_requested") {
-    KEEL_ASSIGN_OR_RETURN(std::string msg, get_string(j, "message"));
-    return Event{ContinueRequested{std::move(msg)}};
-  }
-  if (type == "aborted") {
-    KEEL_ASSIGN_OR_RETURN(std::string reason, get_string(j, "reason", false));
-    return Event{Aborted{std::move(reason)}};
-  }
-  return Status::InvalidArgument("unknown event type '" + type + "'");
+  out += ']';
 }
 
 }  // namespace
 
-json decision_to_json(const Decision& d) {
-  json out = std::visit(
-      Overloaded{
-          [](const CallModel& c) {
-            const ModelRequest& r = c.request;
-            json j = {{"action", "call_model"},     {"round", r.round},
-                      {"tools_enabled", r.tools_enabled}, {"final_round", r.final_round},
-                      {"history_size", r.history.size()}, {"tools", json::array()}};
-            for (const auto& t : r.tools) j["tools"].push_back(t.name);
-            if (!r.appended.empty()) j["continuation"] = r.appended.back().content;
-            return j;
-          },
-          [](const CallPlanner& p) {
-            const ModelRequest& r = p.request;
-            json j = {{"action", "call_planner"}, {"round", r.round}, {"tools_enabled", r.tools_enabled},
-                      {"timeout_ms", p.timeout_ms}, {"request_size", r.history.size()}};
-            if (r.history.size() == 2) {
-              j["instructions"] = r.history[0].content;
-              j["task"] = r.history[1].content;
-            }
-            return j;
-          },
-          [](const Summarize& s) {
-            return json{{"action", "summarize"},
-                        {"messages", s.messages},
-                        {"request_size", s.request.history.size()},
-                        {"cache_scope", s.cache_scope},
-                        {"cache_key", s.cache_key}};
-          },
-          [](const RunTools& r) {
-            json calls = json::array();
-            for (const auto& c : r.calls) calls.push_back(call_to_json(c));
-            json out = {{"action", "run_tools"}, {"calls", calls}};
-            if (r.budget_left.capped()) {  // what sub-agents the calls start may still spend
-              json left = json::object();
-              if (r.budget_left.max_tokens > 0) left["max_tokens"] = r.budget_left.max_tokens;
-              if (r.budget_left.max_cost > 0) left["max_cost"] = r.budget_left.max_cost;
-              out["budget_left"] = std::move(left);
-            }
-            return out;
-          },
-          [](const AskApproval& a) {
-            json reqs = json::array();
-            for (const auto& r : a.requests) {
-              reqs.push_back({{"call", call_to_json(r.call)}, {"risk", risk_name(r.risk)}, {"reason", r.reason}});
-            }
-            return json{{"action", "ask_approval"}, {"requests", reqs}};
-          },
-          [](const Finish& f) {
-            json j = {{"action", "finish"}, {"answer", f.answer}};
-            if (!f.client_calls.empty()) {  // calls of client-side tools handed to the caller
-              j["client_calls"] = json::array();
-              for (const auto& c : f.client_calls) j["client_calls"].push_back(call_to_json(c));
-            }
-            return j;
-          },
-          [](const Fail& f) { return json{{"action", "fail"}, {"kind", failure_kind_name(f.kind)}, {"reason", f.reason}}; },
-      },
-      d.action);
-  out["guards"] = json::array();
-  for (const auto& g : d.guards) {
-    out["guards"].push_back({{"kind", guard_kind_name(g.kind)}, {"detail", g.detail}, {"tool", g.tool}, {"call_id", g.call_id}});
-  }
+void add_decision_members(SortedJsonObject& o, const Decision& d) {
+  auto text = [&](std::string_view key, std::string_view v) { append_json_string(o.member(key), v); };
+  auto integer = [&](std::string_view key, std::int64_t v) { append_json_int(o.member(key), v); };
+  auto boolean = [&](std::string_view key, bool v) { append_json_bool(o.member(key), v); };
+  auto count = [&](std::string_view key, size_t v) { append_json_int(o.member(key), static_cast<std::int64_t>(v)); };
+  std::visit(Overloaded{
+                 [&](const CallModel& c) {
+                   const ModelRequest& r = c.request;
+                   text("action", "call_model");
+                   integer("round", r.round);
+                   boolean("tools_enabled", r.tools_enabled);
+                   boolean("final_round", r.final_round);
+                   count("history_size", r.history.size());
+                   append_array(o.member("tools"), r.tools,
+                                [](std::string& out, const ToolSpec& t) { append_json_string(out, t.name); });
+                   if (!r.appended.empty()) text("continuation", r.appended.back().content);
+                 },
+                 [&](const CallPlanner& p) {
+                   const ModelRequest& r = p.request;
+                   text("action", "call_planner");
+                   integer("round", r.round);
+                   boolean("tools_enabled", r.tools_enabled);
+                   integer("timeout_ms", p.timeout_ms);
+                   count("request_size", r.history.size());
+                   if (r.history.size() == 2) {
+                     text("instructions", r.history[0].content);
+                     text("task", r.history[1].content);
+                   }
+                 },
+                 [&](const Summarize& s) {
+                   text("action", "summarize");
+                   count("messages", s.messages);
+                   count("request_size", s.request.history.size());
+                   text("cache_scope", s.cache_scope);
+                   text("cache_key", s.cache_key);
+                 },
+                 [&](const RunTools& r) {
+                   text("action", "run_tools");
+                   append_array(o.member("calls"), r.calls, append_tool_call_json);
+                   if (r.budget_left.capped()) {  // what sub-agents the calls start may still spend
+                     std::string& left = o.member("budget_left");
+                     left += '{';
+                     if (r.budget_left.max_cost > 0) {
+                       append_json_key(left, "max_cost");
+                       append_json_double(left, r.budget_left.max_cost);
+                     }
+                     if (r.budget_left.max_tokens > 0) {
+                       if (left.back() != '{') left += ',';
+                       append_json_key(left, "max_tokens");
+                       append_json_int(left, r.budget_left.max_tokens);
+                     }
+                     left += '}';
+                   }
+                 },
+                 [&](const AskApproval& a) {
+                   text("action", "ask_approval");
+                   append_array(o.member("requests"), a.requests, [](std::string& out, const ApprovalRequest& r) {
+                     out += "{\"call\":";
+                     append_tool_call_json(out, r.call);
+                     out += ",\"reason\":";
+                     append_json_string(out, r.reason);
+                     out += ",\"risk\":";
+                     append_json_string(out, risk_name(r.risk));
+                     out += '}';
+                   });
+                 },
+                 [&](const Finish& f) {
+                   text("action", "finish");
+                   text("answer", f.answer);
+                   // calls of client-side tools handed to the caller
+                   if (!f.client_calls.empty()) append_array(o.member("client_calls"), f.client_calls, append_tool_call_json);
+                 },
+                 [&](const Fail& f) {
+                   text("action", "fail");
+                   text("kind", failure_kind_name(f.kind));
+                   text("reason", f.reason);
+                 },
+             },
+             d.action);
+  append_array(o.member("guards"), d.guards, [](std::string& out, const GuardEvent& g) {
+    out += "{\"call_id\":";
+    append_json_string(out, g.call_id);
+    out += ",\"detail\":";
+    append_json_string(out, g.detail);
+    out += ",\"kind\":";
+    append_json_string(out, guard_kind_name(g.kind));
+    out += ",\"tool\":";
+    append_json_string(out, g.tool);
+    out += '}';
+  });
   if (!d.plan_steps.empty()) {  // only plans have them: other decisions keep their shape
-    out["plan_steps"] = json::array();
-    for (const auto& u : d.plan_steps) {
-      out["plan_steps"].push_back({{"index", u.index}, {"state", plan_step_state_name(u.state)}, {"tool", u.tool},
-                                   {"save_as", u.save_as}, {"detail", u.detail}});
-    }
+    append_array(o.member("plan_steps"), d.plan_steps, [](std::string& out, const PlanStepUpdate& u) {
+      out += "{\"detail\":";
+      append_json_string(out, u.detail);
+      out += ",\"index\":";
+      append_json_int(out, static_cast<std::int64_t>(u.index));
+      out += ",\"save_as\":";
+      append_json_string(out, u.save_as);
+      out += ",\"state\":";
+      append_json_string(out, plan_step_state_name(u.state));
+      out += ",\"tool\":";
+      append_json_string(out, u.tool);
+      out += '}';
+    });
   }
   if (!d.gate_decisions.empty()) {  // only a gate makes them: other decisions keep their shape
-    out["gate_decisions"] = json::array();
-    for (const auto& g : d.gate_decisions) {
-      out["gate_decisions"].push_back({{"call", call_to_json(g.call)}, {"risk", risk_name(g.risk)},
-                                       {"verdict", approval_verdict_name(g.verdict)}, {"reason", g.reason}});
-    }
+    append_array(o.member("gate_decisions"), d.gate_decisions, [](std::string& out, const GateDecision& g) {
+      out += "{\"call\":";
+      append_tool_call_json(out, g.call);
+      out += ",\"reason\":";
+      append_json_string(out, g.reason);
+      out += ",\"risk\":";
+      append_json_string(out, risk_name(g.risk));
+      out += ",\"verdict\":";
+      append_json_string(out, approval_verdict_name(g.verdict));
+      out += '}';
+    });
   }
-  if (d.planner) out["planner"] = {{"plan", d.planner->plan}, {"skipped", d.planner->skipped}};
-  return out;
+  if (d.planner) {
+    std::string& planner = o.member("planner");
+    planner += "{\"plan\":";
+    append_json_string(planner, d.planner->plan);
+    planner += ",\"skipped\":";
+    append_json_string(planner, d.planner->skipped);
+    planner += '}';
+  }
 }
 
-Result<Event> event_from_json(const json& j) {
-  if (!j.is_object()) return Status::InvalidArgument("an event must be a JSON object");
-  return event_from_json_impl(j);
-}
+}  // namespace detail
 
 Result<ToolSpec> tool_spec_from_json(const json& j) {
   if (!j.is_object()) return Status::InvalidArgument("a tool spec must be a JSON object");

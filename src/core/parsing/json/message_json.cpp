@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "core/parsing/json/codec_text.hpp"
 #include "keel/core/json_codec.hpp"
 
 namespace keel {
@@ -23,33 +24,62 @@ Result<std::string> optional_text(const json& j, const char* key) {
   return j[key].get<std::string>();
 }
 
-json sampling_to_json(const SamplingParams& s) {
-  json j = json::object();
-  if (s.temperature) j["temperature"] = *s.temperature;
-  if (s.max_tokens) j["max_tokens"] = *s.max_tokens;
-  if (s.top_p) j["top_p"] = *s.top_p;
-  if (s.seed) j["seed"] = *s.seed;
-  if (s.top_k) j["top_k"] = *s.top_k;
-  if (s.min_p) j["min_p"] = *s.min_p;
-  if (s.repeat_penalty) j["repeat_penalty"] = *s.repeat_penalty;
-  if (!s.stop.empty()) j["stop"] = s.stop;
-  return j;
+void append_sampling_json(std::string& out, const SamplingParams& s) {
+  // Keys in nlohmann's (sorted) order.
+  char sep = '{';
+  auto key = [&](std::string_view k) {
+    out += sep;
+    sep = ',';
+    detail::append_json_key(out, k);
+  };
+  if (s.max_tokens) {
+    key("max_tokens");
+    detail::append_json_int(out, *s.max_tokens);
+  }
+  if (s.min_p) {
+    key("min_p");
+    detail::append_json_double(out, *s.min_p);
+  }
+  if (s.repeat_penalty) {
+    key("repeat_penalty");
+    detail::append_json_double(out, *s.repeat_penalty);
+  }
+  if (s.seed) {
+    key("seed");
+    detail::append_json_int(out, *s.seed);
+  }
+  if (!s.stop.empty()) {
+    key("stop");
+    char item = '[';
+    for (const std::string& stop : s.stop) {
+      out += item;
+      item = ',';
+      detail::append_json_string(out, stop);
+    }
+    out += ']';
+  }
+  if (s.temperature) {
+    key("temperature");
+    detail::append_json_double(out, *s.temperature);
+  }
+  if (s.top_k) {
+    key("top_k");
+    detail::append_json_int(out, *s.top_k);
+  }
+  if (s.top_p) {
+    key("top_p");
+    detail::append_json_double(out, *s.top_p);
+  }
+  if (sep == '{') out += '{';
+  out += '}';
 }
 
 }  // namespace
 
 json chat_message_to_json(const Message& m) {
-  json j = {{"role", role_name(m.role)}, {"content", m.content}};
-  if (!m.tool_calls.empty()) {
-    j["tool_calls"] = json::array();
-    for (const ToolCall& c : m.tool_calls)
-      j["tool_calls"].push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-  }
-  if (!m.tool_call_id.empty()) j["tool_call_id"] = m.tool_call_id;
-  if (!m.name.empty()) j["name"] = m.name;
-  if (!m.reasoning.empty()) j["reasoning"] = m.reasoning;
-  if (!m.metadata.empty()) j["metadata"] = m.metadata;
-  return j;
+  std::string text;
+  detail::append_message_json(text, m);
+  return json::parse(text);
 }
 
 Result<Message> chat_message_from_json(const json& j) {
@@ -115,33 +145,127 @@ Result<std::vector<ToolSpec>> tool_specs_from_json(const json& j, std::string_vi
 }
 
 json tools_to_json(std::span<const ToolSpec> tools) {
-  json out = json::array();
+  return json::parse(detail::tools_json_text(tools));
+}
+
+json model_request_to_json(const ModelRequest& r, size_t first_message) {
+  std::string text;
+  detail::append_model_request_json(text, r, first_message, r.tools_enabled ? detail::tools_json_text(r.tools) : "");
+  return json::parse(text);
+}
+
+namespace detail {
+
+void append_tool_call_json(std::string& out, const ToolCall& c) {
+  out += "{\"arguments\":";
+  append_json_string(out, c.arguments);
+  out += ",\"id\":";
+  append_json_string(out, c.id);
+  out += ",\"name\":";
+  append_json_string(out, c.name);
+  out += '}';
+}
+
+void append_message_json(std::string& out, const Message& m) {
+  // Keys in nlohmann's (sorted) order; the optional ones only when set.
+  out += "{\"content\":";
+  append_json_string(out, m.content);
+  if (!m.metadata.empty()) {
+    out += ",\"metadata\":";
+    char sep = '{';
+    for (const auto& [k, v] : m.metadata) {
+      out += sep;
+      sep = ',';
+      append_json_key(out, k);
+      append_json_string(out, v);
+    }
+    out += '}';
+  }
+  if (!m.name.empty()) {
+    out += ",\"name\":";
+    append_json_string(out, m.name);
+  }
+  if (!m.reasoning.empty()) {
+    out += ",\"reasoning\":";
+    append_json_string(out, m.reasoning);
+  }
+  out += ",\"role\":";
+  append_json_string(out, role_name(m.role));
+  if (!m.tool_call_id.empty()) {
+    out += ",\"tool_call_id\":";
+    append_json_string(out, m.tool_call_id);
+  }
+  if (!m.tool_calls.empty()) {
+    out += ",\"tool_calls\":";
+    char sep = '[';
+    for (const ToolCall& c : m.tool_calls) {
+      out += sep;
+      sep = ',';
+      append_tool_call_json(out, c);
+    }
+    out += ']';
+  }
+  out += '}';
+}
+
+std::string tools_json_text(std::span<const ToolSpec> tools) {
+  std::string out = "[";
   for (const ToolSpec& t : tools) {
+    if (out.size() > 1) out += ',';
+    out += "{\"description\":";
+    append_json_string(out, t.description);
+    out += ",\"name\":";
+    append_json_string(out, t.name);
+    // The schema parsed and written again: compact, keys sorted, and {"type":"object"} for one that
+    // is not a JSON object.
     json params = json::parse(t.parameters_schema.empty() ? std::string("{}") : t.parameters_schema, nullptr, false);
     if (params.is_discarded() || !params.is_object()) params = json{{"type", "object"}};
-    out.push_back({{"name", t.name}, {"description", t.description}, {"parameters", std::move(params)}});
+    out += ",\"parameters\":";
+    out += params.dump();
+    out += '}';
   }
+  out += ']';
   return out;
 }
 
-json model_request_to_json(const ModelRequest& r, size_t first_message, const json* rendered_tools) {
-  json messages = json::array();
+void append_model_request_json(std::string& out, const ModelRequest& r, size_t first_message,
+                               std::string_view tools_text) {
+  // Keys in nlohmann's (sorted) order.
+  out += "{\"final_round\":";
+  append_json_bool(out, r.final_round);
+  out += ",\"messages\":";
+  char sep = '[';
   size_t index = 0;
   r.for_each_message([&](const Message& m) {
-    if (index++ >= first_message) messages.push_back(chat_message_to_json(m));
+    if (index++ < first_message) return;
+    out += sep;
+    sep = ',';
+    append_message_json(out, m);
   });
-  json j = {{"messages", std::move(messages)},
-            {"tools", !r.tools_enabled            ? json::array()
-                      : rendered_tools != nullptr ? *rendered_tools
-                                                  : tools_to_json(r.tools)},
-            {"tools_enabled", r.tools_enabled},
-            {"round", r.round},
-            {"final_round", r.final_round},
-            {"sampling", sampling_to_json(r.sampling)}};
-  if (first_message > 0) j["messages_from"] = first_message;
-  if (!r.tool_choice.empty()) j["tool_choice"] = r.tool_choice;
-  if (!r.response_schema.empty()) j["response_schema"] = r.response_schema;
-  return j;
+  if (sep == '[') out += '[';
+  out += ']';
+  if (first_message > 0) {
+    out += ",\"messages_from\":";
+    append_json_int(out, static_cast<std::int64_t>(first_message));
+  }
+  if (!r.response_schema.empty()) {
+    out += ",\"response_schema\":";
+    append_json_string(out, r.response_schema);
+  }
+  out += ",\"round\":";
+  append_json_int(out, r.round);
+  out += ",\"sampling\":";
+  append_sampling_json(out, r.sampling);
+  if (!r.tool_choice.empty()) {
+    out += ",\"tool_choice\":";
+    append_json_string(out, r.tool_choice);
+  }
+  out += ",\"tools\":";
+  out += r.tools_enabled ? tools_text : std::string_view("[]");
+  out += ",\"tools_enabled\":";
+  append_json_bool(out, r.tools_enabled);
+  out += '}';
 }
 
+}  // namespace detail
 }  // namespace keel

@@ -1,0 +1,48 @@
+// JSON text written directly, without a document in between: the boundary a host crosses at every
+// step (the WebAssembly core's decisions) cost more in building and dumping nlohmann documents
+// than in the machine's own work. The text is the one nlohmann's dump() writes for the same values
+// (object keys sorted bytewise, no spaces, the same escapes and number forms), so either path gives
+// a reader the same bytes.
+//
+// Thread-safety: pure functions; a SortedJsonObject is used by one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel::detail {
+
+// `s` as a JSON string literal. Ill-formed UTF-8 (binary tool output, say) becomes U+FFFD, written
+// \ufffd, one per byte, so the text is always JSON.
+void append_json_string(std::string& out, std::string_view s);
+// Integers as digits; doubles in nlohmann's shortest round-trip form ("0.7", "1.0", "1e+21").
+void append_json_int(std::string& out, std::int64_t v);
+void append_json_double(std::string& out, double v);
+inline void append_json_bool(std::string& out, bool v) {
+  out += v ? "true" : "false";
+}
+// "key": — the comma before it is the caller's.
+void append_json_key(std::string& out, std::string_view key);
+
+// An object whose members are written in any order and come out sorted by key, as nlohmann orders
+// them: member(key) answers the text to append that member's value to.
+class SortedJsonObject {
+ public:
+  // `key` must outlive the object (literals, in practice). Each key once.
+  std::string& member(std::string_view key);
+  // Writes {"a":...,"b":...} to `out`.
+  void append_to(std::string& out) const;
+
+ private:
+  struct Member {
+    std::string_view key;
+    std::size_t begin;  // its value: values_[begin, the next member's begin)
+  };
+  std::string values_;
+  std::vector<Member> members_;
+};
+
+}  // namespace keel::detail
