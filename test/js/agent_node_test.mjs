@@ -101,6 +101,8 @@ try {
         hits += 1;
         if (req.url.includes('/fail401/')) {
           res.writeHead(401, {'content-type': 'application/json'}).end('{"error":{"message":"bad key"}}');
+        } else if (req.url.includes('/notjson/')) {
+          res.writeHead(200, {'content-type': 'application/json'}).end('<html>a proxy page</html>');
         } else if (hits === 1) {
           res.writeHead(503, {'content-type': 'application/json', 'retry-after': '0'}).end('{"error":{"message":"overloaded"}}');
         } else {
@@ -121,6 +123,13 @@ try {
     t.equal(f.error?.kind, 'backend', 'a 401 fails the run as a backend failure');
     t.ok(/401/.test(f.error?.message || '') && /bad key/.test(f.error?.message || ''), 'the failure names the status and the server message');
     t.equal(hits - before, 1, 'a 401 is not retried');
+    const html = await createAgent({model: {baseUrl: `${url}/notjson/v1`, name: 'm', retry: FAST}});
+    const beforeHtml = hits;
+    const h = await html.run('hello');
+    t.equal(h.error?.kind, 'backend', 'a reply that is not JSON fails the run as a backend failure');
+    t.ok(/not JSON/.test(h.error?.message || '') && /<html>/.test(h.error?.message || ''),
+      'the failure says the body is not JSON and quotes its start (as the platform\'s parser does)');
+    t.equal(hits - beforeHtml, FAST.maxAttempts, 'a body that is not JSON is retried');
     const gone = await createAgent({model: {baseUrl: 'http://127.0.0.1:9/v1', name: 'm', retry: {maxAttempts: 1}}});
     const g = await gone.run('hello');
     t.ok(g.error?.kind === 'backend' && /cannot be reached/.test(g.error.message), 'an unreachable server is a clear backend failure');

@@ -116,10 +116,8 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                    append_array(o.member("requests"), a.requests, [](std::string& out, const ApprovalRequest& r) {
                      out += "{\"call\":";
                      append_tool_call_json(out, r.call);
-                     out += ",\"reason\":";
-                     append_json_string(out, r.reason);
-                     out += ",\"risk\":";
-                     append_json_string(out, risk_name(r.risk));
+                     out += ',';
+                     append_string_members(out, {{"reason", r.reason}, {"risk", risk_name(r.risk)}});
                      out += '}';
                    });
                  },
@@ -137,28 +135,19 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
              },
              d.action);
   append_array(o.member("guards"), d.guards, [](std::string& out, const GuardEvent& g) {
-    out += "{\"call_id\":";
-    append_json_string(out, g.call_id);
-    out += ",\"detail\":";
-    append_json_string(out, g.detail);
-    out += ",\"kind\":";
-    append_json_string(out, guard_kind_name(g.kind));
-    out += ",\"tool\":";
-    append_json_string(out, g.tool);
+    out += '{';
+    append_string_members(
+        out, {{"call_id", g.call_id}, {"detail", g.detail}, {"kind", guard_kind_name(g.kind)}, {"tool", g.tool}});
     out += '}';
   });
   if (!d.plan_steps.empty()) {  // only plans have them: other decisions keep their shape
     append_array(o.member("plan_steps"), d.plan_steps, [](std::string& out, const PlanStepUpdate& u) {
-      out += "{\"detail\":";
-      append_json_string(out, u.detail);
+      out += '{';
+      append_string_members(out, {{"detail", u.detail}});
       out += ",\"index\":";
       append_json_int(out, static_cast<std::int64_t>(u.index));
-      out += ",\"save_as\":";
-      append_json_string(out, u.save_as);
-      out += ",\"state\":";
-      append_json_string(out, plan_step_state_name(u.state));
-      out += ",\"tool\":";
-      append_json_string(out, u.tool);
+      out += ',';
+      append_string_members(out, {{"save_as", u.save_as}, {"state", plan_step_state_name(u.state)}, {"tool", u.tool}});
       out += '}';
     });
   }
@@ -166,21 +155,17 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
     append_array(o.member("gate_decisions"), d.gate_decisions, [](std::string& out, const GateDecision& g) {
       out += "{\"call\":";
       append_tool_call_json(out, g.call);
-      out += ",\"reason\":";
-      append_json_string(out, g.reason);
-      out += ",\"risk\":";
-      append_json_string(out, risk_name(g.risk));
-      out += ",\"verdict\":";
-      append_json_string(out, approval_verdict_name(g.verdict));
+      out += ',';
+      append_string_members(out, {{"reason", g.reason},
+                                  {"risk", risk_name(g.risk)},
+                                  {"verdict", approval_verdict_name(g.verdict)}});
       out += '}';
     });
   }
   if (d.planner) {
     std::string& planner = o.member("planner");
-    planner += "{\"plan\":";
-    append_json_string(planner, d.planner->plan);
-    planner += ",\"skipped\":";
-    append_json_string(planner, d.planner->skipped);
+    planner += '{';
+    append_string_members(planner, {{"plan", d.planner->plan}, {"skipped", d.planner->skipped}});
     planner += '}';
   }
 }

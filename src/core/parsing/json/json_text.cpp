@@ -4,62 +4,16 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "core/parsing/json/json_view.hpp"
 #include "core/text/utf8_text.hpp"
 
 namespace keel::detail {
 
 void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  size_t run = 0;  // start of the pending run of bytes that need no escaping
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
-    if (c >= 0x80) {
-      if (size_t len = utf8_sequence_length(s, i)) {
-        i += len;
-        continue;
-      }
-    }
-    out.append(s.data() + run, i - run);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out += "\\ufffd";  // a byte that does not start a valid UTF-8 sequence
-        }
-    }
-    run = ++i;
-  }
-  out.append(s.data() + run, s.size() - run);
-  out.push_back('"');
+  const std::size_t before = out.size();
+  if (append_quoted_json(out, s)) return;
+  out.resize(before);  // ill-formed UTF-8: written again from a copy with U+FFFD in its place
+  append_quoted_json(out, sanitize_utf8(s));
 }
 
 void append_json_int(std::string& out, std::int64_t v) {
@@ -78,6 +32,17 @@ void append_json_double(std::string& out, double v) {
 void append_json_key(std::string& out, std::string_view key) {
   append_json_string(out, key);
   out += ':';
+}
+
+void append_string_members(std::string& out,
+                           std::initializer_list<std::pair<std::string_view, std::string_view>> members) {
+  bool first = true;
+  for (const auto& [key, value] : members) {
+    if (!first) out += ',';
+    first = false;
+    append_json_key(out, key);
+    append_json_string(out, value);
+  }
 }
 
 std::string& SortedJsonObject::member(std::string_view key) {

@@ -9,14 +9,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace keel::detail {
 
-// `s` as a JSON string literal. Ill-formed UTF-8 (binary tool output, say) becomes U+FFFD, written
-// \ufffd, one per byte, so the text is always JSON.
+// `s` as a JSON string literal. Ill-formed UTF-8 (binary tool output, say) becomes U+FFFD, one per
+// byte, so the text is always JSON.
 void append_json_string(std::string& out, std::string_view s);
 // Integers as digits; doubles in nlohmann's shortest round-trip form ("0.7", "1.0", "1e+21").
 void append_json_int(std::string& out, std::int64_t v);
@@ -26,6 +28,10 @@ inline void append_json_bool(std::string& out, bool v) {
 }
 // "key": — the comma before it is the caller's.
 void append_json_key(std::string& out, std::string_view key);
+// "k1":"v1","k2":"v2"... — members of an object whose values are strings, written in the order
+// given (sorted, to match a document's dump); the braces and any comma before them are the caller's.
+void append_string_members(std::string& out,
+                           std::initializer_list<std::pair<std::string_view, std::string_view>> members);
 
 // An object whose members are written in any order and come out sorted by key, as nlohmann orders
 // them: member(key) answers the text to append that member's value to.

@@ -157,12 +157,8 @@ json model_request_to_json(const ModelRequest& r, size_t first_message) {
 namespace detail {
 
 void append_tool_call_json(std::string& out, const ToolCall& c) {
-  out += "{\"arguments\":";
-  append_json_string(out, c.arguments);
-  out += ",\"id\":";
-  append_json_string(out, c.id);
-  out += ",\"name\":";
-  append_json_string(out, c.name);
+  out += '{';
+  append_string_members(out, {{"arguments", c.arguments}, {"id", c.id}, {"name", c.name}});
   out += '}';
 }
 
