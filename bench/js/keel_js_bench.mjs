@@ -13,7 +13,7 @@ import {compare, handLoop, keelAgentOptions, keelLoop, median} from './loops.mjs
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const pkg = path.resolve(process.argv[2] || path.join(root, 'build', 'wasm', 'keel-js'));
-const runs = Number(process.argv[3] || 15);
+const runs = Number(process.argv[3] || 41);  // this many: on a loaded 2-core machine single runs swing by 10% and more
 const steps = Number(process.argv[4] || 20);
 const chromium = process.env.KEEL_CHROMIUM || '/usr/bin/chromium';
 
