@@ -164,13 +164,18 @@ export class Agent {
       return finishWith({kind: 'invalid_argument', message: e.message});
     }
     const given = new Map((setup.approvals || []).map((a) => [a.call_id, verdictOf(a)]));
-    // Requests come incrementally: "messages_from" leading messages are the previous request's.
+    // Requests come incrementally: "messages_from" leading messages are the previous request's, and
+    // "tools_unchanged" says the tools are the previous request's.
     let sent = [];
+    let sentTools = null;
     const fullRequest = (request) => {
       const from = request.messages_from || 0;
       if (from > sent.length) throw new KeelError('internal', `the core reused ${from} messages of a request that had ${sent.length}`);
+      if (request.tools_unchanged && !sentTools) throw new KeelError('internal', 'the core reused the tools of a request it never sent');
       sent = from ? sent.slice(0, from).concat(request.messages) : request.messages;
-      const {messages_from: _, ...rest} = request;
+      const {messages_from: _, tools_unchanged: same, ...rest} = request;
+      if (same) rest.tools = sentTools;
+      else sentTools = rest.tools || [];
       return {...rest, messages: sent};
     };
     try {

@@ -134,6 +134,10 @@ TEST(HostedMachine, IncrementalRequestsSendEachMessageOnce) {
   json f = full->step(
       {{"type", "tools_finished"}, {"results", {{{"call_id", "c1"}, {"status", "ok"}, {"content", "alpha"}}}}});
   EXPECT_EQ(json(held), f["request"]["messages"]);
+  EXPECT_TRUE(d["request"]["tools_unchanged"].get<bool>()) << "the same tools as the first request";
+  EXPECT_FALSE(d["request"].contains("tools"));
+  EXPECT_FALSE(f["request"].contains("tools_unchanged")) << "full requests always carry their tools";
+  EXPECT_EQ(f["request"]["tools"][0]["name"], "fs_read");
   EXPECT_FALSE(HostedMachine::create({{"task", "x"}, {"incremental_requests", "yes"}}).ok());
 }
 
@@ -170,6 +174,45 @@ TEST(HostedMachine, EachRequestCarriesTheToolsOfferedThen) {
   ASSERT_EQ(d["action"], "call_model");
   EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search", "git__log"}));
   EXPECT_EQ(d["request"]["tools"][2]["parameters"]["properties"]["n"]["type"], "integer");
+}
+
+// Incremental requests leave the tools out while they stay the previous request's, and send them
+// whole again once they change, the final round's empty list included.
+TEST(HostedMachine, IncrementalRequestsSendTheToolsWhenTheyChange) {
+  json search = {{"name", "tool_search"}, {"description", "finds tools"}, {"read_only", true}};
+  json git_log = {{"name", "git__log"}, {"description", "shows the log"}, {"deferred", true}};
+  auto m = HostedMachine::create({{"tools", {read_tool(), search, git_log}},
+                                  {"task", "show the git log"},
+                                  {"incremental_requests", true},
+                                  {"config", {{"max_rounds", 3}}}});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  json d = m->start();
+  ASSERT_EQ(d["request"]["tools"].size(), 2u);
+  EXPECT_FALSE(d["request"].contains("tools_unchanged"));
+  m->step({{"type", "model_replied"},
+           {"reply", {{"tool_calls", {{{"id", "c1"}, {"name", "fs_read"}, {"arguments", {{"path", "a"}}}}}}}}});
+  d = m->step({{"type", "tools_finished"}, {"results", {{{"call_id", "c1"}, {"status", "ok"}, {"content", "alpha"}}}}});
+  EXPECT_EQ(d["request"].value("tools_unchanged", false), true);
+  EXPECT_FALSE(d["request"].contains("tools"));
+  m->step({{"type", "model_replied"},
+           {"reply", {{"tool_calls", {{{"id", "c2"}, {"name", "tool_search"}, {"arguments", {{"query", "git"}}}}}}}}});
+  d = m->step({{"type", "tools_finished"},
+               {"results",
+                {{{"call_id", "c2"},
+                  {"status", "ok"},
+                  {"content", R"({"query":"git","matches":[{"name":"git__log","loaded":true}],"total":1})"}}}}});
+  ASSERT_EQ(d["action"], "call_model");
+  EXPECT_FALSE(d["request"].contains("tools_unchanged")) << "a tool joined: the tools are sent again";
+  ASSERT_EQ(d["request"]["tools"].size(), 3u);
+  EXPECT_EQ(d["request"]["tools"][2]["name"], "git__log");
+  EXPECT_FALSE(d["request"]["final_round"].get<bool>());
+  m->step({{"type", "model_replied"},
+           {"reply", {{"tool_calls", {{{"id", "c3"}, {"name", "git__log"}, {"arguments", json::object()}}}}}}});
+  d = m->step({{"type", "tools_finished"}, {"results", {{{"call_id", "c3"}, {"status", "ok"}, {"content", "log"}}}}});
+  ASSERT_EQ(d["action"], "call_model");
+  EXPECT_TRUE(d["request"]["final_round"].get<bool>());
+  EXPECT_EQ(d["request"]["tools"], json::array()) << "the final round offers no tools, and says so";
+  EXPECT_FALSE(d["request"].contains("tools_unchanged"));
 }
 
 TEST(HostedMachine, InstructionsBuildKeelsSectionedPromptWithTheToolsForTheTextProtocol) {

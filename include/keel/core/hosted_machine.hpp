@@ -14,6 +14,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,8 +32,9 @@ class HostedMachine {
   // "resume" ({"conversation": [messages committed so far], "run_start": index of the run's task,
   // "calls_not_started": bool}: an interrupted run finishes; see AgentMachine::resuming). With
   // "incremental_requests": true a request leaves out the leading messages it shares with the
-  // previous request ("messages_from": how many to take from it): a host that keeps the last
-  // request's messages then receives each message once instead of the whole history every step.
+  // previous request ("messages_from": how many to take from it), and "tools" when they are the
+  // previous request's ("tools_unchanged": true): a host that keeps the last request's messages and
+  // tools then receives each once instead of every step.
   // InvalidArgument names the field that is wrong.
   static Result<HostedMachine> create(const nlohmann::json& spec);
 
@@ -72,6 +74,7 @@ class HostedMachine {
   // every schema again was a large part of a step's cost in the browser.
   std::vector<ToolSpec> rendered_tools_;
   std::string rendered_tools_text_ = "[]";
+  std::optional<std::string> sent_tools_;  // incremental: the "tools" text the last request sent
 };
 
 }  // namespace keel

@@ -142,7 +142,11 @@ void HostedMachine::append_request(std::string& out, const ModelRequest& r) {
       rendered_tools_text_ = detail::tools_json_text(r.tools);
     }
   }
-  detail::append_model_request_json(out, r, shared, rendered_tools_text_);
+  // Incremental requests leave out the tools when they are what the previous request sent.
+  const std::string_view tools = r.tools_enabled ? std::string_view(rendered_tools_text_) : std::string_view("[]");
+  const bool as_before = incremental_ && sent_tools_ && *sent_tools_ == tools;
+  if (incremental_ && !as_before) sent_tools_ = std::string(tools);
+  detail::append_model_request_json(out, r, shared, rendered_tools_text_, as_before);
 }
 
 std::string HostedMachine::present(const Decision& d) {

@@ -225,7 +225,7 @@ std::string tools_json_text(std::span<const ToolSpec> tools) {
 }
 
 void append_model_request_json(std::string& out, const ModelRequest& r, size_t first_message,
-                               std::string_view tools_text) {
+                               std::string_view tools_text, bool tools_as_before) {
   // Keys in nlohmann's (sorted) order.
   out += "{\"final_round\":";
   append_json_bool(out, r.final_round);
@@ -256,10 +256,13 @@ void append_model_request_json(std::string& out, const ModelRequest& r, size_t f
     out += ",\"tool_choice\":";
     append_json_string(out, r.tool_choice);
   }
-  out += ",\"tools\":";
-  out += r.tools_enabled ? tools_text : std::string_view("[]");
+  if (!tools_as_before) {
+    out += ",\"tools\":";
+    out += r.tools_enabled ? tools_text : std::string_view("[]");
+  }
   out += ",\"tools_enabled\":";
   append_json_bool(out, r.tools_enabled);
+  if (tools_as_before) out += ",\"tools_unchanged\":true";
   out += '}';
 }
 
