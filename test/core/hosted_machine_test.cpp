@@ -141,6 +141,19 @@ TEST(HostedMachine, IncrementalRequestsSendEachMessageOnce) {
   EXPECT_FALSE(HostedMachine::create({{"task", "x"}, {"incremental_requests", "yes"}}).ok());
 }
 
+// One tool round of `m`: the model calls `name` with `arguments` (id `id`), the call ends ok with
+// `content`; the decision that follows.
+json tool_round(HostedMachine& m, const std::string& id, const std::string& name, const json& arguments,
+                const std::string& content) {
+  m.step({{"type", "model_replied"},
+          {"reply", {{"tool_calls", {{{"id", id}, {"name", name}, {"arguments", arguments}}}}}}});
+  const json result = {{"call_id", id}, {"status", "ok"}, {"content", content}};
+  return m.step({{"type", "tools_finished"}, {"results", json::array({result})}});
+}
+
+// The tool_search result that loads the deferred git__log.
+const char* kGitLogLoaded = R"({"query":"git","matches":[{"name":"git__log","loaded":true}],"total":1})";
+
 // Requests reuse the tools' JSON while the offered tools stay the same, and render it again when
 // they change (a deferred tool that tool_search loaded joins the next request).
 TEST(HostedMachine, EachRequestCarriesTheToolsOfferedThen) {
@@ -158,19 +171,11 @@ TEST(HostedMachine, EachRequestCarriesTheToolsOfferedThen) {
   };
   json d = m->start();
   EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search"}));
-  m->step({{"type", "model_replied"},
-           {"reply", {{"tool_calls", {{{"id", "c1"}, {"name", "fs_read"}, {"arguments", {{"path", "a"}}}}}}}}});
-  d = m->step({{"type", "tools_finished"}, {"results", {{{"call_id", "c1"}, {"status", "ok"}, {"content", "alpha"}}}}});
+  d = tool_round(*m, "c1", "fs_read", {{"path", "a"}}, "alpha");
   ASSERT_EQ(d["action"], "call_model");
   EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search"}));
   EXPECT_EQ(d["request"]["tools"][0]["parameters"]["properties"]["path"]["type"], "string");
-  m->step({{"type", "model_replied"},
-           {"reply", {{"tool_calls", {{{"id", "c2"}, {"name", "tool_search"}, {"arguments", {{"query", "git"}}}}}}}}});
-  d = m->step({{"type", "tools_finished"},
-               {"results",
-                {{{"call_id", "c2"},
-                  {"status", "ok"},
-                  {"content", R"({"query":"git","matches":[{"name":"git__log","loaded":true}],"total":1})"}}}}});
+  d = tool_round(*m, "c2", "tool_search", {{"query", "git"}}, kGitLogLoaded);
   ASSERT_EQ(d["action"], "call_model");
   EXPECT_EQ(names(d), (std::vector<std::string>{"fs_read", "tool_search", "git__log"}));
   EXPECT_EQ(d["request"]["tools"][2]["parameters"]["properties"]["n"]["type"], "integer");
@@ -189,26 +194,16 @@ TEST(HostedMachine, IncrementalRequestsSendTheToolsWhenTheyChange) {
   json d = m->start();
   ASSERT_EQ(d["request"]["tools"].size(), 2u);
   EXPECT_FALSE(d["request"].contains("tools_unchanged"));
-  m->step({{"type", "model_replied"},
-           {"reply", {{"tool_calls", {{{"id", "c1"}, {"name", "fs_read"}, {"arguments", {{"path", "a"}}}}}}}}});
-  d = m->step({{"type", "tools_finished"}, {"results", {{{"call_id", "c1"}, {"status", "ok"}, {"content", "alpha"}}}}});
+  d = tool_round(*m, "c1", "fs_read", {{"path", "a"}}, "alpha");
   EXPECT_EQ(d["request"].value("tools_unchanged", false), true);
   EXPECT_FALSE(d["request"].contains("tools"));
-  m->step({{"type", "model_replied"},
-           {"reply", {{"tool_calls", {{{"id", "c2"}, {"name", "tool_search"}, {"arguments", {{"query", "git"}}}}}}}}});
-  d = m->step({{"type", "tools_finished"},
-               {"results",
-                {{{"call_id", "c2"},
-                  {"status", "ok"},
-                  {"content", R"({"query":"git","matches":[{"name":"git__log","loaded":true}],"total":1})"}}}}});
+  d = tool_round(*m, "c2", "tool_search", {{"query", "git"}}, kGitLogLoaded);
   ASSERT_EQ(d["action"], "call_model");
   EXPECT_FALSE(d["request"].contains("tools_unchanged")) << "a tool joined: the tools are sent again";
   ASSERT_EQ(d["request"]["tools"].size(), 3u);
   EXPECT_EQ(d["request"]["tools"][2]["name"], "git__log");
   EXPECT_FALSE(d["request"]["final_round"].get<bool>());
-  m->step({{"type", "model_replied"},
-           {"reply", {{"tool_calls", {{{"id", "c3"}, {"name", "git__log"}, {"arguments", json::object()}}}}}}});
-  d = m->step({{"type", "tools_finished"}, {"results", {{{"call_id", "c3"}, {"status", "ok"}, {"content", "log"}}}}});
+  d = tool_round(*m, "c3", "git__log", json::object(), "log");
   ASSERT_EQ(d["action"], "call_model");
   EXPECT_TRUE(d["request"]["final_round"].get<bool>());
   EXPECT_EQ(d["request"]["tools"], json::array()) << "the final round offers no tools, and says so";
