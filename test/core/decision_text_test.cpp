@@ -187,6 +187,18 @@ TEST(DecisionText, IllFormedUtf8BecomesReplacementCharacters) {
             "a\xef\xbf\xbd"
             "b\xef\xbf\xbd(c");
   EXPECT_TRUE(back["metadata"].contains("k\xef\xbf\xbd"));
+
+  // A document event holding such bytes is read the same way, never an exception.
+  auto machine = HostedMachine::create({{"task", "t"}});
+  ASSERT_TRUE(machine.ok());
+  machine->start();
+  json event = {{"type", "model_replied"}, {"reply", {{"text", "bad \xff byte"}}}};
+  json d;
+  ASSERT_NO_THROW(d = machine->step(event));
+  EXPECT_EQ(d["answer"], "bad \xef\xbf\xbd byte");
+  auto read = event_from_json(event);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(std::get<ModelReplied>(*read).reply.text, "bad \xef\xbf\xbd byte");
 }
 
 TEST(DecisionText, AMachinesTextAndDocumentDecisionsAgree) {

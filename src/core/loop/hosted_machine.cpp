@@ -101,7 +101,8 @@ json HostedMachine::start() {
 }
 
 json HostedMachine::step(const json& event) {
-  return json::parse(step_text(event.dump()));
+  // Ill-formed UTF-8 in the document becomes U+FFFD, as in the text the machine writes.
+  return json::parse(step_text(event.dump(-1, ' ', false, json::error_handler_t::replace)));
 }
 
 std::string HostedMachine::start_text() {

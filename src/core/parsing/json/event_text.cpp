@@ -186,7 +186,7 @@ Result<Event> event_from_text(std::string_view text) {
 
 Result<Event> event_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return Status::InvalidArgument("an event must be a JSON object");
-  return event_from_text(j.dump());
+  return event_from_text(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));  // bad UTF-8: U+FFFD
 }
 
 }  // namespace keel
