@@ -3,7 +3,7 @@
 
 #include <exception>
 
-#include "llm/json_text.hpp"
+#include "core/parsing/json/json_text.hpp"
 #include "llm/openai_wire.hpp"
 
 namespace keel::detail {
@@ -31,7 +31,7 @@ int64_t anth_int(const json& object, const char* key) {
 
 // Writes the "messages" array, opening a new message only when the role changes so that
 // consecutive same-role content lands in one message (the API wants user/assistant alternation).
-// Like the OpenAI body, it is written straight into a string (see json_text.hpp).
+// Like the OpenAI body, it is written straight into a string (see core/parsing/json/json_text.hpp).
 // Thread-safety: not thread-safe; one writer per request body.
 class AnthropicMessageWriter {
  public:

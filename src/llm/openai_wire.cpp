@@ -3,8 +3,8 @@
 
 #include <exception>
 
+#include "core/parsing/json/json_text.hpp"
 #include "core/text/utf8_text.hpp"
-#include "llm/json_text.hpp"
 
 namespace keel::detail {
 namespace {

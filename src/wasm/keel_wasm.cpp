@@ -131,8 +131,8 @@ json tool_grammar(const json& req) {
           {"close", syntax.calls_close.empty() ? syntax.close : syntax.calls_close}};
 }
 
-std::string no_machine(int handle) {
-  return error("no machine " + std::to_string(handle) + " (freed or never created)").dump();
+json no_machine(int handle) {
+  return error("no machine " + std::to_string(handle) + " (freed or never created)");
 }
 
 json dispatch(const json& req) {
@@ -152,7 +152,7 @@ json dispatch(const json& req) {
   if (!req.contains("machine") || !req["machine"].is_number_integer())
     return error("'" + op + "' needs a 'machine' handle");
   auto it = machines().find(req["machine"].get<int>());
-  if (it == machines().end()) return json::parse(no_machine(req["machine"].get<int>()));
+  if (it == machines().end()) return no_machine(req["machine"].get<int>());
   keel::HostedMachine& m = *it->second;
   if (op == "start") return m.start();
   if (op == "step") return m.step(req.contains("event") ? req["event"] : json());
@@ -190,24 +190,26 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_call(const char* request) {
 // `handle`, and its next one for `event` (event_from_json's form, as text). The answer is the
 // decision's text, as HostedMachine writes it, or {"error"} for a handle that names no machine; it
 // stays valid until the next call.
-extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_start(int handle) {
+namespace {
+
+template <typename Decide>
+const char* machine_answer(int handle, Decide decide) {
   static std::string answer;
   try {
     auto it = machines().find(handle);
-    answer = it == machines().end() ? no_machine(handle) : it->second->start_text();
+    answer = it == machines().end() ? no_machine(handle).dump() : decide(*it->second);
   } catch (const std::exception& e) {
     answer = error(std::string("internal error: ") + e.what()).dump();
   }
   return answer.c_str();
 }
 
+}  // namespace
+
+extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_start(int handle) {
+  return machine_answer(handle, [](keel::HostedMachine& m) { return m.start_text(); });
+}
+
 extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_step(int handle, const char* event) {
-  static std::string answer;
-  try {
-    auto it = machines().find(handle);
-    answer = it == machines().end() ? no_machine(handle) : it->second->step_text(event ? event : "");
-  } catch (const std::exception& e) {
-    answer = error(std::string("internal error: ") + e.what()).dump();
-  }
-  return answer.c_str();
+  return machine_answer(handle, [&](keel::HostedMachine& m) { return m.step_text(event ? event : ""); });
 }

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,9 +27,10 @@ class HostedMachine {
   // spec: {"config" (agent_config_from_json), "tools" ([tool_spec_from_json]), "system_prompt" (sent
   // as is) or "instructions" (keel's sectioned prompt, as build_system_prompt makes it for the native
   // hosts: these instructions, or keel's default when empty, the tools documented for the config's
-  // tool protocol, and "project_instructions" such as AGENTS.md), "task", and optionally "earlier" (messages of earlier runs: the conversation continues) or
-  // "resume" ({"conversation": [messages committed so far], "run_start": index of the run's task,
-  // "calls_not_started": bool}: an interrupted run finishes; see AgentMachine::resuming). With
+  // tool protocol, and "project_instructions" such as AGENTS.md), "task", and optionally "earlier"
+  // (messages of earlier runs: the conversation continues) or "resume" ({"conversation": [messages
+  // committed so far], "run_start": index of the run's task, "calls_not_started": bool}: an
+  // interrupted run finishes; see AgentMachine::resuming). With
   // "incremental_requests": true a request leaves out the leading messages it shares with the
   // previous request ("messages_from": how many to take from it), and "tools" when they are the
   // previous request's ("tools_unchanged": true): a host that keeps the last request's messages and
@@ -74,7 +74,7 @@ class HostedMachine {
   // every schema again was a large part of a step's cost in the browser.
   std::vector<ToolSpec> rendered_tools_;
   std::string rendered_tools_text_ = "[]";
-  std::optional<std::string> sent_tools_;  // incremental: the "tools" text the last request sent
+  bool host_holds_tools_ = false;  // the last request sent rendered_tools_text_ (its tools were enabled)
 };
 
 }  // namespace keel

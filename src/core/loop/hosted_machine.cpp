@@ -135,18 +135,19 @@ void HostedMachine::append_request(std::string& out, const ModelRequest& r) {
     sent_.resize(shared);
     for (size_t i = shared; i < messages.size(); ++i) sent_.push_back(*messages[i]);
   }
+  bool rendered = false;
   if (r.tools_enabled) {
     const bool same = rendered_tools_.size() == r.tools.size() &&
                       std::equal(r.tools.begin(), r.tools.end(), rendered_tools_.begin(), same_definition);
     if (!same) {
       rendered_tools_.assign(r.tools.begin(), r.tools.end());
       rendered_tools_text_ = detail::tools_json_text(r.tools);
+      rendered = true;
     }
   }
-  // Incremental requests leave out the tools when they are what the previous request sent.
-  const std::string_view tools = r.tools_enabled ? std::string_view(rendered_tools_text_) : std::string_view("[]");
-  const bool as_before = incremental_ && sent_tools_ && *sent_tools_ == tools;
-  if (incremental_ && !as_before) sent_tools_ = std::string(tools);
+  // Incremental requests leave out the tools when the host holds them from the previous request.
+  const bool as_before = incremental_ && r.tools_enabled && host_holds_tools_ && !rendered;
+  host_holds_tools_ = r.tools_enabled;
   detail::append_model_request_json(out, r, shared, rendered_tools_text_, as_before);
 }
 
@@ -154,13 +155,7 @@ std::string HostedMachine::present(const Decision& d) {
   detail::SortedJsonObject out;
   detail::add_decision_members(out, d);
   detail::append_json_string(out.member("phase"), agent_phase_name(machine_.phase()));
-  std::string& committed = out.member("committed");
-  committed += '[';
-  for (size_t i = 0; i < d.committed.size(); ++i) {
-    if (i > 0) committed += ',';
-    detail::append_message_json(committed, d.committed[i]);
-  }
-  committed += ']';
+  detail::append_json_array(out.member("committed"), d.committed, detail::append_message_json);
   if (const auto* c = std::get_if<CallModel>(&d.action)) {
     append_request(out.member("request"), c->request);
     detail::append_json_int(out.member("context_window"), static_cast<std::int64_t>(c->context_window));

@@ -63,33 +63,6 @@ Result<ToolStatus> status_from(const std::string& s) {
   return Status::InvalidArgument("unknown tool status '" + s + "'");
 }
 
-Result<ModelReply> reply_from(const JsonView& j) {
-  if (!j.is_object()) return Status::InvalidArgument("'reply' must be an object");
-  ModelReply r;
-  KEEL_ASSIGN_OR_RETURN(r.text, get_string(j, "text", false));
-  KEEL_ASSIGN_OR_RETURN(r.reasoning, get_string(j, "reasoning", false));
-  if (std::optional<JsonView> calls = j.find("tool_calls")) {
-    if (!calls->is_array()) return Status::InvalidArgument("'tool_calls' must be an array");
-    JsonView::Items items = calls->items();
-    JsonView key;
-    JsonView c;
-    while (items.next(key, c)) {
-      ToolCall call;
-      KEEL_ASSIGN_OR_RETURN(call.id, get_string(c, "id", false));
-      KEEL_ASSIGN_OR_RETURN(call.name, get_string(c, "name"));
-      if (std::optional<JsonView> args = event_member(c, "arguments")) {
-        // Text as it is; a value is written as a document writes it (keys sorted), the same on every host.
-        call.arguments = args->is_string() ? args->str() : nlohmann::json::parse(args->raw()).dump();
-      }
-      r.tool_calls.push_back(std::move(call));
-    }
-  }
-  if (std::optional<JsonView> u = j.find("usage")) {
-    KEEL_ASSIGN_OR_RETURN(r.usage, usage_from(*u, "usage"));
-  }
-  return r;
-}
-
 // Each element of the array `j[key]` (none when absent) read by read(element).
 template <typename Read>
 Status each_of(const JsonView& j, std::string_view key, Read read) {
@@ -104,6 +77,29 @@ Status each_of(const JsonView& j, std::string_view key, Read read) {
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+Result<ModelReply> reply_from(const JsonView& j) {
+  if (!j.is_object()) return Status::InvalidArgument("'reply' must be an object");
+  ModelReply r;
+  KEEL_ASSIGN_OR_RETURN(r.text, get_string(j, "text", false));
+  KEEL_ASSIGN_OR_RETURN(r.reasoning, get_string(j, "reasoning", false));
+  Status calls = each_of(j, "tool_calls", [&](const JsonView& c) -> Status {
+    ToolCall call;
+    KEEL_ASSIGN_OR_RETURN(call.id, get_string(c, "id", false));
+    KEEL_ASSIGN_OR_RETURN(call.name, get_string(c, "name"));
+    if (std::optional<JsonView> args = event_member(c, "arguments")) {
+      // Text as it is; a value is written as a document writes it (keys sorted), the same on every host.
+      call.arguments = args->is_string() ? args->str() : nlohmann::json::parse(args->raw()).dump();
+    }
+    r.tool_calls.push_back(std::move(call));
+    return Status::Ok();
+  });
+  if (!calls.ok()) return calls;
+  if (std::optional<JsonView> u = j.find("usage")) {
+    KEEL_ASSIGN_OR_RETURN(r.usage, usage_from(*u, "usage"));
+  }
+  return r;
 }
 
 Result<Event> tools_finished_from(const JsonView& j) {

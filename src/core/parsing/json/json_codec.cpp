@@ -40,22 +40,6 @@ json decision_to_json(const Decision& d) {
 }
 
 namespace detail {
-namespace {
-
-// Writes an array of `items`, each by write(out, item); "[]" when there are none.
-template <typename Items, typename Write>
-void append_array(std::string& out, const Items& items, Write write) {
-  out += '[';
-  bool first = true;
-  for (const auto& item : items) {
-    if (!first) out += ',';
-    first = false;
-    write(out, item);
-  }
-  out += ']';
-}
-
-}  // namespace
 
 void add_decision_members(SortedJsonObject& o, const Decision& d) {
   auto text = [&](std::string_view key, std::string_view v) { append_json_string(o.member(key), v); };
@@ -70,7 +54,7 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                    boolean("tools_enabled", r.tools_enabled);
                    boolean("final_round", r.final_round);
                    count("history_size", r.history.size());
-                   append_array(o.member("tools"), r.tools,
+                   append_json_array(o.member("tools"), r.tools,
                                 [](std::string& out, const ToolSpec& t) { append_json_string(out, t.name); });
                    if (!r.appended.empty()) text("continuation", r.appended.back().content);
                  },
@@ -95,7 +79,7 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                  },
                  [&](const RunTools& r) {
                    text("action", "run_tools");
-                   append_array(o.member("calls"), r.calls, append_tool_call_json);
+                   append_json_array(o.member("calls"), r.calls, append_tool_call_json);
                    if (r.budget_left.capped()) {  // what sub-agents the calls start may still spend
                      std::string& left = o.member("budget_left");
                      left += '{';
@@ -104,7 +88,7 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                        append_json_double(left, r.budget_left.max_cost);
                      }
                      if (r.budget_left.max_tokens > 0) {
-                       if (left.back() != '{') left += ',';
+                       if (r.budget_left.max_cost > 0) left += ',';
                        append_json_key(left, "max_tokens");
                        append_json_int(left, r.budget_left.max_tokens);
                      }
@@ -113,7 +97,7 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                  },
                  [&](const AskApproval& a) {
                    text("action", "ask_approval");
-                   append_array(o.member("requests"), a.requests, [](std::string& out, const ApprovalRequest& r) {
+                   append_json_array(o.member("requests"), a.requests, [](std::string& out, const ApprovalRequest& r) {
                      out += "{\"call\":";
                      append_tool_call_json(out, r.call);
                      out += ',';
@@ -125,7 +109,7 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                    text("action", "finish");
                    text("answer", f.answer);
                    // calls of client-side tools handed to the caller
-                   if (!f.client_calls.empty()) append_array(o.member("client_calls"), f.client_calls, append_tool_call_json);
+                   if (!f.client_calls.empty()) append_json_array(o.member("client_calls"), f.client_calls, append_tool_call_json);
                  },
                  [&](const Fail& f) {
                    text("action", "fail");
@@ -134,14 +118,14 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
                  },
              },
              d.action);
-  append_array(o.member("guards"), d.guards, [](std::string& out, const GuardEvent& g) {
+  append_json_array(o.member("guards"), d.guards, [](std::string& out, const GuardEvent& g) {
     out += '{';
     append_string_members(
         out, {{"call_id", g.call_id}, {"detail", g.detail}, {"kind", guard_kind_name(g.kind)}, {"tool", g.tool}});
     out += '}';
   });
   if (!d.plan_steps.empty()) {  // only plans have them: other decisions keep their shape
-    append_array(o.member("plan_steps"), d.plan_steps, [](std::string& out, const PlanStepUpdate& u) {
+    append_json_array(o.member("plan_steps"), d.plan_steps, [](std::string& out, const PlanStepUpdate& u) {
       out += '{';
       append_string_members(out, {{"detail", u.detail}});
       out += ",\"index\":";
@@ -152,7 +136,7 @@ void add_decision_members(SortedJsonObject& o, const Decision& d) {
     });
   }
   if (!d.gate_decisions.empty()) {  // only a gate makes them: other decisions keep their shape
-    append_array(o.member("gate_decisions"), d.gate_decisions, [](std::string& out, const GateDecision& g) {
+    append_json_array(o.member("gate_decisions"), d.gate_decisions, [](std::string& out, const GateDecision& g) {
       out += "{\"call\":";
       append_tool_call_json(out, g.call);
       out += ',';

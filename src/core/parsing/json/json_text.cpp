@@ -45,6 +45,10 @@ void append_string_members(std::string& out,
   }
 }
 
+bool is_json_value(std::string_view text) {
+  return nlohmann::json::accept(text);
+}
+
 std::string& SortedJsonObject::member(std::string_view key) {
   members_.push_back(Member{key, values_.size()});
   return values_;

@@ -1,6 +1,7 @@
-// JSON text written directly, without a document in between: the boundary a host crosses at every
-// step (the WebAssembly core's decisions) cost more in building and dumping nlohmann documents
-// than in the machine's own work. The text is the one nlohmann's dump() writes for the same values
+// JSON text written directly, without a document in between: a model call's request body and the
+// decisions a host reads at every step (the WebAssembly core's) are written in one linear pass, so a
+// long conversation is not copied into a JSON tree each round; building and dumping nlohmann
+// documents cost more than the machine's own work. The text is the one nlohmann's dump() writes for the same values
 // (object keys sorted bytewise, no spaces, the same escapes and number forms), so either path gives
 // a reader the same bytes.
 //
@@ -32,6 +33,22 @@ void append_json_key(std::string& out, std::string_view key);
 // given (sorted, to match a document's dump); the braces and any comma before them are the caller's.
 void append_string_members(std::string& out,
                            std::initializer_list<std::pair<std::string_view, std::string_view>> members);
+
+// Writes an array of `items`, each by write(out, item); "[]" when there are none.
+template <typename Items, typename Write>
+void append_json_array(std::string& out, const Items& items, Write write) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    write(out, item);
+  }
+  out += ']';
+}
+
+// True when `text` is one complete JSON value (validated without building a document).
+bool is_json_value(std::string_view text);
 
 // An object whose members are written in any order and come out sorted by key, as nlohmann orders
 // them: member(key) answers the text to append that member's value to.

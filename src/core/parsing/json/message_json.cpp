@@ -50,13 +50,7 @@ void append_sampling_json(std::string& out, const SamplingParams& s) {
   }
   if (!s.stop.empty()) {
     key("stop");
-    char item = '[';
-    for (const std::string& stop : s.stop) {
-      out += item;
-      item = ',';
-      detail::append_json_string(out, stop);
-    }
-    out += ']';
+    detail::append_json_array(out, s.stop, detail::append_json_string);
   }
   if (s.temperature) {
     key("temperature");
@@ -70,7 +64,7 @@ void append_sampling_json(std::string& out, const SamplingParams& s) {
     key("top_p");
     detail::append_json_double(out, *s.top_p);
   }
-  if (sep == '{') out += '{';
+  if (sep == '{') out += '{';  // no member: {}
   out += '}';
 }
 
@@ -193,34 +187,24 @@ void append_message_json(std::string& out, const Message& m) {
   }
   if (!m.tool_calls.empty()) {
     out += ",\"tool_calls\":";
-    char sep = '[';
-    for (const ToolCall& c : m.tool_calls) {
-      out += sep;
-      sep = ',';
-      append_tool_call_json(out, c);
-    }
-    out += ']';
+    append_json_array(out, m.tool_calls, append_tool_call_json);
   }
   out += '}';
 }
 
 std::string tools_json_text(std::span<const ToolSpec> tools) {
-  std::string out = "[";
-  for (const ToolSpec& t : tools) {
-    if (out.size() > 1) out += ',';
-    out += "{\"description\":";
-    append_json_string(out, t.description);
-    out += ",\"name\":";
-    append_json_string(out, t.name);
+  std::string out;
+  append_json_array(out, tools, [](std::string& text, const ToolSpec& t) {
+    text += '{';
+    append_string_members(text, {{"description", t.description}, {"name", t.name}});
     // The schema parsed and written again: compact, keys sorted, and {"type":"object"} for one that
     // is not a JSON object.
     json params = json::parse(t.parameters_schema.empty() ? std::string("{}") : t.parameters_schema, nullptr, false);
     if (params.is_discarded() || !params.is_object()) params = json{{"type", "object"}};
-    out += ",\"parameters\":";
-    out += params.dump();
-    out += '}';
-  }
-  out += ']';
+    text += ",\"parameters\":";
+    text += params.dump();
+    text += '}';
+  });
   return out;
 }
 
@@ -229,16 +213,12 @@ void append_model_request_json(std::string& out, const ModelRequest& r, size_t f
   // Keys in nlohmann's (sorted) order.
   out += "{\"final_round\":";
   append_json_bool(out, r.final_round);
-  out += ",\"messages\":";
-  char sep = '[';
+  out += ",\"messages\":[";
   size_t index = 0;
   r.for_each_message([&](const Message& m) {
-    if (index++ < first_message) return;
-    out += sep;
-    sep = ',';
-    append_message_json(out, m);
+    if (index > first_message) out += ',';
+    if (index++ >= first_message) append_message_json(out, m);
   });
-  if (sep == '[') out += '[';
   out += ']';
   if (first_message > 0) {
     out += ",\"messages_from\":";

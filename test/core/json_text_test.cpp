@@ -1,4 +1,4 @@
-#include "llm/json_text.hpp"
+#include "core/parsing/json/json_text.hpp"
 
 #include <gtest/gtest.h>
 
