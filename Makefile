@@ -21,7 +21,8 @@ build: deps
 
 # Only what the sanitized tests run (the process bench harnesses included: tests run them in miniature;
 # the other benchmarks and the example are built by `build`).
-build-asan: deps
+# clang-14 (a test package) compiles the sanitized build.
+build-asan: deps-test
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS) --target keel_tests keel_core_vectors keel_run_bench keel_autopilot_bench
 

@@ -30,7 +30,10 @@ nlohmann::json describe_agent(const AgentBlueprint& blueprint, const ToolRegistr
   nlohmann::json skills = nlohmann::json::array();
   for (const KnowledgeSkill& k : o.knowledge_skills) skills.push_back({{"name", k.name}, {"enabled", k.enabled}});
   nlohmann::json hooks = nlohmann::json::array();
-  for (const std::shared_ptr<Hooks>& h : blueprint.hooks) hooks.push_back(typeid(*h).name());
+  for (const std::shared_ptr<Hooks>& h : blueprint.hooks) {
+    const Hooks& hook = *h;
+    hooks.push_back(typeid(hook).name());
+  }
   nlohmann::json tool_names = nlohmann::json::array();
   for (const ToolSpec& spec : tools.specs()) tool_names.push_back(spec.name);
   return {

@@ -73,7 +73,7 @@ Result<std::string> compile(bool allow_network) {
     KEEL_TRY(add(c.ctx, eperm, "ioctl", 1, &is_request));
   }
   if (!allow_network) {
-    const scmp_arg_cmp not_unix = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+    const scmp_arg_cmp not_unix = SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0);  // datum_b unused by SCMP_CMP_NE
     KEEL_TRY(add(c.ctx, eperm, "socket", 1, &not_unix));
   }
 
