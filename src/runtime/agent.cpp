@@ -84,6 +84,13 @@ bool Agent::Impl::read_only(const RunTools& run) const {
   });
 }
 
+bool Agent::Impl::read_only_and_bounded(const RunTools& run) const {
+  return std::all_of(run.calls.begin(), run.calls.end(), [&](const ToolCall& c) {
+    const Tool* tool = tools_.find(c.name);
+    return tool != nullptr && tool->spec().read_only && tool->spec().bounded;
+  });
+}
+
 Event Agent::Impl::run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder,
                              std::stop_token stop, RunOutcome& outcome) {
   set_status(ctx, RunStatus::kRunningTools);
@@ -312,12 +319,17 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
     }
     // Committed before acting on the decision: a crash from here on loses nothing said so far.
     if (recorder != nullptr) {
-      recorder->commit(decision.committed);
       // The commit is written while the run goes on, except before an act with side effects:
-      // that waits until the conversation that led to it is in the store.
-      if (const RunTools* tools = std::get_if<RunTools>(&decision.action); tools != nullptr && !read_only(*tools)) {
-        recorder->settle();
+      // that waits until the conversation that led to it is in the store. Calls that are all
+      // read-only and bounded are safe to repeat and done at once: the round's assistant message
+      // goes into the store with their results, one transaction for the round.
+      const RunTools* tools = std::get_if<RunTools>(&decision.action);
+      if (tools != nullptr && read_only_and_bounded(*tools)) {
+        recorder->commit_with_next(decision.committed);
+      } else {
+        recorder->commit(decision.committed);
       }
+      if (tools != nullptr && !read_only(*tools)) recorder->settle();
       if (!recorder->error().ok() && !std::holds_alternative<Fail>(decision.action)) {
         outcome.ok = false;
         outcome.failure = FailureKind::kInternal;

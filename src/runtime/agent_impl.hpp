@@ -118,6 +118,8 @@ class Agent::Impl {
   }
   // Whether every call of `run` is to a known read-only tool (safe to repeat after a crash).
   bool read_only(const RunTools& run) const;
+  // Every call's tool is read-only and bounded (ToolSpec::bounded): safe to repeat, done at once.
+  bool read_only_and_bounded(const RunTools& run) const;
   Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
                   RunOutcome& outcome);
   // The parser whose rules decide what of a streamed reply is shown (see CallStreamFilter): the

@@ -33,6 +33,7 @@ SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std:
     : store_(store), counter_(counter), workspace_(std::move(workspace)) {}
 
 SessionRecorder::~SessionRecorder() {
+  if (!kept_.empty()) commit({});
   {
     std::unique_lock lock(writer_mu_);
     idle_cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
@@ -68,6 +69,7 @@ void SessionRecorder::writer_loop() {
 }
 
 void SessionRecorder::settle() {
+  if (!kept_.empty()) commit({});
   std::unique_lock lock(writer_mu_);
   idle_cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
 }
@@ -201,10 +203,15 @@ Status SessionRecorder::write_step(std::span<const NewMessage> messages, const P
   });
 }
 
+void SessionRecorder::commit_with_next(std::span<const Message> messages) {
+  for (const Message& m : messages) kept_.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
+}
+
 void SessionRecorder::commit(std::span<const Message> messages) {
-  if (messages.empty() || !error().ok()) return;
-  std::vector<NewMessage> batch;
-  batch.reserve(messages.size());
+  if ((messages.empty() && kept_.empty()) || !error().ok()) return;
+  std::vector<NewMessage> batch = std::move(kept_);
+  kept_.clear();
+  batch.reserve(batch.size() + messages.size());
   for (const Message& m : messages) {
     batch.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
   }

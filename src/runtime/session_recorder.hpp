@@ -2,7 +2,8 @@
 // tool executions, approval decisions and trace spans.
 //
 // A step costs one transaction per commit: tool runs and spans wait in memory and are written
-// with the next commit (or at finish(), with the run's end). A run's start (session, run, root
+// with the next commit (or at finish(), with the run's end); so does a round's assistant message
+// when its calls are read-only and bounded (commit_with_next). A run's start (session, run, root
 // span) is one transaction too. Commits are written by a writer thread while the run
 // goes on (the model call, read-only tools); the agent calls settle() before any act with side
 // effects, so commit-before-act holds where it matters: a crash can lose only a step whose acts
@@ -58,7 +59,12 @@ class SessionRecorder {
   // Appends the messages a decision committed, with the tool runs and spans waiting since the
   // last commit, in one transaction, on the writer thread (see settle()).
   void commit(std::span<const Message> messages);
-  // Waits until every queued write is in the store (error() then has every failure).
+  // Keeps the messages a decision committed to go with the next commit, in its transaction: a
+  // round whose calls are all read-only and bounded (safe to repeat, done in microseconds) is one
+  // transaction instead of two. settle() writes what is kept.
+  void commit_with_next(std::span<const Message> messages);
+  // Waits until every queued write, and any kept message, is in the store (error() then has every
+  // failure).
   void settle();
   void tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us);
   void approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision);
@@ -118,6 +124,7 @@ class SessionRecorder {
   std::mutex pending_mu_;  // guards the two below (tool_ran and span may come from another thread)
   std::vector<ToolRunRecord> pending_runs_;
   std::vector<SpanRecord> pending_spans_;
+  std::vector<NewMessage> kept_;  // commit_with_next()'s messages, for the next commit
 };
 
 }  // namespace keel::detail

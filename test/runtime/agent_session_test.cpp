@@ -5,6 +5,9 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <atomic>
@@ -162,6 +165,67 @@ TEST_F(AgentSessionTest, AToolWithSideEffectsRunsOnlyOnceItsCallIsStored) {
   EXPECT_EQ(acting_session_, out->session_id);
   // At the end every message is stored, the read-only rounds included.
   EXPECT_EQ(store_->load_messages(out->session_id)->size(), 7u);
+}
+
+// The transactions committed to a store's write-ahead log since it was last reset: frames whose
+// "database size after commit" field is set, while their salts are the log header's.
+int wal_commits(const std::filesystem::path& wal) {
+  std::ifstream in(wal, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto u32 = [&](size_t at) {
+    return (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at])) << 24) |
+           (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 16) |
+           (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 8) |
+           static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 3]));
+  };
+  if (bytes.size() < 32) return -1;
+  const size_t frame = 24 + u32(8);
+  int commits = 0;
+  for (size_t at = 32; at + frame <= bytes.size(); at += frame) {
+    if (u32(at + 8) != u32(16) || u32(at + 12) != u32(20)) break;  // a frame of an earlier log
+    commits += u32(at + 4) != 0 ? 1 : 0;
+  }
+  return commits;
+}
+
+// A round whose calls are all read-only and bounded (safe to repeat, done at once) is one
+// transaction: the assistant's calls go into the store with their results instead of before them.
+TEST_F(AgentSessionTest, ARoundOfBoundedReadOnlyCallsIsOneTransaction) {
+  ToolSpec spec;
+  spec.name = "stat";
+  spec.parameters_schema = R"({"type":"object","properties":{"path":{"type":"string"}}})";
+  spec.read_only = true;
+  spec.bounded = true;
+  ASSERT_TRUE(tools_.add(make_tool(spec, [](const nlohmann::json&, const ToolContext&) -> Result<std::string> {
+                return std::string("file, 1 byte");
+              })).ok());
+  auto commits_for = [&](int rounds) {
+    StoreOptions so;
+    so.path = dir_.path() / ("rounds-" + std::to_string(rounds)) / "keel.db";
+    std::filesystem::create_directories(so.path.parent_path());
+    auto store = open_sqlite_store(so);
+    EXPECT_TRUE(store.ok()) << store.status().to_string();
+    if (!store.ok()) return -1;
+    FakeLlm llm;
+    for (int r = 0; r < rounds; ++r) llm.push_call("stat", R"({"path":"f)" + std::to_string(r) + R"(.txt"})");
+    llm.push_text("done");
+    AgentOptions o = options();
+    o.store = store->get();
+    Agent agent(llm, tools_, o);
+    auto out = agent.run("look");
+    EXPECT_TRUE(out.ok() && out->ok);
+    if (!out.ok()) return -1;
+    auto msgs = (*store)->load_messages(out->session_id);
+    EXPECT_TRUE(msgs.ok());
+    // system, task, then a call and its result per round, then the answer: nothing is left out.
+    EXPECT_EQ(msgs.ok() ? msgs->size() : 0u, static_cast<size_t>(2 * rounds + 3));
+    EXPECT_EQ((*store)->list_tool_runs(out->run_id)->size(), static_cast<size_t>(rounds));
+    return wal_commits(so.path.string() + "-wal");
+  };
+  const int two = commits_for(2);
+  const int six = commits_for(6);
+  ASSERT_GT(two, 0);
+  EXPECT_EQ(six - two, 4);  // one more transaction per round
 }
 
 TEST_F(AgentSessionTest, ContinuingASessionSendsTheEarlierConversation) {
