@@ -14,10 +14,11 @@
 // Each does N = 20 and N = 100 rounds K times (default 7), interleaved so drift hits all alike; the
 // figure is the median wall time. ms per step is the marginal cost (t100 - t20) / 80, which leaves
 // out process start-up and the first connection; each is shown as a ratio to the floor's marginal
-// ms per step measured in the same run. Also: cold start (`keel --version` and a one-round
-// rules-model run, store on; median of 20, peak RSS from wait4) and the peak RSS of a 20-round run
-// with the store on. The goals are printed beside the figures; a missed goal does not fail the run,
-// only an error does (a process exiting non-zero, the mock seeing an unexpected request count).
+// ms per step measured in the same run. Also: cold start (`keel --version`, a one-round
+// rules-model run and a one-round run against the mock, store on; median of 20, peak RSS from
+// wait4) and the peak RSS of a 20-round run with the store on. The goals are printed beside the
+// figures; a missed goal does not fail the run, only an error does (a process exiting non-zero,
+// the mock seeing an unexpected request count).
 // --quick: 1 rep of 2 and 4 rounds and a single cold start of each kind: the ctest that keeps the
 // harness working (everything on 127.0.0.1).
 #include "run_bench.hpp"
@@ -174,7 +175,13 @@ class Bench {
       std::vector<std::string> args;
       double goal_ms;
     } cases[] = {{"cold start, keel --version", {keel_, "--version"}, 5},
-                 {"cold start, one-round rules run, store on", {keel_, "run", "what time is it"}, 10}};
+                 {"cold start, one-round rules run, store on", {keel_, "run", "what time is it"}, 10},
+                 // No goal of its own: what a user waits for before a model over HTTP answers,
+                 // libcurl's loading included.
+                 {"cold start, one-round run over HTTP, store on",
+                  {keel_, "run", "--base-url", mock_.base_url(), "--model", "mock-steps-1", "--max-rounds", "2", "-y",
+                   "--no-stream", "bench task"},
+                  0}};
     for (const Case& c : cases) {
       std::vector<double> ms;
       long rss = 0;
@@ -185,8 +192,10 @@ class Bench {
         rss = std::max(rss, r.max_rss_kb);
       }
       double m = median(ms);
-      std::printf("%-47s %7.2f ms (median of %d), peak RSS %.1f MB   goal <= %.0f ms %s\n", c.name, m, runs,
-                  static_cast<double>(rss) / 1024.0, c.goal_ms, m <= c.goal_ms ? "met" : "MISSED");
+      std::printf("%-47s %7.2f ms (median of %d), peak RSS %.1f MB", c.name, m, runs,
+                  static_cast<double>(rss) / 1024.0);
+      if (c.goal_ms > 0) std::printf("   goal <= %.0f ms %s", c.goal_ms, m <= c.goal_ms ? "met" : "MISSED");
+      std::printf("\n");
     }
   }
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 
 #include "base/shared_library.hpp"
@@ -64,7 +66,27 @@ void load() {
 
 std::once_flag g_once;
 
+// The thread start_loading_curl() starts, joined at exit; defined after the state it writes, so
+// that it is destroyed (and the load finished) first.
+struct Loader {
+  std::once_flag started;
+  std::thread thread;
+  ~Loader() {
+    if (thread.joinable()) thread.join();
+  }
+};
+Loader g_loader;
+
 }  // namespace
+
+void start_loading_curl() {
+  std::call_once(g_loader.started, [] {
+    try {
+      g_loader.thread = std::thread([] { std::call_once(g_once, load); });
+    } catch (const std::system_error&) {  // no thread to be had: the first curl() loads it
+    }
+  });
+}
 
 const CurlLibrary& curl() {
   std::call_once(g_once, load);

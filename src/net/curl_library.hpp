@@ -34,5 +34,10 @@ struct CurlLibrary {
 const CurlLibrary& curl();
 // Ok, or why libcurl could not be loaded (with what to install).
 Status curl_load_status();
+// Starts loading libcurl on a thread of its own, unless it is loaded or loading: the first curl()
+// then waits for that load instead of doing it. Loading libcurl and its thirty libraries takes
+// milliseconds, which a host making an HTTP client at start-up spends meanwhile on the rest of its
+// set-up (the store, the tools, the prompt) instead of before it.
+void start_loading_curl();
 
 }  // namespace keel::detail

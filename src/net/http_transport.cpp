@@ -191,11 +191,17 @@ std::string_view HttpHead::header(std::string_view lower_name) const {
   return {};
 }
 
-HttpSession::HttpSession() : easy_(std::make_unique<CurlEasy>()), multi_(std::make_unique<CurlMulti>()) {}
+HttpSession::HttpSession() { start_loading_curl(); }
 
 HttpSession::~HttpSession() = default;  // the multi handle goes first: it closes the cached connections
 
-bool HttpSession::ok() const { return easy_->ok() && multi_->ok(); }
+bool HttpSession::ok() {
+  if (easy_ == nullptr) {
+    easy_ = std::make_unique<CurlEasy>();
+    multi_ = std::make_unique<CurlMulti>();
+  }
+  return easy_->ok() && multi_->ok();
+}
 
 HttpOutcome HttpSession::perform(const HttpRequest& request) {
   HttpOutcome out;

@@ -87,8 +87,10 @@ class HttpSession {
   HttpSession(const HttpSession&) = delete;
   HttpSession& operator=(const HttpSession&) = delete;
 
-  // False when libcurl could not create its handles (then perform() fails with kInternal).
-  bool ok() const;
+  // Creates libcurl's handles at the first call (waiting for libcurl to load: the constructor only
+  // starts loading it, start_loading_curl()); false when they could not be made (then perform()
+  // fails with kInternal).
+  bool ok();
 
   // Sends one request (request.method) and reads the whole response through request.on_body.
   HttpOutcome perform(const HttpRequest& request);
