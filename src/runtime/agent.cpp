@@ -77,17 +77,10 @@ std::string_view run_status_name(RunStatus status) {
   return "starting";
 }
 
-bool Agent::Impl::read_only(const RunTools& run) const {
+bool Agent::Impl::every_tool(const RunTools& run, bool ToolSpec::*flag) const {
   return std::all_of(run.calls.begin(), run.calls.end(), [&](const ToolCall& c) {
     const Tool* tool = tools_.find(c.name);
-    return tool != nullptr && tool->spec().read_only;
-  });
-}
-
-bool Agent::Impl::read_only_and_bounded(const RunTools& run) const {
-  return std::all_of(run.calls.begin(), run.calls.end(), [&](const ToolCall& c) {
-    const Tool* tool = tools_.find(c.name);
-    return tool != nullptr && tool->spec().read_only && tool->spec().bounded;
+    return tool != nullptr && tool->spec().*flag;
   });
 }
 
@@ -324,12 +317,13 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
       // read-only and bounded are safe to repeat and done at once: the round's assistant message
       // goes into the store with their results, one transaction for the round.
       const RunTools* tools = std::get_if<RunTools>(&decision.action);
-      if (tools != nullptr && read_only_and_bounded(*tools)) {
+      const bool safe_to_repeat = tools != nullptr && every_tool(*tools, &ToolSpec::read_only);
+      if (safe_to_repeat && every_tool(*tools, &ToolSpec::bounded)) {
         recorder->commit_with_next(decision.committed);
       } else {
         recorder->commit(decision.committed);
       }
-      if (tools != nullptr && !read_only(*tools)) recorder->settle();
+      if (tools != nullptr && !safe_to_repeat) recorder->settle();
       if (!recorder->error().ok() && !std::holds_alternative<Fail>(decision.action)) {
         outcome.ok = false;
         outcome.failure = FailureKind::kInternal;

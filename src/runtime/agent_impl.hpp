@@ -116,10 +116,9 @@ class Agent::Impl {
     std::lock_guard<std::mutex> lock(gate_mutex_);
     gate_ = std::move(gate);
   }
-  // Whether every call of `run` is to a known read-only tool (safe to repeat after a crash).
-  bool read_only(const RunTools& run) const;
-  // Every call's tool is read-only and bounded (ToolSpec::bounded): safe to repeat, done at once.
-  bool read_only_and_bounded(const RunTools& run) const;
+  // Whether every call of `run` is to a known tool whose spec has `flag` set: read_only (safe to
+  // repeat after a crash), bounded (done at once).
+  bool every_tool(const RunTools& run, bool ToolSpec::*flag) const;
   Event run_tools(RunContext& ctx, const RunTools& run, detail::SessionRecorder* recorder, std::stop_token stop,
                   RunOutcome& outcome);
   // The parser whose rules decide what of a streamed reply is shown (see CallStreamFilter): the

@@ -33,10 +33,9 @@ SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std:
     : store_(store), counter_(counter), workspace_(std::move(workspace)) {}
 
 SessionRecorder::~SessionRecorder() {
-  if (!kept_.empty()) commit({});
+  settle();
   {
-    std::unique_lock lock(writer_mu_);
-    idle_cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
+    std::lock_guard lock(writer_mu_);
     stopping_ = true;
   }
   work_cv_.notify_one();
@@ -203,18 +202,18 @@ Status SessionRecorder::write_step(std::span<const NewMessage> messages, const P
   });
 }
 
-void SessionRecorder::commit_with_next(std::span<const Message> messages) {
-  for (const Message& m : messages) kept_.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
+void SessionRecorder::append_run_messages(std::vector<NewMessage>& batch, std::span<const Message> messages) const {
+  batch.reserve(batch.size() + messages.size());
+  for (const Message& m : messages) batch.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
 }
+
+void SessionRecorder::commit_with_next(std::span<const Message> messages) { append_run_messages(kept_, messages); }
 
 void SessionRecorder::commit(std::span<const Message> messages) {
   if ((messages.empty() && kept_.empty()) || !error().ok()) return;
   std::vector<NewMessage> batch = std::move(kept_);
   kept_.clear();
-  batch.reserve(batch.size() + messages.size());
-  for (const Message& m : messages) {
-    batch.push_back({run_id_, m, static_cast<int64_t>(counter_.count_message(m)), 0});
-  }
+  append_run_messages(batch, messages);
   enqueue([this, batch = std::move(batch), records = take_pending()] {
     Status saved = write_step(batch, records);
     if (!saved.ok()) note(Status(saved.code(), "could not save the conversation: " + saved.message()));

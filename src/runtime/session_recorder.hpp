@@ -92,6 +92,8 @@ class SessionRecorder {
     std::vector<SpanRecord> spans;
   };
   Pending take_pending();
+  // Appends `messages` to `batch` as this run's, each with its token count.
+  void append_run_messages(std::vector<NewMessage>& batch, std::span<const Message> messages) const;
   // `messages` and `records` in one transaction (Store::write_together).
   Status write_step(std::span<const NewMessage> messages, const Pending& records);
   void note(const Status& s);

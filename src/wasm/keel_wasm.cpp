@@ -186,12 +186,10 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_call(const char* request) {
   return answer.c_str();
 }
 
-// The calls of every step, without an envelope or a document: the first decision of machine
-// `handle`, and its next one for `event` (event_from_json's form, as text). The answer is the
-// decision's text, as HostedMachine writes it, or {"error"} for a handle that names no machine; it
-// stays valid until the next call.
 namespace {
 
+// decide(machine) for the machine `handle` names, or {"error"} when it names none; the answer stays
+// valid until the next call.
 template <typename Decide>
 const char* machine_answer(int handle, Decide decide) {
   static std::string answer;
@@ -206,6 +204,10 @@ const char* machine_answer(int handle, Decide decide) {
 
 }  // namespace
 
+// The calls of every step, without an envelope or a document: the first decision of machine
+// `handle`, and its next one for `event` (event_from_json's form, as text). The answer is the
+// decision's text, as HostedMachine writes it, or {"error"} for a handle that names no machine; it
+// stays valid until the next call.
 extern "C" EMSCRIPTEN_KEEPALIVE const char* keel_start(int handle) {
   return machine_answer(handle, [](keel::HostedMachine& m) { return m.start_text(); });
 }

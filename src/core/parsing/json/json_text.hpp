@@ -1,9 +1,9 @@
 // JSON text written directly, without a document in between: a model call's request body and the
 // decisions a host reads at every step (the WebAssembly core's) are written in one linear pass, so a
 // long conversation is not copied into a JSON tree each round; building and dumping nlohmann
-// documents cost more than the machine's own work. The text is the one nlohmann's dump() writes for the same values
-// (object keys sorted bytewise, no spaces, the same escapes and number forms), so either path gives
-// a reader the same bytes.
+// documents cost more than the machine's own work. The text is the one nlohmann's dump() writes for
+// the same values (object keys sorted bytewise, no spaces, the same escapes and number forms), so
+// either path gives a reader the same bytes.
 //
 // Thread-safety: pure functions; a SortedJsonObject is used by one thread.
 #pragma once
