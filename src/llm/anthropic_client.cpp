@@ -34,7 +34,7 @@ std::string messages_url(std::string base) {
 class AnthropicClient final : public LlmClient {
  public:
   explicit AnthropicClient(AnthropicOptions options)
-      : options_(std::move(options)), valid_(validate_anthropic_options(options_)), url_(messages_url(options_.base_url)) {
+      : options_(std::move(options)), valid_(validate_anthropic_options(options_)), url_(messages_url(options_.base_url)), http_(url_) {
     rng_.seed(std::random_device{}());
   }
 
@@ -61,7 +61,6 @@ class AnthropicClient final : public LlmClient {
  private:
   Result<ModelReply> complete_locked(const ModelRequest& request, const CallOptions& options) {
     if (!valid_.ok()) return valid_;
-    if (!http_.ok()) return Status::Internal("libcurl could not create a handle (out of memory?)");
     detail::AnthropicWireOptions wire;
     wire.model = options_.model;
     wire.max_tokens = options_.max_tokens;

@@ -33,11 +33,18 @@ std::string strip_trailing_slashes(std::string url) {
 class OpenAiClient final : public LlmClient {
  public:
   explicit OpenAiClient(OpenAiOptions options)
-      : options_(std::move(options)), valid_(validate_openai_options(options_)) {
+      : options_(std::move(options)),
+        valid_(validate_openai_options(options_)),
+        url_(chat_url(options_.base_url)),
+        http_(url_) {
     options_.base_url = strip_trailing_slashes(options_.base_url);
-    url_ = options_.base_url.ends_with(kEndpoint) ? options_.base_url
-                                                   : options_.base_url + std::string(kEndpoint);
     rng_.seed(std::random_device{}());
+  }
+
+  // The chat completions endpoint under `base_url`, or `base_url` when it already names it.
+  static std::string chat_url(const std::string& base_url) {
+    std::string base = strip_trailing_slashes(base_url);
+    return base.ends_with(kEndpoint) ? base : base + std::string(kEndpoint);
   }
 
   Result<ModelReply> complete(const ModelRequest& request, const CallOptions& options) override {
@@ -58,7 +65,6 @@ class OpenAiClient final : public LlmClient {
  private:
   Result<ModelReply> complete_locked(const ModelRequest& request, const CallOptions& options) {
     if (!valid_.ok()) return valid_;
-    if (!http_.ok()) return Status::Internal("libcurl could not create a handle (out of memory?)");
     detail::WireOptions wire{options_.model, options.stream, options_.stream_usage};
     KEEL_ASSIGN_OR_RETURN(std::string body, detail::build_chat_request(request, wire, &rendered_));
 

@@ -10,6 +10,8 @@
 
 #include "base/shared_library.hpp"
 
+#include <openssl/crypto.h>
+
 namespace keel::detail {
 namespace {
 
@@ -38,7 +40,23 @@ struct Stub<R (*)(A..., ...)> {
 CurlLibrary g_library;
 Status g_status = Status::Ok();
 
+// libcurl's TLS library, OpenSSL, registers an atexit handler that frees its locks the first time it
+// initialises. When that first time is libcurl's global init on the loading thread, the handler
+// is registered after the Loader's, so a process exiting mid-load would run it (and free locks the
+// load is still using: a hang or a crash) before the Loader waits for the load. Initialising
+// OpenSSL first without that handler closes the window; the process's exit frees its memory.
+void initialise_openssl_without_exit_handler() {
+  static const std::string kFiles[] = {"libcrypto.so.3"};
+  const OpenedLibrary crypto = open_first_library(kFiles);
+  if (crypto.handle == nullptr) return;  // libcurl built on another TLS library: nothing to do
+  using Init = int (*)(uint64_t, const void*);
+  if (auto init = reinterpret_cast<Init>(library_symbol(crypto.handle, "OPENSSL_init_crypto"))) {
+    init(OPENSSL_INIT_NO_ATEXIT, nullptr);
+  }
+}
+
 void load() {
+  initialise_openssl_without_exit_handler();
   // The soname first (the package's library), then the development link name.
   static const std::string kFiles[] = {"libcurl.so.4", "libcurl.so"};
   const OpenedLibrary opened = open_first_library(kFiles);

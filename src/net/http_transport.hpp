@@ -1,9 +1,9 @@
-// A minimal HTTP client (POST by default; GET and DELETE too) over one reused libcurl easy handle
-// (net/curl_easy), driven through a private multi handle (net/curl_multi) so that it can be woken
-// at once by a stop request and can enforce an idle timeout.
-//
-// The connection cache lives in the multi handle, so consecutive requests to the same host reuse
-// one kept-alive connection (TCP keep-alive probes are enabled too).
+// A minimal HTTP client (POST by default; GET and DELETE too). Plain http:// to an address or
+// localhost goes through keel's own HTTP/1.1 client (net/plain_http_client: no library to load,
+// little work per request); everything else through one reused libcurl easy handle
+// (net/curl_easy), driven through a private multi handle (net/curl_multi). Both can be woken at
+// once by a stop request and enforce an idle timeout, and both keep one connection alive between
+// requests to the same server (with TCP keep-alive probes).
 //
 // Thread-safety: an HttpSession is not thread-safe; one request at a time (the OpenAI client holds
 // a mutex around it). Stop requests may come from any thread.
@@ -24,6 +24,7 @@ namespace keel::detail {
 
 class CurlEasy;
 class CurlMulti;
+class PlainHttpClient;
 
 // The head of the final response.
 struct HttpHead {
@@ -83,14 +84,13 @@ struct HttpOutcome {
 class HttpSession {
  public:
   HttpSession();
+  // The same, for a caller that knows where its requests will go: when libcurl will carry them,
+  // it starts loading now (start_loading_curl()), so that the first request finds it loaded.
+  explicit HttpSession(std::string_view expected_url);
   ~HttpSession();
   HttpSession(const HttpSession&) = delete;
   HttpSession& operator=(const HttpSession&) = delete;
 
-  // Creates libcurl's handles at the first call (waiting for libcurl to load: the constructor only
-  // starts loading it, start_loading_curl()); false when they could not be made (then perform()
-  // fails with kInternal).
-  bool ok();
 
   // Sends one request (request.method) and reads the whole response through request.on_body.
   HttpOutcome perform(const HttpRequest& request);
@@ -98,6 +98,11 @@ class HttpSession {
   HttpOutcome post(const HttpRequest& request) { return perform(request); }
 
  private:
+  // Creates libcurl's handles at the first request libcurl carries (loading libcurl, or waiting
+  // for a load already started); false when they could not be made.
+  bool curl_ready();
+
+  std::unique_ptr<PlainHttpClient> plain_;
   // Declared before multi_ so that it is destroyed after it: the multi handle is cleaned up while
   // the easy handle still exists.
   std::unique_ptr<CurlEasy> easy_;

@@ -1,8 +1,13 @@
 // What `keel` maps at start: libcurl (and the TLS, Kerberos and LDAP libraries behind it) is
-// loaded at the first HTTP request or URL, so a command or a rules run that never goes to the
-// network does not pay for it; a run against a server loads it and works as before. libpq, for
-// the PostgreSQL store, is likewise loaded only when a postgres:// database is opened.
+// loaded at the first request libcurl carries, so a command or a rules run that never goes to the
+// network does not pay for it, nor does a run against a local server over plain http://, which
+// keel's own HTTP/1.1 client carries. Asked to (KEEL_HTTP_CLIENT=libcurl), the same run loads
+// libcurl and works as before. libpq, for the PostgreSQL store, is likewise loaded only when a
+// postgres:// database is opened.
 #include <gtest/gtest.h>
+
+#include <map>
+#include <string>
 
 #include "support/cli_runner.hpp"
 #include "support/mock_llm_server.hpp"
@@ -32,18 +37,32 @@ TEST(StartupLibrariesTest, CommandsThatStayOfflineNeverLoadLibcurl) {
   }
 }
 
-TEST(StartupLibrariesTest, ARunAgainstAServerLoadsLibcurlAndWorks) {
+// A one-round run against the mock server, with `env` added; the loader's trace of it.
+std::string run_against_a_server(const std::map<std::string, std::string>& env) {
   testing::TempDir ws;
   testing::MockLlmServer server;
-  ASSERT_TRUE(server.running());
+  EXPECT_TRUE(server.running());
   server.push(testing::mock_text("hello from the server"));
+  testing::CliOptions opts = traced(ws);
+  for (const auto& [name, value] : env) opts.env[name] = value;
   testing::CliRun run = testing::run_cli(
-      KEEL_BINARY, {"run", "--ephemeral", "--no-stream", "--base-url", server.base_url(), "--model", "m", "hi"},
-      traced(ws));
-  ASSERT_EQ(run.exit_code, 0) << run.err.substr(0, 2000);
+      KEEL_BINARY, {"run", "--ephemeral", "--no-stream", "--base-url", server.base_url(), "--model", "m", "hi"}, opts);
+  EXPECT_EQ(run.exit_code, 0) << run.err.substr(0, 2000);
   EXPECT_NE(run.out.find("hello from the server"), std::string::npos) << run.out;
-  EXPECT_NE(run.err.find("libcurl"), std::string::npos);
   EXPECT_EQ(server.request_count(), 1u);
+  return run.err;
+}
+
+TEST(StartupLibrariesTest, ARunAgainstALocalServerOverPlainHttpNeverLoadsLibcurl) {
+  const std::string trace = run_against_a_server({});
+  ASSERT_NE(trace.find("calling init"), std::string::npos) << "no loader trace: " << trace.substr(0, 500);
+  EXPECT_EQ(trace.find("libcurl"), std::string::npos);
+  EXPECT_EQ(trace.find("libgnutls"), std::string::npos);
+}
+
+TEST(StartupLibrariesTest, ARunAskedToUseLibcurlLoadsItAndWorks) {
+  const std::string trace = run_against_a_server({{"KEEL_HTTP_CLIENT", "libcurl"}});
+  EXPECT_NE(trace.find("libcurl"), std::string::npos);
 }
 
 }  // namespace

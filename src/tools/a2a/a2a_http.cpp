@@ -22,7 +22,6 @@ struct A2aHttpState {
 Result<A2aHttpAnswer> a2a_exchange(A2aHttpState& state, const A2aHttpCall& call) {
   std::lock_guard lock(state.mutex);
   if (!state.session) state.session = std::make_unique<HttpSession>();
-  if (!state.session->ok()) return Status::Unavailable("libcurl could not be set up for " + state.target);
   A2aHttpAnswer answer;
   bool too_big = false;
   HttpRequest request;

@@ -1,5 +1,5 @@
 // tools/a2a/a2a_http.hpp — the HTTP exchanges of an A2A client, as a function the client is given:
-// the real one goes through the net layer's HttpSession (libcurl: no redirects followed, prompt
+// the real one goes through the net layer's HttpSession (no redirects followed, prompt
 // cancellation, the environment's proxy settings as for the model clients); tests give their own.
 //
 // Thread-safety: the function make_a2a_http() returns may be called from any thread; calls are
