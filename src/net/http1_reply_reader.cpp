@@ -90,7 +90,9 @@ Http1ReplyReader::State Http1ReplyReader::feed(std::string_view bytes, Handler& 
 Http1ReplyReader::State Http1ReplyReader::on_line(std::string_view line, Handler& handler) {
   switch (part_) {
     case Part::kStatusLine:
-      if (is_blank_line(line) && status_ == 0 && received_ == line.size()) return State::kReading;  // leading CRLF
+      // Empty lines before a status line (some servers send one after an interim head) are
+      // skipped; the head's size limit bounds how many.
+      if (is_blank_line(line)) return State::kReading;
       if (State s = on_status_line(line); s != State::kReading) return s;
       part_ = Part::kHeaderLine;
       return handler.on_head_line(line) ? State::kReading : State::kStopped;
@@ -156,16 +158,23 @@ Http1ReplyReader::State Http1ReplyReader::on_status_line(std::string_view line) 
   keep_alive_ = !http10_;
   chunked_ = has_length_ = other_coding_ = false;
   length_ = 0;
+  last_header_ = LastHeader::kNone;
   return State::kReading;
 }
 
 Http1ReplyReader::State Http1ReplyReader::on_header(std::string_view line) {
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) {
-    if (line.front() == ' ' || line.front() == '\t') return State::kReading;  // a folded continuation
-    return fail("a header line without a colon: " + quoted(line));
+  if (line.front() == ' ' || line.front() == '\t') {
+    // A folded continuation of the line before (obsolete, RFC 9112 section 5.2). It is passed on as
+    // a line of its own; one that would continue a header that frames the body, or that has no
+    // header to continue, is refused rather than read two ways.
+    if (last_header_ == LastHeader::kNone) return fail("a header line that begins with a blank: " + quoted(line));
+    if (last_header_ == LastHeader::kFraming) return fail("a header that frames the body is folded over two lines");
+    return State::kReading;
   }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return fail("a header line without a colon: " + quoted(line));
   const std::string_view name = trim_http_blanks(line.substr(0, colon));
+  last_header_ = LastHeader::kOther;
   const std::string_view value = trim_http_blanks(line.substr(colon + 1));
   if (equals_lowercase(name, "content-length")) {
     uint64_t n = 0;
@@ -174,6 +183,7 @@ Http1ReplyReader::State Http1ReplyReader::on_header(std::string_view line) {
       return fail("a Content-Length that is not a number: " + quoted(value));
     }
     for (char c : value) n = n * 10 + static_cast<uint64_t>(c - '0');
+    last_header_ = LastHeader::kFraming;
     if (has_length_ && n != length_) return fail("two different Content-Length headers");
     has_length_ = true;
     length_ = n;
@@ -185,7 +195,9 @@ Http1ReplyReader::State Http1ReplyReader::on_header(std::string_view line) {
       if (!last_chunked) other_coding_ = true;
     });
     chunked_ = last_chunked;
+    last_header_ = LastHeader::kFraming;
   } else if (equals_lowercase(name, "connection")) {
+    last_header_ = LastHeader::kFraming;
     each_token(value, [&](std::string_view token) {
       if (equals_lowercase(token, "close")) keep_alive_ = false;
       if (equals_lowercase(token, "keep-alive") && http10_) keep_alive_ = true;

@@ -60,7 +60,11 @@ class Http1ReplyReader {
   // The empty line that ends a head: picks the body's framing.
   State end_of_head();
 
+  // What the previous line of the head was, for a folded line that would continue it.
+  enum class LastHeader { kNone, kFraming, kOther };
+
   Part part_ = Part::kStatusLine;
+  LastHeader last_header_ = LastHeader::kNone;
   State state_ = State::kReading;
   std::string line_;  // a line that began in an earlier feed()
   std::string error_;

@@ -48,6 +48,8 @@ bool Transfer::should_abort() {
 
 bool Transfer::on_header_line(std::string_view raw) {
   last_byte = Clock::now();
+  // A folded continuation of the header before: none of the headers keel reads is taken from one.
+  if (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t')) return true;
   const std::string_view line = trim_http_blanks(raw);
   if (line.empty()) {  // the end of a head: a final one unless it is 1xx
     if (head.status >= 200 && request->on_head) request->on_head(head);

@@ -156,6 +156,33 @@ TEST(Http1ReplyReaderTest, BrokenRepliesAreRefusedWithAReason) {
   }
 }
 
+TEST(Http1ReplyReaderTest, EmptyLinesBeforeAStatusLineAreSkipped) {
+  // aiohttp sends an empty line after "100 Continue" (llhttp's connection.md keeps such a reply).
+  const Read r =
+      read_every_way("\r\nHTTP/1.1 100 Continue\r\n\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nno");
+  EXPECT_EQ(r.state, State::kDone);
+  EXPECT_EQ(r.body, "no");
+  EXPECT_EQ(r.lines.at(2), "HTTP/1.1 404 Not Found\r\n");
+}
+
+TEST(Http1ReplyReaderTest, AFoldedLineIsPassedOnUnlessItWouldChangeTheFraming) {
+  const Read folded = read("HTTP/1.1 200 OK\r\nX-A: 1\r\n Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc");
+  EXPECT_EQ(folded.state, State::kDone);  // the folded line is X-A's, not a Content-Length
+  EXPECT_EQ(folded.body, "abc");
+  EXPECT_EQ(folded.lines.at(2), " Content-Length: 2\r\n");
+  for (const std::string wire :
+       {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n  abc\r\n\r\n5\r\nWorld\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,\r\n chunked\r\n\r\n5\r\nWorld\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nConnection: keep-alive,\r\n\tclose\r\nContent-Length: 0\r\n\r\n"}) {
+    const Read r = read(wire);
+    EXPECT_EQ(r.state, State::kFailed) << wire;
+    EXPECT_EQ(r.error, "a header that frames the body is folded over two lines") << wire;
+  }
+  const Read first = read("HTTP/1.1 200 OK\r\n Content-Length: 2\r\n\r\nab");
+  EXPECT_EQ(first.state, State::kFailed);
+  EXPECT_EQ(first.error, "a header line that begins with a blank: \"Content-Length: 2\"");
+}
+
 TEST(Http1ReplyReaderTest, AHeadOverTheLimitIsRefused) {
   const std::string wire = "HTTP/1.1 200 OK\r\nX-Big: " + std::string(300 * 1024, 'a') + "\r\n\r\n";
   const Read r = read(wire, 4096);

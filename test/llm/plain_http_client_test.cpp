@@ -156,6 +156,18 @@ TEST(PlainHttpClientTest, SendsTheRequestAsLibcurlWouldAndKeepsOneConnection) {
   EXPECT_EQ(first.body, std::string(100000, 'b'));
 }
 
+TEST(PlainHttpClientTest, AFoldedLineIsNotReadAsAHeader) {
+  Server server([](TestHttpConnection& c, const TestHttpRequest&) {
+    return c.send(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Note: a\r\n Content-Type: text/evil\r\n"
+        "Content-Length: 2\r\n\r\n{}");
+  });
+  HttpSession session;
+  const Got got = send(session, post(server.url(), "{}"));
+  EXPECT_EQ(got.outcome.end, HttpEnd::kCompleted);
+  EXPECT_EQ(got.outcome.head.content_type, "application/json");
+}
+
 TEST(PlainHttpClientTest, GetAndDeleteSendNoBody) {
   Server server(
       [](TestHttpConnection& c, const TestHttpRequest&) { return c.send("HTTP/1.1 204 No Content\r\n\r\n"); });
