@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "acp/acp_server.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 
 namespace keel::cli {
@@ -38,8 +39,7 @@ int acp_command(const AcpArgs& args) {
 
 void add_acp_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<AcpArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "acp", "Serve the Agent Client Protocol on stdin/stdout, for editors (each session works in the editor's folder)");
+  CLI::App* cmd = app.add_subcommand("acp", command_summary("acp"));
   cmd->add_option("--model,-m", args->model, "Model, as for keel run");
   cmd->add_option("--base-url", args->base_url, "OpenAI-compatible base URL");
   cmd->add_option("--api-key", args->api_key, "API key (default: $OPENAI_API_KEY)");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/store_output.hpp"
 #include "keel/config.hpp"
@@ -116,7 +117,7 @@ int rm_command(const RuleArgs& args) {
 
 void add_approvals_commands(CLI::App& app, CommandAction& action) {
   CLI::App* approvals =
-      app.add_subcommand("approvals", "List, add and forget the approval decisions remembered for a workspace");
+      app.add_subcommand("approvals", command_summary("approvals"));
   approvals->require_subcommand(1);
   approvals->footer(kFooter);
 

@@ -9,6 +9,7 @@
 #include "assembly/store_access.hpp"
 #include "autopilot/autopilot_report.hpp"
 #include "autopilot/workspace_autopilot.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/store_output.hpp"
@@ -238,7 +239,7 @@ int autopilot_retry(const AutopilotArgs& args) {
 }  // namespace
 
 void add_autopilot_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* pilot = app.add_subcommand("autopilot", "Watch sources and act on what they show (observe → plan → act)");
+  CLI::App* pilot = app.add_subcommand("autopilot", command_summary("autopilot"));
   pilot->require_subcommand(1);
   auto args = std::make_shared<AutopilotArgs>();
 

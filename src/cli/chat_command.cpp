@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/agent_setup.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "keel/core/token_counter.hpp"
@@ -126,7 +127,7 @@ int chat(const ChatArgs& args) {
 
 void add_chat_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<ChatArgs>();
-  CLI::App* cmd = app.add_subcommand("chat", "Talk to an agent turn by turn in a saved session (/help inside)");
+  CLI::App* cmd = app.add_subcommand("chat", command_summary("chat"));
   cmd->add_option("--session,-s", args->session, "Continue this session (see keel sessions list)");
   cmd->add_option("--model,-m", args->flags.model, "Model, as for keel run");
   cmd->add_option("--base-url", args->flags.base_url, "OpenAI-compatible base URL");

@@ -57,6 +57,8 @@ struct RunArgs {
 };
 
 int run_command(const RunArgs& args);
+// `keel run TASK`.
+void add_run_command(CLI::App& app, CommandAction& action);
 
 // `keel resume ID`: finishes an interrupted run (ID: a run, or a session whose latest run it is).
 struct ResumeArgs {
@@ -71,6 +73,8 @@ struct ResumeArgs {
 };
 
 int resume_command(const ResumeArgs& args);
+// `keel resume ID`.
+void add_resume_command(CLI::App& app, CommandAction& action);
 
 // `keel sessions list|show|export|rm` and `keel fork ID`.
 void add_session_commands(CLI::App& app, CommandAction& action);
@@ -114,6 +118,8 @@ struct ToolsListArgs {
 };
 
 int tools_list_command(const ToolsListArgs& args);
+// `keel tools list`.
+void add_tools_command(CLI::App& app, CommandAction& action);
 
 struct ParseArgs {
   std::string input = "-";            // file with the model output, or "-" for stdin
@@ -124,6 +130,8 @@ struct ParseArgs {
 
 // Prints {"format","content","reasoning","tool_calls","repairs","error"}; exit 3 when error is set.
 int parse_command(const ParseArgs& args);
+// `keel parse [FILE|-]`.
+void add_parse_command(CLI::App& app, CommandAction& action);
 
 // The workspace folder (keel::assembly::resolve_workspace); empty with the message in `error`
 // when it does not exist or is not a directory.

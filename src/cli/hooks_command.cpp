@@ -5,6 +5,7 @@
 
 #include "assembly/hooks_setup.hpp"
 #include "assembly/store_access.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/store_output.hpp"
 #include "keel/config.hpp"
@@ -66,7 +67,7 @@ int hooks_trust_command(const HooksArgs& args) {
 }  // namespace
 
 void add_hooks_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* hooks = app.add_subcommand("hooks", "Command hooks of the settings files: list them, trust the workspace's");
+  CLI::App* hooks = app.add_subcommand("hooks", command_summary("hooks"));
   hooks->require_subcommand(1);
   hooks->footer(
       "Hooks are read from $XDG_CONFIG_HOME/keel/settings.json (~/.config/keel), ~/.claude/settings.json and the\n"

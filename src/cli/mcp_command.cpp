@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/oauth_browser_sign_in.hpp"
@@ -281,7 +282,7 @@ int login_command(const McpArgs& args) {
 }  // namespace
 
 void add_mcp_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* mcp = app.add_subcommand("mcp", "MCP servers: list them, call a tool, trust one, sign in, or serve keel's tools");
+  CLI::App* mcp = app.add_subcommand("mcp", command_summary("mcp"));
   mcp->require_subcommand(1);
   mcp->footer(
       "Servers come from .mcp.json in the workspace ({\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} | "

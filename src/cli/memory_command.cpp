@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/store_output.hpp"
 #include "keel/memory_tools.hpp"
@@ -112,7 +113,7 @@ int rm_command(const MemoryRmArgs& args) {
 }  // namespace
 
 void add_memory_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* memory = app.add_subcommand("memory", "List, search and delete the notes agents keep in long-term memory");
+  CLI::App* memory = app.add_subcommand("memory", command_summary("memory"));
   memory->require_subcommand(1);
   const std::string footer =
       std::string("Notes of the workspace and shared notes (those without a workspace) are shown.\n") +

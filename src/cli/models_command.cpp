@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "keel/gguf_info.hpp"
@@ -199,7 +200,7 @@ void add_model_commands(CLI::App& app, CommandAction& action) {
   const std::string footer =
       "Models live in $KEEL_MODELS_DIR, else $XDG_DATA_HOME/keel/models, else ~/.local/share/keel/models.\n"
       "Exit codes: 0 ok, 1 failed, 2 usage error, 130 interrupted (run again to resume).\n";
-  CLI::App* models = app.add_subcommand("models", "List the local GGUF model files");
+  CLI::App* models = app.add_subcommand("models", command_summary("models"));
   models->require_subcommand(1);
   auto list = std::make_shared<ModelsListArgs>();
   CLI::App* list_cmd = models->add_subcommand("list", "List the models folder's GGUF files with what their headers say");
@@ -208,7 +209,7 @@ void add_model_commands(CLI::App& app, CommandAction& action) {
   list_cmd->footer(footer);
   list_cmd->callback([&action, list]() { action = [list]() { return list_command(*list); }; });
 
-  CLI::App* model = app.add_subcommand("model", "Download a GGUF model file into the models folder");
+  CLI::App* model = app.add_subcommand("model", command_summary("model"));
   model->require_subcommand(1);
   auto pull = std::make_shared<ModelPullArgs>();
   CLI::App* pull_cmd = model->add_subcommand("pull", "Download (or resume downloading) a GGUF file, checking its SHA-256");

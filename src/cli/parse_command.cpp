@@ -1,19 +1,23 @@
 // `keel parse`: runs the universal tool-call parser on a model's raw output and prints what keel
 // understood, as one JSON object. For people debugging their model's output, and for tests.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "keel/core/universal_parser.hpp"
 
 namespace keel::cli {
 namespace {
 
-using nlohmann::json;
+using ParseJson = nlohmann::json;  // keys sorted, as keel parse prints them
 
 bool read_all(const std::string& path, std::string& out) {
   if (path == "-") {
@@ -32,13 +36,13 @@ bool read_all(const std::string& path, std::string& out) {
 Result<std::vector<ToolSpec>> load_tools(const std::string& path) {
   std::string text;
   if (!read_all(path, text)) return Status::NotFound("cannot read tools file '" + path + "'");
-  json doc = json::parse(text, nullptr, false);
+  ParseJson doc = ParseJson::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_array()) {
     return Status::InvalidArgument(path + ": expected a JSON array of {\"type\": \"function\", \"function\": {...}}");
   }
   std::vector<ToolSpec> out;
   for (const auto& t : doc) {
-    const json* fn = t.is_object() && t.contains("function") ? &t["function"] : &t;
+    const ParseJson* fn = t.is_object() && t.contains("function") ? &t["function"] : &t;
     if (!fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string()) {
       return Status::InvalidArgument(path + ": every tool needs function.name");
     }
@@ -80,17 +84,27 @@ int parse_command(const ParseArgs& args) {
     return kExitUsage;
   }
   ParseOutcome out = (*parser)->parse_full(input, tools);
-  json calls = json::array();
+  ParseJson calls = ParseJson::array();
   for (const auto& c : out.calls) {
-    json call = {{"name", c.name}, {"arguments", json::parse(c.arguments, nullptr, false)}};
+    ParseJson call = {{"name", c.name}, {"arguments", ParseJson::parse(c.arguments, nullptr, false)}};
     if (!c.id.empty()) call["id"] = c.id;
     calls.push_back(std::move(call));
   }
-  json result = {{"format", out.format},   {"content", out.content}, {"reasoning", out.reasoning},
+  ParseJson result = {{"format", out.format},   {"content", out.content}, {"reasoning", out.reasoning},
                  {"tool_calls", calls},     {"repairs", out.repairs},
-                 {"error", out.error ? json(*out.error) : json(nullptr)}};
-  std::printf("%s\n", result.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+                 {"error", out.error ? ParseJson(*out.error) : ParseJson(nullptr)}};
+  std::printf("%s\n", result.dump(2, ' ', false, ParseJson::error_handler_t::replace).c_str());
   return out.error ? kExitRunFailed : kExitOk;
+}
+
+void add_parse_command(CLI::App& app, CommandAction& action) {
+  auto parse = std::make_shared<ParseArgs>();
+  CLI::App* cmd = app.add_subcommand("parse", command_summary("parse"));
+  cmd->add_option("input", parse->input, "File with the model output, or - for stdin (default -)");
+  cmd->add_option("--format,-f", parse->format, "auto (default) or a format from --list-formats");
+  cmd->add_option("--tools", parse->tools, "Tool definitions as an OpenAI tools array (JSON file)");
+  cmd->add_flag("--list-formats", parse->list_formats, "List the supported formats and exit");
+  cmd->callback([&action, parse]() { action = [parse]() { return parse_command(*parse); }; });
 }
 
 }  // namespace keel::cli

@@ -1,6 +1,11 @@
 // `keel resume ID`: finishes a run that was interrupted (a crash, kill -9, Ctrl-C) from the last
 // message it committed. ID is the run (r_…) or its session (s_…), whose latest run is resumed.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
 #include "cli/agent_setup.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 
@@ -44,6 +49,23 @@ int resume_command(const ResumeArgs& args) {
     }
   }
   return exit_code_for(*outcome);
+}
+
+void add_resume_command(CLI::App& app, CommandAction& action) {
+  auto resume = std::make_shared<ResumeArgs>();
+  CLI::App* cmd = app.add_subcommand("resume", command_summary("resume"));
+  cmd->add_option("id", resume->id, "Run id (r_...) or session id (s_..., its latest run)")->required();
+  cmd->add_option("--model,-m", resume->model, "Model, as for keel run");
+  cmd->add_option("--base-url", resume->base_url, "OpenAI-compatible base URL");
+  cmd->add_option("--api-key", resume->api_key, "API key (default: $OPENAI_API_KEY)");
+  cmd->add_option("--workspace,-w", resume->workspace, "Folder the tools are confined to (default: the session's)");
+  cmd->add_flag("--yes,-y", resume->yes, kYesHelp);
+  cmd->add_option("--approve-mode", resume->approve_mode, kApproveModeHelp);
+  cmd->add_option("--sandbox", resume->sandbox, kSandboxHelp);
+  cmd->add_flag("--json", resume->json, "Print every event as one JSON object per line");
+  cmd->add_flag("--no-stream", resume->no_stream, "Ask the backend for whole replies");
+  cmd->add_option("--record", resume->record, kRecordHelp);
+  cmd->callback([&action, resume]() { action = [resume]() { return resume_command(*resume); }; });
 }
 
 }  // namespace keel::cli

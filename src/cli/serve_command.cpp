@@ -20,6 +20,7 @@
 #include "api/responses_endpoint.hpp"
 #include "api/run_service.hpp"
 #include "base/random_token.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "assembly/mcp_setup.hpp"
@@ -273,7 +274,7 @@ void add_serve_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<HttpServeArgs>();
   if (const char* token = std::getenv("KEEL_SERVE_TOKEN")) args->token = token;
   if (const char* instance = std::getenv("KEEL_INSTANCE_ID")) args->instance_id = instance;
-  CLI::App* cmd = app.add_subcommand("serve", "Serve agents over HTTP: JSON API, live events, OpenAI-compatible /v1, Anthropic /v1/messages, AG-UI at /agui, MCP at /mcp, web UI");
+  CLI::App* cmd = app.add_subcommand("serve", command_summary("serve"));
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others need --token)");
   cmd->add_option("--port,-p", args->port, "Port (default 8080; 0 picks a free one)");
   cmd->add_option("--token", args->token,

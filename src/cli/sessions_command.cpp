@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/session_json.hpp"
 #include "cli/store_output.hpp"
@@ -233,7 +234,7 @@ void on_parsed(CLI::App* cmd, CommandAction& action, std::shared_ptr<Args> args,
 }  // namespace
 
 void add_session_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* sessions = app.add_subcommand("sessions", "List, show, export and delete stored sessions");
+  CLI::App* sessions = app.add_subcommand("sessions", command_summary("sessions"));
   sessions->require_subcommand(1);
   sessions->footer(kStoreExitCodesHelp);
 
@@ -272,7 +273,7 @@ void add_session_commands(CLI::App& app, CommandAction& action) {
 
   auto fork = std::make_shared<ForkArgs>();
   CLI::App* fork_cmd =
-      app.add_subcommand("fork", "Copy a session (up to a message) into a new one; prints the new session id");
+      app.add_subcommand("fork", command_summary("fork"));
   fork_cmd->add_option("id", fork->id, "Session id (s_…)")->required();
   fork_cmd->add_option("--at", fork->at, "Keep messages with seq <= SEQ (default: all)")->check(CLI::NonNegativeNumber);
   fork_cmd->footer(kStoreExitCodesHelp);

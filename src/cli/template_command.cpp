@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "keel/gguf_info.hpp"
 #include "keel/model_chat_template.hpp"
@@ -120,7 +121,7 @@ int inspect_command(const TemplateArgs& a) {
 }  // namespace
 
 void add_template_commands(CLI::App& app, CommandAction& action) {
-  CLI::App* cmd = app.add_subcommand("template", "Show what a local model receives from its own chat template");
+  CLI::App* cmd = app.add_subcommand("template", command_summary("template"));
   cmd->require_subcommand(1);
   auto args = std::make_shared<TemplateArgs>();
   auto source = [args](CLI::App* sub) {

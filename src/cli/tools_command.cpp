@@ -1,7 +1,11 @@
 // `keel tools list`: the tools an agent gets, with their metadata and postconditions.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "assembly/tool_setup.hpp"
 #include "keel/assembly.hpp"
@@ -58,6 +62,16 @@ int tools_list_command(const ToolsListArgs& args) {
     for (const auto& p : t.postconditions) std::printf("%-14s postcondition %s\n", "", describe_postcondition(p).c_str());
   }
   return kExitOk;
+}
+
+void add_tools_command(CLI::App& app, CommandAction& action) {
+  auto list = std::make_shared<ToolsListArgs>();
+  CLI::App* tools = app.add_subcommand("tools", command_summary("tools"));
+  tools->require_subcommand(1);
+  CLI::App* cmd = tools->add_subcommand("list", "List the built-in tools and their metadata");
+  cmd->add_option("--workspace,-w", list->workspace, "Workspace folder (default: current directory)");
+  cmd->add_flag("--json", list->json, "Print the tools as JSON, with their parameter schemas");
+  cmd->callback([&action, list]() { action = [list]() { return tools_list_command(*list); }; });
 }
 
 }  // namespace keel::cli

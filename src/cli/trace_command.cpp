@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "assembly/otlp_exporter.hpp"
 #include "assembly/otlp_json.hpp"
@@ -167,7 +168,7 @@ int trace_command(const TraceArgs& args) {
 
 void add_trace_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<TraceArgs>();
-  CLI::App* cmd = app.add_subcommand("trace", "Show the spans of a run as a tree, or export them as OTLP/JSON");
+  CLI::App* cmd = app.add_subcommand("trace", command_summary("trace"));
   cmd->add_option("id", args->id, "Run id (r_…), or session id (s_…) for its latest run")->required();
   cmd->add_flag("--otlp", args->otlp,
                 "Print an OTLP/JSON ExportTraceServiceRequest (POST it to a collector's /v1/traces)");
