@@ -74,13 +74,14 @@ class OpenAiClient final : public LlmClient {
                                      });
   }
 
-  detail::AttemptOutcome run_attempt(const std::string& body, const CallOptions& options,
+  // `body` is lent to the request for the attempt (no copy of a long conversation) and given back.
+  detail::AttemptOutcome run_attempt(std::string& body, const CallOptions& options,
                                      const detail::CallDeadline& deadline) {
     detail::ReplyReader reader(options, options.stream, url_);
     detail::HttpRequest http;
     http.url = url_;
     http.target = options_.base_url;
-    http.body = body;
+    http.body = std::move(body);
     http.headers = headers(options.stream);
     detail::HttpCallLimits limits;
     limits.connect_timeout_ms = options_.connect_timeout_ms;
@@ -90,7 +91,9 @@ class OpenAiClient final : public LlmClient {
     http.on_body = [&reader](const detail::HttpHead& head, std::string_view bytes) {
       return reader.on_body(head, bytes);
     };
-    return reader.finish(http_.post(http));
+    detail::HttpOutcome outcome = http_.post(http);
+    body = std::move(http.body);
+    return reader.finish(outcome);
   }
 
   std::vector<std::string> headers(bool stream) const {

@@ -6,16 +6,13 @@
 
 #include <string_view>
 
+#include "core/text/text_util.hpp"
+
 namespace keel::detail {
 
 // Whether `text` equals `lower` (written in lowercase) when ASCII case is ignored.
 inline bool equals_lowercase(std::string_view text, std::string_view lower) {
-  if (text.size() != lower.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i] >= 'A' && text[i] <= 'Z' ? static_cast<char>(text[i] - 'A' + 'a') : text[i];
-    if (c != lower[i]) return false;
-  }
-  return true;
+  return text.size() == lower.size() && starts_with_ascii_icase(text, lower);
 }
 
 // `s` without leading spaces and tabs, nor trailing spaces, tabs, CR and LF.

@@ -8,23 +8,13 @@
 namespace keel::detail {
 namespace {
 
-bool iequals_prefix(std::string_view line, std::string_view name) {
-  if (line.size() < name.size()) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = line[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != name[i]) return false;
-  }
-  return true;
-}
-
 // Keeps `line` in head.captured when its name is one the request asked for.
 void capture(Transfer& t, std::string_view line) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return;
   const std::string_view name = trim_http_blanks(line.substr(0, colon));
   for (const std::string& wanted : t.request->capture_headers) {
-    if (wanted.size() == name.size() && iequals_prefix(name, wanted)) {
+    if (equals_lowercase(name, wanted)) {
       t.head.captured.emplace_back(wanted, std::string(trim_http_blanks(line.substr(colon + 1))));
       return;
     }
@@ -63,9 +53,9 @@ bool Transfer::on_header_line(std::string_view raw) {
       }
       head.status = status;
     }
-  } else if (iequals_prefix(line, "content-type:")) {
+  } else if (starts_with_ascii_icase(line, "content-type:")) {
     head.content_type = std::string(trim_http_blanks(line.substr(13)));
-  } else if (iequals_prefix(line, "retry-after:")) {
+  } else if (starts_with_ascii_icase(line, "retry-after:")) {
     head.retry_after = std::string(trim_http_blanks(line.substr(12)));
   } else if (!request->capture_headers.empty()) {
     capture(*this, line);

@@ -215,6 +215,10 @@ TEST(AnthropicClientTest, OverloadedIsRetriedHonouringRetryAfter) {
     ASSERT_TRUE(reply.ok()) << reply.status().to_string();
     EXPECT_EQ(reply->text, "recovered");
     EXPECT_EQ(server.request_count(), 2u);
+    const std::vector<MockRequest> sent = server.requests();
+    ASSERT_EQ(sent.size(), 2u);
+    EXPECT_FALSE(sent[0].body.empty());
+    EXPECT_EQ(sent[1].body, sent[0].body);  // the retry sends the same request again
     ASSERT_EQ(delays.size(), 1u);
     EXPECT_EQ(delays[0], retry_after == "0" ? 0 : 1000);
     EXPECT_NE(why.find("HTTP 529"), std::string::npos) << why;

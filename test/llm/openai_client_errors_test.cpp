@@ -58,6 +58,10 @@ TEST(OpenAiClientErrorsTest, RetryAfterIsHonoured) {
   EXPECT_NE(log.entries[0].message.find("HTTP 429: Rate limit reached"), std::string::npos);
   EXPECT_GE(elapsed_ms(start), 950);
   EXPECT_EQ(server.request_count(), 2u);
+  const std::vector<MockRequest> sent = server.requests();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_FALSE(sent[0].body.empty());
+  EXPECT_EQ(sent[1].body, sent[0].body);  // the retry sends the same request again
 }
 
 TEST(OpenAiClientErrorsTest, ServerErrorThenStreamedSuccess) {
