@@ -270,6 +270,7 @@ Exchange::Result Exchange::exchange(int fd, const std::string& head, bool reused
   Http1ReplyReader reader;
   ToTransfer handler(transfer_);
   char buffer[16384];
+  bool more_waiting = false;  // the last read filled the buffer: read again before waiting
   while (true) {
     if (transfer_.should_abort()) {
       transfer_.ended_by_keel(out);
@@ -280,8 +281,9 @@ Exchange::Result Exchange::exchange(int fd, const std::string& head, bool reused
       out = timeout_outcome();
       return Result::kDone;
     }
-    if (wait_for(fd, POLLIN, wake_, ms_until(deadline_)) == 0) continue;
+    if (!more_waiting && wait_for(fd, POLLIN, wake_, ms_until(deadline_)) == 0) continue;
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    more_waiting = n == static_cast<ssize_t>(sizeof buffer);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
       if (reused && !reader.started()) return Result::kStale;

@@ -366,6 +366,19 @@ TEST(PlainHttpClientTest, TimeoutsAndAStopRequestEndAWaitPromptly) {
   }
 }
 
+TEST(PlainHttpClientTest, ALargeReplyArrivesWholeAndTheConnectionIsKept) {
+  std::string big;
+  for (int i = 0; big.size() < 300000; ++i) big += std::to_string(i) + ',';
+  Server server([&big](TestHttpConnection& c, const TestHttpRequest&) { return c.send(ok_reply(big)); });
+  HttpSession session;
+  for (int i = 0; i < 2; ++i) {
+    const Got got = send(session, post(server.url(), "{}"));
+    EXPECT_EQ(got.outcome.end, HttpEnd::kCompleted);
+    EXPECT_EQ(got.body, big);
+  }
+  EXPECT_EQ(server.connections(), 1u);
+}
+
 TEST(PlainHttpClientTest, AReaderThatHasEnoughEndsTheTransferAndTheConnection) {
   Server server(
       [](TestHttpConnection& c, const TestHttpRequest&) { return c.send(ok_reply(std::string(50000, 'x'))); });
