@@ -88,6 +88,11 @@ Http1ReplyReader::State Http1ReplyReader::feed(std::string_view bytes, Handler& 
 }
 
 Http1ReplyReader::State Http1ReplyReader::on_line(std::string_view line, Handler& handler) {
+  // A CR anywhere but before the line's LF (RFC 9112 section 2.2): one reader would end the line
+  // there and another not, so what follows it could be read as a header or as the body.
+  if (const size_t cr = line.find('\r'); cr != std::string_view::npos && cr + 2 != line.size()) {
+    return fail("a bare CR in a line of the reply's framing: " + quoted(line));
+  }
   switch (part_) {
     case Part::kStatusLine:
       // Empty lines before a status line (some servers send one after an interim head) are

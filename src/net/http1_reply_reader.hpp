@@ -5,7 +5,7 @@
 // have shown it. It also says whether the connection may carry another request afterwards.
 //
 // A response that breaks the protocol (a status line that is not HTTP/1.x, a bad length or chunk
-// size, a head over 256 KiB) is refused with a message, never guessed at. Pure: no I/O.
+// size, a bare CR, a head over 256 KiB) is refused with a message, never guessed at. Pure: no I/O.
 //
 // Thread-safety: one reader per response, used by one thread.
 #pragma once

@@ -147,6 +147,10 @@ TEST(Http1ReplyReaderTest, BrokenRepliesAreRefusedWithAReason) {
       {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n",
        "a chunk size over 15 hexadecimal digits"},
       {"HTTP/1.1 101 Switching Protocols\r\n\r\n", "the server switched protocols, which keel did not ask for"},
+      {"HTTP/1.1 200 OK\r\rContent-Length: 4\r\n\r\nEvil",
+       "a bare CR in a line of the reply's framing: \"HTTP/1.1 200 OK??Content-Length: 4\""},
+      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\rx\r\n",
+       "a bare CR in a line of the reply's framing: \"1?x\""},
   };
   for (const auto& c : cases) {
     const Read r = read(c.wire);
