@@ -50,7 +50,7 @@ Result<std::string> request_head(const HttpRequest& request, const PlainHttpUrl&
     std::string_view name;
     std::string_view value;
     bool send = true;
-    if (colon != std::string::npos && (semicolon == std::string::npos || colon < semicolon)) {
+    if (colon != std::string::npos) {
       name = trim_http_blanks(std::string_view(header).substr(0, colon));
       value = trim_http_blanks(std::string_view(header).substr(colon + 1));
       send = !value.empty();

@@ -130,7 +130,8 @@ TEST(PlainHttpClientTest, SendsTheRequestAsLibcurlWouldAndKeepsOneConnection) {
   HttpSession session;
   for (int i = 0; i < 3; ++i) {
     HttpRequest r = post(server.url("/v1/chat/completions?a=1"), std::string(100000 + i, 'b'));
-    r.headers = {"Content-Type: application/json", "Authorization: Bearer k", "Expect:", "X-Empty;", "Accept:"};
+    r.headers = {
+        "Content-Type: application/json", "Authorization: Bearer k", "Expect:", "X-Empty;", "Accept:", "X-List: a;b"};
     const Got got = send(session, r);
     ASSERT_EQ(got.outcome.end, HttpEnd::kCompleted) << got.outcome.error.message();
     EXPECT_EQ(got.outcome.head.status, 200);
@@ -150,6 +151,7 @@ TEST(PlainHttpClientTest, SendsTheRequestAsLibcurlWouldAndKeepsOneConnection) {
   EXPECT_EQ(first.headers.at("authorization"), "Bearer k");
   EXPECT_EQ(first.headers.at("content-length"), "100000");
   EXPECT_EQ(first.headers.at("x-empty"), "");
+  EXPECT_EQ(first.headers.at("x-list"), "a;b");
   // (the test server's reader lists "expect" as empty when the request had none)
   EXPECT_EQ(first.headers.count("expect") == 0 ? "" : first.headers.at("expect"), "");
   EXPECT_EQ(first.headers.count("accept"), 0u);  // "Accept:" drops the default
