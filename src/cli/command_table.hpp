@@ -9,6 +9,8 @@
 // Thread-safety: read-only data and a function for main's thread.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <string_view>
 
 #include "cli/commands.hpp"
@@ -23,5 +25,11 @@ const char* command_summary(std::string_view name);
 // not an option), the rest as name and summary only. With no command named, or an unknown one,
 // all are added as name and summary, and CLI11 reports the usage error as before.
 void add_commands(CLI::App& app, CommandAction& action, int argc, char** argv);
+
+// Sets `action` to run `fn` on the arguments when `cmd` is the parsed subcommand.
+template <class Args>
+void on_parsed(CLI::App* cmd, CommandAction& action, std::shared_ptr<Args> args, int (*fn)(const Args&)) {
+  cmd->callback([&action, args, fn]() { action = [args, fn]() { return fn(*args); }; });
+}
 
 }  // namespace keel::cli

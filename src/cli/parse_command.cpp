@@ -104,7 +104,7 @@ void add_parse_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--format,-f", parse->format, "auto (default) or a format from --list-formats");
   cmd->add_option("--tools", parse->tools, "Tool definitions as an OpenAI tools array (JSON file)");
   cmd->add_flag("--list-formats", parse->list_formats, "List the supported formats and exit");
-  cmd->callback([&action, parse]() { action = [parse]() { return parse_command(*parse); }; });
+  on_parsed(cmd, action, parse, &parse_command);
 }
 
 }  // namespace keel::cli

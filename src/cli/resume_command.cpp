@@ -65,7 +65,7 @@ void add_resume_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--json", resume->json, "Print every event as one JSON object per line");
   cmd->add_flag("--no-stream", resume->no_stream, "Ask the backend for whole replies");
   cmd->add_option("--record", resume->record, kRecordHelp);
-  cmd->callback([&action, resume]() { action = [resume]() { return resume_command(*resume); }; });
+  on_parsed(cmd, action, resume, &resume_command);
 }
 
 }  // namespace keel::cli

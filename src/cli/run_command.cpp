@@ -68,7 +68,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--session,-s", run->session, "Continue this saved session (see keel sessions list)");
   cmd->add_flag("--ephemeral", run->ephemeral, "Save nothing: no session, messages or trace in the database");
   cmd->add_option("--record", run->record, kRecordHelp);
-  cmd->callback([&action, run]() { action = [run]() { return run_command(*run); }; });
+  on_parsed(cmd, action, run, &run_command);
 }
 
 }  // namespace keel::cli

@@ -225,12 +225,6 @@ int fork_command(const ForkArgs& args) {
   return kExitOk;
 }
 
-// Sets `action` to run `fn` on the arguments when `cmd` is the parsed subcommand.
-template <class Args>
-void on_parsed(CLI::App* cmd, CommandAction& action, std::shared_ptr<Args> args, int (*fn)(const Args&)) {
-  cmd->callback([&action, args, fn]() { action = [args, fn]() { return fn(*args); }; });
-}
-
 }  // namespace
 
 void add_session_commands(CLI::App& app, CommandAction& action) {

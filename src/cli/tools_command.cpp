@@ -71,7 +71,7 @@ void add_tools_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = tools->add_subcommand("list", "List the built-in tools and their metadata");
   cmd->add_option("--workspace,-w", list->workspace, "Workspace folder (default: current directory)");
   cmd->add_flag("--json", list->json, "Print the tools as JSON, with their parameter schemas");
-  cmd->callback([&action, list]() { action = [list]() { return tools_list_command(*list); }; });
+  on_parsed(cmd, action, list, &tools_list_command);
 }
 
 }  // namespace keel::cli

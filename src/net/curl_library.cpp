@@ -1,6 +1,8 @@
 // Loading libcurl at first use (net/curl_library.hpp).
 #include "net/curl_library.hpp"
 
+#include <openssl/crypto.h>
+
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -9,8 +11,6 @@
 #include <type_traits>
 
 #include "base/shared_library.hpp"
-
-#include <openssl/crypto.h>
 
 namespace keel::detail {
 namespace {

@@ -91,7 +91,6 @@ class HttpSession {
   HttpSession(const HttpSession&) = delete;
   HttpSession& operator=(const HttpSession&) = delete;
 
-
   // Sends one request (request.method) and reads the whole response through request.on_body.
   HttpOutcome perform(const HttpRequest& request);
   // The same as perform(); the name the POST-only callers use.

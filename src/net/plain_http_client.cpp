@@ -120,13 +120,14 @@ class Exchange {
     kDone,   // the reply was read (or ended by keel, or refused: see the outcome)
     kStale,  // a kept-alive connection was found closed before any byte of the reply
   };
-  // Sends the request and reads the reply on `fd`. `keep` turns true when the connection may
-  // carry another request.
+  // Sends the request and reads the reply on `fd` (the outcome's head is the caller's to fill in).
+  // `keep` turns true when the connection may carry another request.
   Result exchange(int fd, const std::string& head, bool reused, HttpOutcome& out, bool& keep);
 
  private:
-  bool timed_out() const { return Clock::now() >= deadline_; }
-  HttpOutcome timeout_outcome() const;
+  // Whether the transfer must end now (a stop request, the idle or total timeout, a reader that
+  // has what it needs), with `out` saying why.
+  bool must_end(HttpOutcome& out);
 
   const HttpRequest& request_;
   Transfer& transfer_;
@@ -134,14 +135,14 @@ class Exchange {
   Clock::time_point deadline_;  // the whole transfer's; max when none
 };
 
-HttpOutcome Exchange::timeout_outcome() const {
-  HttpOutcome out;
+bool Exchange::must_end(HttpOutcome& out) {
+  if (transfer_.should_abort()) return transfer_.ended_by_keel(out);
+  if (Clock::now() < deadline_) return false;
   out.end = HttpEnd::kFailed;
   out.error = Status::DeadlineExceeded("request to " + request_.target + " timed out after " +
                                        std::to_string(request_.total_timeout_ms) + " ms (" +
                                        request_.total_timeout_name + "): no complete reply by then");
-  out.head = transfer_.head;
-  return out;
+  return true;
 }
 
 int Exchange::connect(const PlainHttpUrl& url, HttpOutcome& out) {
@@ -229,7 +230,6 @@ Exchange::Result Exchange::exchange(int fd, const std::string& head, bool reused
     out.error = Status::Unavailable("connection to " + request_.target + " broke: " + why);
     out.retryable = true;
     out.connection_lost = true;
-    out.head = transfer_.head;
     return Result::kDone;
   };
   // Send the head and the body in one call where the socket takes it.
@@ -255,14 +255,7 @@ Exchange::Result Exchange::exchange(int fd, const std::string& head, bool reused
     }
     if (first == 2) break;
     if (n < 0) {
-      if (transfer_.should_abort()) {
-        transfer_.ended_by_keel(out);
-        return Result::kDone;
-      }
-      if (timed_out()) {
-        out = timeout_outcome();
-        return Result::kDone;
-      }
+      if (must_end(out)) return Result::kDone;
       wait_for(fd, POLLOUT, wake_, ms_until(deadline_));
     }
   }
@@ -272,15 +265,7 @@ Exchange::Result Exchange::exchange(int fd, const std::string& head, bool reused
   char buffer[16384];
   bool more_waiting = false;  // the last read filled the buffer: read again before waiting
   while (true) {
-    if (transfer_.should_abort()) {
-      transfer_.ended_by_keel(out);
-      out.head = transfer_.head;
-      return Result::kDone;
-    }
-    if (timed_out()) {
-      out = timeout_outcome();
-      return Result::kDone;
-    }
+    if (must_end(out)) return Result::kDone;
     if (!more_waiting && wait_for(fd, POLLIN, wake_, ms_until(deadline_)) == 0) continue;
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
     more_waiting = n == static_cast<ssize_t>(sizeof buffer);
@@ -293,10 +278,8 @@ Exchange::Result Exchange::exchange(int fd, const std::string& head, bool reused
     const Http1ReplyReader::State state =
         n == 0 ? reader.at_close() : reader.feed(std::string_view(buffer, static_cast<size_t>(n)), handler);
     if (state == Http1ReplyReader::State::kReading) continue;
-    out.head = transfer_.head;
     if (state == Http1ReplyReader::State::kStopped) {
       if (!transfer_.ended_by_keel(out)) out.end = HttpEnd::kAbortedByBody;
-      out.head = transfer_.head;
       return Result::kDone;
     }
     if (state == Http1ReplyReader::State::kDone) {
@@ -376,6 +359,7 @@ HttpOutcome PlainHttpClient::perform(const HttpRequest& request, const PlainHttp
         close_connection();  // the server had closed it while idle: once more on a fresh one
         continue;
       }
+      out.head = transfer.head;  // whatever the end, the head as far as it came
       if (!keep) close_connection();
       break;
     }
