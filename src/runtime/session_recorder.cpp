@@ -29,8 +29,9 @@ RunUpdate state_update(RunState state) {
 
 }  // namespace
 
-SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace)
-    : store_(store), counter_(counter), workspace_(std::move(workspace)) {}
+SessionRecorder::SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace,
+                                 std::chrono::milliseconds gather_window)
+    : store_(store), counter_(counter), workspace_(std::move(workspace)), gather_window_(gather_window) {}
 
 SessionRecorder::~SessionRecorder() {
   settle();
@@ -42,13 +43,16 @@ SessionRecorder::~SessionRecorder() {
   if (writer_.joinable()) writer_.join();
 }
 
-void SessionRecorder::enqueue(std::function<void()> write) {
+void SessionRecorder::enqueue(QueuedStep step) {
+  bool first = false;
   {
     std::lock_guard lock(writer_mu_);
-    queue_.push_back(std::move(write));
+    first = queue_.empty();
+    queue_.push_back(std::move(step));
     if (!writer_.joinable()) writer_ = std::thread([this] { writer_loop(); });
   }
-  work_cv_.notify_one();
+  // A step that joins a gathering group leaves the writer asleep until its window ends.
+  if (first) work_cv_.notify_one();
 }
 
 void SessionRecorder::writer_loop() {
@@ -56,21 +60,58 @@ void SessionRecorder::writer_loop() {
   while (true) {
     work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, nothing left
-    std::function<void()> write = std::move(queue_.front());
-    queue_.pop_front();
-    writing_ = true;
-    lock.unlock();
-    write();
-    lock.lock();
-    writing_ = false;
-    if (queue_.empty()) idle_cv_.notify_all();
+    // The steps of a fast loop gather for a moment and go in one transaction; a settle() in the
+    // meantime writes them itself.
+    work_cv_.wait_for(lock, gather_window_, [&] { return stopping_ || queue_.empty(); });
+    if (!writing_) write_queued(lock);
   }
+}
+
+void SessionRecorder::write_queued(std::unique_lock<std::mutex>& lock) {
+  if (queue_.empty()) return;
+  std::deque<QueuedStep> group;
+  group.swap(queue_);
+  writing_ = true;
+  lock.unlock();
+  write_group(group);
+  lock.lock();
+  writing_ = false;
+  idle_cv_.notify_all();
+}
+
+void SessionRecorder::write_group(std::deque<QueuedStep>& group) {
+  // Steps that queued up while the store was busy share one transaction: the pages they touch
+  // (the ends of the same tables and indexes) are written once, and there is one commit.
+  Status saved = Status::Ok();
+  if (group.size() > 1) {
+    saved = store_.write_together([&]() -> Status {
+      for (const QueuedStep& step : group) KEEL_TRY(write_step(step.messages, step.records));
+      return Status::Ok();
+    });
+    if (saved.ok()) return;
+  }
+  // One step, or a group that failed: each step in a transaction of its own, so the steps before
+  // a failing one are kept as they would have been without grouping.
+  for (const QueuedStep& step : group) {
+    saved = write_step(step.messages, step.records);
+    if (!saved.ok()) break;
+  }
+  if (!saved.ok()) note(Status(saved.code(), "could not save the conversation: " + saved.message()));
 }
 
 void SessionRecorder::settle() {
   if (!kept_.empty()) commit({});
   std::unique_lock lock(writer_mu_);
-  idle_cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
+  // What is queued is written on this thread, not handed to the writer: the caller is waiting
+  // anyway, and needs no wake-up of another thread. A group the writer is writing is waited for
+  // (groups commit in order).
+  while (!queue_.empty() || writing_) {
+    if (writing_) {
+      idle_cv_.wait(lock, [&] { return !writing_; });
+    } else {
+      write_queued(lock);
+    }
+  }
 }
 
 Status SessionRecorder::error() const {
@@ -214,10 +255,7 @@ void SessionRecorder::commit(std::span<const Message> messages) {
   std::vector<NewMessage> batch = std::move(kept_);
   kept_.clear();
   append_run_messages(batch, messages);
-  enqueue([this, batch = std::move(batch), records = take_pending()] {
-    Status saved = write_step(batch, records);
-    if (!saved.ok()) note(Status(saved.code(), "could not save the conversation: " + saved.message()));
-  });
+  enqueue(QueuedStep{std::move(batch), take_pending()});
 }
 
 void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, int64_t started_us, int64_t ended_us) {

@@ -8,6 +8,10 @@
 // goes on (the model call, read-only tools); the agent calls settle() before any act with side
 // effects, so commit-before-act holds where it matters: a crash can lose only a step whose acts
 // are safe to repeat. Every other write settles the queue first, so the store sees them in order.
+// Commits that come within a few milliseconds of each other (a fast loop of read-only tools), or
+// that queue up while the writer is busy, are written together in one transaction: a group
+// commit, so the store keeps up with the loop. Such steps are safe to repeat, so a crash in that
+// window loses nothing that matters.
 //
 // A failed write is remembered (first error wins) and reported by error(); the agent turns it
 // into an explicit run failure rather than going on with a conversation it cannot keep.
@@ -16,6 +20,7 @@
 // callback thread; all writes go through the internally synchronised Store.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -35,8 +40,12 @@ namespace keel::detail {
 
 class SessionRecorder {
  public:
+  // How long a committed step waits for the next ones to share its transaction.
+  static constexpr std::chrono::milliseconds kGatherWindow{10};
+
   // `store` and `counter` must outlive the recorder.
-  SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace);
+  SessionRecorder(Store& store, const TokenCounter& counter, std::string workspace,
+                  std::chrono::milliseconds gather_window = kGatherWindow);
   // Waits for the queued writes.
   ~SessionRecorder();
   SessionRecorder(const SessionRecorder&) = delete;
@@ -97,9 +106,19 @@ class SessionRecorder {
   // `messages` and `records` in one transaction (Store::write_together).
   Status write_step(std::span<const NewMessage> messages, const Pending& records);
   void note(const Status& s);
-  // Queues `write` for the writer thread (started at the first one).
-  void enqueue(std::function<void()> write);
+  // A commit waiting for the writer thread.
+  struct QueuedStep {
+    std::vector<NewMessage> messages;
+    Pending records;
+  };
+  // Queues `step` for the writer thread (started at the first one).
+  void enqueue(QueuedStep step);
   void writer_loop();
+  // Takes the whole queue and writes it as one group (the caller holds `lock` on writer_mu_ and
+  // checked that no group is being written).
+  void write_queued(std::unique_lock<std::mutex>& lock);
+  // Writes the steps the writer found queued, in order (see the .cpp).
+  void write_group(std::deque<QueuedStep>& group);
   Status begin_run(std::string_view task, std::string_view run_id = {});
   // Records (or re-records, replacing it) the run's root span, from the start until now.
   Status record_root(std::string status, std::string attributes);
@@ -118,10 +137,11 @@ class SessionRecorder {
   mutable std::mutex writer_mu_;  // guards error_ and the writer's queue and flags
   Status error_;
   std::condition_variable work_cv_;  // a write queued, or stopping
-  std::condition_variable idle_cv_;  // the queue emptied
-  std::deque<std::function<void()>> queue_;
+  std::condition_variable idle_cv_;  // a group was written
+  std::deque<QueuedStep> queue_;
   bool writing_ = false;
   bool stopping_ = false;
+  std::chrono::milliseconds gather_window_;
   std::thread writer_;
   std::mutex pending_mu_;  // guards the two below (tool_ran and span may come from another thread)
   std::vector<ToolRunRecord> pending_runs_;

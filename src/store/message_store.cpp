@@ -5,11 +5,13 @@
 namespace keel::detail {
 
 Status SqlStore::require_run_locked(std::string_view id) {
-  if (id.empty()) return Status::Ok();
+  if (id.empty() || db_->found_in_write("runs", id)) return Status::Ok();
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT 1 FROM runs WHERE id = ?1"));
   stmt.bind(1, id);
   KEEL_ASSIGN_OR_RETURN(bool found, stmt.step());
-  return found ? Status::Ok() : Status::NotFound("no run '" + std::string(id) + "'");
+  if (!found) return Status::NotFound("no run '" + std::string(id) + "'");
+  db_->remember_found_in_write("runs", id);
+  return Status::Ok();
 }
 
 Result<int64_t> SqlStore::append_locked(std::string_view session_id, std::span<const NewMessage> batch) {
@@ -24,6 +26,7 @@ Result<int64_t> SqlStore::append_locked(std::string_view session_id, std::span<c
     touch.bind(1, session_id).bind(2, now);
     KEEL_TRY(touch.run());
     if (db_->changes() == 0) return Status::NotFound("no session '" + std::string(session_id) + "'");
+    db_->remember_found_in_write("sessions", session_id);
   }
   int64_t first = 0;
   {

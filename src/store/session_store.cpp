@@ -30,10 +30,13 @@ Status no_session(std::string_view id) {
 }  // namespace
 
 Status SqlStore::require_session_locked(std::string_view id) {
+  if (db_->found_in_write("sessions", id)) return Status::Ok();
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("SELECT 1 FROM sessions WHERE id = ?1"));
   stmt.bind(1, id);
   KEEL_ASSIGN_OR_RETURN(bool found, stmt.step());
-  return found ? Status::Ok() : no_session(id);
+  if (!found) return no_session(id);
+  db_->remember_found_in_write("sessions", id);
+  return Status::Ok();
 }
 
 Result<std::string> SqlStore::create_session(const SessionInfo& info) {

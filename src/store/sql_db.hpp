@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "keel/result.hpp"
 #include "keel/store/store.hpp"
@@ -163,6 +164,7 @@ class Db {
       bool committing = false;
       Status status = begin_write();
       if (status.ok()) {
+        found_in_write_.clear();
         ++depth_;
         status = fn();
         --depth_;
@@ -175,6 +177,21 @@ class Db {
       if (lost == LostWrite::kCommitted) return Status::Ok();
       if (lost != LostWrite::kRunAgain) return status;
     }
+  }
+
+  // Rows the open write transaction already found by id (`table` names where: "runs",
+  // "sessions"), so a check repeated within one transaction asks the database once. Outside a
+  // write nothing is remembered. A row deleted later in the same transaction is still caught by
+  // its foreign keys.
+  bool found_in_write(std::string_view table, std::string_view id) const {
+    if (depth_ == 0) return false;
+    for (const auto& [t, i] : found_in_write_) {
+      if (t == table && i == id) return true;
+    }
+    return false;
+  }
+  void remember_found_in_write(std::string_view table, std::string_view id) {
+    if (depth_ > 0 && found_in_write_.size() < kFoundInWriteLimit) found_in_write_.emplace_back(table, id);
   }
 
   // The database as messages name it: a file's path, or a server URL without its password.
@@ -203,6 +220,8 @@ class Db {
   std::string path_;
   bool read_only_ = false;
   int depth_ = 0;  // writes in progress on this connection (nested ones join the outer)
+  static constexpr std::size_t kFoundInWriteLimit = 16;
+  std::vector<std::pair<std::string_view, std::string>> found_in_write_;
 };
 
 inline Result<std::unique_ptr<StoreWatch>> Db::watch(std::string_view, std::function<void(const std::string&)>) {

@@ -8,9 +8,20 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <utility>
 
 namespace keel::detail {
+namespace {
+
+// Before the first connection: SQLite's memory statistics take a process-wide mutex on every
+// allocation, and keel reads none of them. Refused (harmlessly) when SQLite is already running.
+void configure_sqlite_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- statements
 
@@ -75,6 +86,7 @@ class SqliteDb::Statement final : public StmtBackend {
 SqliteDb::SqliteDb(sqlite3* db, std::string path) : Db(std::move(path)), db_(db) {}
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::string& path, int flags) {
+  configure_sqlite_once();
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {

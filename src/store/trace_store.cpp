@@ -1,17 +1,25 @@
 // Trace spans: timed steps of a run (model calls, tool calls), grouped by trace.
-#include <nlohmann/json.hpp>
-
+#include "core/parsing/json/json_scan.hpp"
 #include "store/sql_store.hpp"
 
 namespace keel::detail {
+namespace {
+
+// Whether `text` is one JSON object (checked without building a document: a run writes spans at
+// every step).
+bool is_json_object(std::string_view text) {
+  const StrictJson value = scan_strict_json(text);
+  return value.ok && text[value.begin] == '{';
+}
+
+}  // namespace
 
 Status SqlStore::record_span(const SpanRecord& span) {
   if (span.trace_id.empty() || span.span_id.empty()) {
     return Status::InvalidArgument("a span needs a trace_id and a span_id");
   }
-  std::string attributes = span.attributes.empty() ? "{}" : span.attributes;
-  nlohmann::json parsed = nlohmann::json::parse(attributes, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  const std::string_view attributes = span.attributes.empty() ? std::string_view("{}") : span.attributes;
+  if (!is_json_object(attributes)) {
     return Status::InvalidArgument("attributes of span '" + span.span_id + "' are not a JSON object");
   }
   KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());

@@ -6,8 +6,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include <atomic>
@@ -16,6 +14,7 @@
 #include "keel/agent.hpp"
 #include "keel/store/sqlite_store.hpp"
 #include "support/fake_llm.hpp"
+#include "support/sqlite_wal.hpp"
 #include "support/temp_dir.hpp"
 
 namespace keel {
@@ -167,30 +166,9 @@ TEST_F(AgentSessionTest, AToolWithSideEffectsRunsOnlyOnceItsCallIsStored) {
   EXPECT_EQ(store_->load_messages(out->session_id)->size(), 7u);
 }
 
-// The transactions committed to a store's write-ahead log: frames whose "database size after
-// commit" field is set, while their salts are the log header's. -1 when the log was reset by a
-// checkpoint since it was made (its checkpoint sequence is not 0): the count would be partial.
-int wal_commits(const std::filesystem::path& wal) {
-  std::ifstream in(wal, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto u32 = [&](size_t at) {
-    return (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at])) << 24) |
-           (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 16) |
-           (static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 8) |
-           static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 3]));
-  };
-  if (bytes.size() < 32 || u32(12) != 0) return -1;
-  const size_t frame = 24 + u32(8);
-  int commits = 0;
-  for (size_t at = 32; at + frame <= bytes.size(); at += frame) {
-    if (u32(at + 8) != u32(16) || u32(at + 12) != u32(20)) break;  // a frame of an earlier log
-    commits += u32(at + 4) != 0 ? 1 : 0;
-  }
-  return commits;
-}
-
-// A round whose calls are all read-only and bounded (safe to repeat, done at once) is one
+// A round whose calls are all read-only and bounded (safe to repeat, done at once) costs at most one
 // transaction: the assistant's calls go into the store with their results instead of before them.
+// (Fast rounds share transactions too: SessionRecorderTest has that.)
 TEST_F(AgentSessionTest, ARoundOfBoundedReadOnlyCallsIsOneTransaction) {
   ToolSpec spec;
   spec.name = "stat";
@@ -221,13 +199,13 @@ TEST_F(AgentSessionTest, ARoundOfBoundedReadOnlyCallsIsOneTransaction) {
     // system, task, then a call and its result per round, then the answer: nothing is left out.
     EXPECT_EQ(msgs.ok() ? msgs->size() : 0u, static_cast<size_t>(2 * rounds + 3));
     EXPECT_EQ((*store)->list_tool_runs(out->run_id)->size(), static_cast<size_t>(rounds));
-    return wal_commits(so.path.string() + "-wal");
+    return testing::wal_commits(so.path.string() + "-wal");
   };
   const int one = commits_for(1);
   const int four = commits_for(4);
   ASSERT_GT(one, 0) << "no write-ahead log to read, or one reset by a checkpoint";
   ASSERT_GT(four, 0) << "no write-ahead log to read, or one reset by a checkpoint";
-  EXPECT_EQ(four - one, 3);  // one more transaction per round
+  EXPECT_LE(four - one, 3);  // at most one more transaction per round, never two
 }
 
 TEST_F(AgentSessionTest, ContinuingASessionSendsTheEarlierConversation) {
