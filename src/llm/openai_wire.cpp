@@ -5,6 +5,7 @@
 
 #include "core/parsing/json/json_text.hpp"
 #include "core/text/utf8_text.hpp"
+#include "llm/completion_view.hpp"
 
 namespace keel::detail {
 namespace {
@@ -266,6 +267,11 @@ int64_t openai_cached_prompt_tokens(const json& usage) {
 }
 
 Result<ModelReply> parse_chat_completion(std::string_view body) {
+  if (std::optional<ModelReply> plain = read_plain_completion(body)) return std::move(*plain);
+  return parse_chat_completion_document(body);
+}
+
+Result<ModelReply> parse_chat_completion_document(std::string_view body) {
   try {
     const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) {

@@ -52,6 +52,9 @@ Result<std::string> build_chat_request(const ModelRequest& request, const WireOp
 // Parses a non-streamed "chat.completion" body. A body that is not JSON, carries an "error"
 // object, or has no choices fails with kUnavailable (the caller may retry).
 Result<ModelReply> parse_chat_completion(std::string_view body);
+// The same through a JSON document: the reference reading, which parse_chat_completion uses for
+// the rarer shapes and matches for the rest (completion_view.hpp).
+Result<ModelReply> parse_chat_completion_document(std::string_view body);
 
 // Tool-call arguments as JSON text: strings pass through, objects (some servers send them) are
 // serialised, null/absent/empty become "{}".

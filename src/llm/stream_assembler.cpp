@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "llm/json_view_fields.hpp"
 #include "llm/openai_wire.hpp"
 
 namespace keel::detail {
@@ -39,6 +40,54 @@ const json* chunk_usage(const json& chunk) {
   return usage != groq->end() && usage->is_object() ? &*usage : nullptr;
 }
 
+// Whether every tool delta of `calls` is one the view reading handles: arguments as text, an
+// index that is an integer when it is a number.
+bool plain_tool_deltas(const JsonView& calls) {
+  JsonView::Items items = calls.items();
+  JsonView key, call;
+  while (items.next(key, call)) {
+    if (!call.is_object()) continue;
+    static constexpr std::string_view kKeys[] = {"index", "function"};
+    const auto [index, fn] = call.find_each(kKeys);
+    if (inexact_number(index)) return false;
+    if (fn && fn->is_object()) {
+      const std::optional<JsonView> arguments = fn->find("arguments");
+      if (!absent_or_null(arguments) && !arguments->is_string()) return false;
+    }
+  }
+  return true;
+}
+
+// Whether a chunk has only the shapes of text, reasoning, tool-call deltas and usage: no error, no
+// Groq usage, content as text, integer indexes and counts. The rest is read through a document.
+bool plain_chunk(const JsonView& chunk) {
+  if (!chunk.is_object()) return false;
+  static constexpr std::string_view kTop[] = {"error", "usage", "x_groq", "choices"};
+  const auto [error, usage, groq, choices] = chunk.find_each(kTop);
+  if (!absent_or_null(error) || !absent_or_null(groq)) return false;
+  if (usage && usage->is_object()) {
+    static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens"};
+    for (const std::optional<JsonView>& count : usage->find_each(kUsage)) {
+      if (inexact_number(count)) return false;
+    }
+  }
+  if (!choices || !choices->is_array()) return true;
+  JsonView::Items items = choices->items();
+  JsonView key, choice;
+  while (items.next(key, choice)) {
+    if (!choice.is_object()) continue;
+    static constexpr std::string_view kChoice[] = {"index", "delta"};
+    const auto [index, delta] = choice.find_each(kChoice);
+    if (inexact_number(index)) return false;
+    if (!delta || !delta->is_object()) continue;
+    static constexpr std::string_view kDelta[] = {"content", "tool_calls"};
+    const auto [content, calls] = delta->find_each(kDelta);
+    if (!absent_or_null(content) && !content->is_string()) return false;
+    if (calls && calls->is_array() && !plain_tool_deltas(*calls)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status StreamAssembler::on_data(std::string_view data) {
@@ -49,6 +98,14 @@ Status StreamAssembler::on_data(std::string_view data) {
     return Status::Ok();
   }
   try {
+    if (!documents_only_) {
+      const StrictJson scanned = scan_strict_json(data, &index_);
+      if (!scanned.ok) {
+        return Status::Unavailable("invalid JSON in stream event from server: " + truncate_text(data, 200));
+      }
+      const JsonView chunk(data.substr(scanned.begin, scanned.end - scanned.begin), &index_);
+      if (plain_chunk(chunk)) return on_plain_chunk(chunk);
+    }
     const json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
     if (chunk.is_discarded()) {
       return Status::Unavailable("invalid JSON in stream event from server: " + truncate_text(data, 200));
@@ -116,15 +173,22 @@ Status StreamAssembler::on_delta(const json& delta) {
   return Status::Ok();
 }
 
+int64_t StreamAssembler::implied_index(const std::string& id) const {
+  if (last_index_ >= 0) {
+    // A server without indexes: a delta without a new id continues the last call.
+    const auto last = calls_.find(last_index_);
+    if (id.empty() || (last != calls_.end() && id == last->second.id)) return last_index_;
+  }
+  return calls_.empty() ? 0 : calls_.rbegin()->first + 1;
+}
+
 void StreamAssembler::on_tool_delta(const json& delta) {
   const std::string id = string_or_empty(delta, "id");
   int64_t index;
   if (const auto it = delta.find("index"); it != delta.end() && it->is_number_integer()) {
     index = it->get<int64_t>();
-  } else if (last_index_ >= 0 && (id.empty() || id == calls_[last_index_].id)) {
-    index = last_index_;  // a server without indexes: a delta without a new id continues the last call
   } else {
-    index = calls_.empty() ? 0 : calls_.rbegin()->first + 1;
+    index = implied_index(id);
   }
   last_index_ = index;
   ToolCall& call = calls_[index];
@@ -139,6 +203,77 @@ void StreamAssembler::on_tool_delta(const json& delta) {
       }
     }
   }
+}
+
+Status StreamAssembler::on_plain_chunk(const JsonView& chunk) {
+  static constexpr std::string_view kTop[] = {"model", "usage", "choices"};
+  const auto [model, usage, choices] = chunk.find_each(kTop);
+  if (reply_.model.empty()) reply_.model = string_or_empty(model);
+  if (usage && usage->is_object()) {
+    static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens", "prompt_tokens_details"};
+    const auto [prompt, completion, details] = usage->find_each(kUsage);
+    if (prompt && prompt->type() == JsonType::kNumber) reply_.usage.prompt_tokens = integer_of(*prompt).value_or(0);
+    if (completion && completion->type() == JsonType::kNumber) {
+      reply_.usage.completion_tokens = integer_of(*completion).value_or(0);
+    }
+    std::optional<JsonView> cached;
+    if (details && details->is_object()) cached = details->find("cached_tokens");
+    reply_.usage.cached_prompt_tokens = cached ? integer_of(*cached).value_or(0) : 0;
+  }
+  if (!choices || !choices->is_array()) return Status::Ok();
+  JsonView::Items items = choices->items();
+  JsonView key, choice;
+  while (items.next(key, choice)) {
+    if (!choice.is_object()) continue;
+    static constexpr std::string_view kChoice[] = {"index", "delta", "finish_reason"};
+    const auto [index, delta, finish_reason] = choice.find_each(kChoice);
+    if (index && index->type() == JsonType::kNumber && integer_of(*index) != 0) continue;  // n > 1
+    if (delta && delta->is_object()) KEEL_TRY(on_plain_delta(*delta));
+    std::string finish = string_or_empty(finish_reason);
+    if (!finish.empty()) reply_.finish_reason = std::move(finish);
+  }
+  return Status::Ok();
+}
+
+Status StreamAssembler::on_plain_delta(const JsonView& delta) {
+  static constexpr std::string_view kDelta[] = {"content", "refusal", "reasoning_content", "reasoning", "tool_calls"};
+  const auto [content, refusal, reasoning_content, reasoning_field, calls] = delta.find_each(kDelta);
+  std::string text = string_or_empty(content);  // text or null here: no thinking parts
+  text += string_or_empty(refusal);
+  if (!text.empty()) {
+    reply_.text += text;
+    KEEL_TRY(deliver(options_.on_text, text, "on_text"));
+  }
+  std::string reasoning = string_or_empty(reasoning_content);
+  if (reasoning.empty()) reasoning = string_or_empty(reasoning_field);
+  if (!reasoning.empty()) {
+    reply_.reasoning += reasoning;
+    KEEL_TRY(deliver(options_.on_reasoning, reasoning, "on_reasoning"));
+  }
+  if (calls && calls->is_array()) {
+    JsonView::Items items = calls->items();
+    JsonView key, call;
+    while (items.next(key, call)) {
+      if (call.is_object()) on_plain_tool_delta(call);
+    }
+  }
+  return Status::Ok();
+}
+
+void StreamAssembler::on_plain_tool_delta(const JsonView& delta) {
+  static constexpr std::string_view kKeys[] = {"id", "index", "function"};
+  const auto [id_field, index_field, fn] = delta.find_each(kKeys);
+  const std::string id = string_or_empty(id_field);
+  const std::optional<int64_t> given = index_field ? integer_of(*index_field) : std::nullopt;
+  const int64_t index = given ? *given : implied_index(id);
+  last_index_ = index;
+  ToolCall& call = calls_[index];
+  if (call.id.empty()) call.id = id;
+  if (!fn || !fn->is_object()) return;
+  static constexpr std::string_view kFunction[] = {"name", "arguments"};
+  const auto [name, arguments] = fn->find_each(kFunction);
+  merge_piece(call.name, string_or_empty(name));
+  if (arguments && arguments->is_string()) call.arguments += arguments->str();  // text here, or null
 }
 
 Status invoke_text_callback(const std::function<void(std::string_view)>& fn, std::string_view text,

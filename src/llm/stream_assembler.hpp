@@ -5,6 +5,10 @@
 // pieces of the arguments text to be concatenated. Usage arrives in a final chunk with no choices
 // (Groq: in that chunk's x_groq object).
 //
+// Most chunks (text, reasoning and tool-call deltas) are read in place from the validated text;
+// the rarer shapes (errors, usage, content parts, whole-object arguments) through a JSON document,
+// the reference reading that both ways match.
+//
 // Thread-safety: not thread-safe; one assembler per streamed attempt.
 #pragma once
 
@@ -14,6 +18,7 @@
 #include <map>
 #include <string_view>
 
+#include "core/parsing/json/json_view.hpp"
 #include "keel/llm_client.hpp"
 #include "keel/model_io.hpp"
 #include "keel/result.hpp"
@@ -26,8 +31,10 @@ Status invoke_text_callback(const std::function<void(std::string_view)>& fn, std
 
 class StreamAssembler {
  public:
-  // `options` (its callbacks) must outlive the assembler.
-  explicit StreamAssembler(const CallOptions& options) : options_(options) {}
+  // `options` (its callbacks) must outlive the assembler. `documents_only` reads every chunk
+  // through a document (the reference reading, for comparing the two).
+  explicit StreamAssembler(const CallOptions& options, bool documents_only = false)
+      : options_(options), documents_only_(documents_only) {}
 
   // Handles one SSE data payload: "[DONE]" or a chunk object. An error object, invalid JSON or a
   // throwing callback yields a non-ok Status; the stream should then be abandoned.
@@ -46,12 +53,20 @@ class StreamAssembler {
   Status on_chunk(const nlohmann::json& chunk);
   Status on_delta(const nlohmann::json& delta);
   void on_tool_delta(const nlohmann::json& delta);
+  // The same for a chunk that plain_chunk() accepted, read without a document.
+  Status on_plain_chunk(const JsonView& chunk);
+  Status on_plain_delta(const JsonView& delta);
+  void on_plain_tool_delta(const JsonView& delta);
+  // The index a tool delta without a usable "index" continues or opens.
+  int64_t implied_index(const std::string& id) const;
   Status deliver(const std::function<void(std::string_view)>& fn, std::string_view text, const char* what) {
     if (fn) delivered_ = true;
     return invoke_text_callback(fn, text, what);
   }
 
   const CallOptions& options_;
+  bool documents_only_ = false;
+  JsonIndex index_;  // where the current chunk's values lie
   ModelReply reply_;
   std::map<int64_t, ToolCall> calls_;  // by delta index
   int64_t last_index_ = -1;            // the call the previous tool delta touched
