@@ -349,13 +349,21 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
     if (decision.compaction) {
       emit([&](Hooks& h) { h.on_compaction(ctx, *decision.compaction); });
       if (recorder != nullptr) {
-        nlohmann::json attrs = {{"tokens_before", decision.compaction->tokens_before},
-                                {"tokens_after", decision.compaction->tokens_after},
-                                {"digested", decision.compaction->messages_digested},
-                                {"summarized", decision.compaction->messages_summarized},
-                                {"dropped", decision.compaction->messages_dropped}};
+        const CompactionReport& c = *decision.compaction;
+        std::string attrs;  // keys in order, as the other spans' documents print them
+        for (const auto& [key, value] : {std::pair<const char*, size_t>{"digested", c.messages_digested},
+                                         {"dropped", c.messages_dropped},
+                                         {"summarized", c.messages_summarized},
+                                         {"tokens_after", c.tokens_after},
+                                         {"tokens_before", c.tokens_before}}) {
+          attrs += attrs.empty() ? "{\"" : ",\"";
+          attrs += key;
+          attrs += "\":";
+          attrs += std::to_string(value);
+        }
+        attrs += '}';
         int64_t t = detail::wall_now_us();
-        recorder->span("context", "compaction", t, t, "ok", attrs.dump());
+        recorder->span("context", "compaction", t, t, "ok", std::move(attrs));
       }
     }
     if (auto* finish = std::get_if<Finish>(&decision.action); finish != nullptr && !finish->client_calls.empty()) {

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.hpp"
+#include "core/guards/call_signature.hpp"
+#include "core/parsing/json/json_text.hpp"
 #include "runtime/genai_names.hpp"
 #include "core/text/text_util.hpp"
 #include "core/text/utf8_text.hpp"
@@ -19,6 +21,17 @@ std::string title_of(std::string_view task) {
   t = t.substr(0, t.find('\n'));
   if (t.size() <= kTitleChars) return std::string(t);
   return std::string(t.substr(0, utf8_char_start(t, kTitleChars))) + "…";
+}
+
+// A tool run's arguments as stored for reading: canonical JSON (keys sorted, no spaces) when they
+// are JSON, else the text as the model wrote it.
+std::string resolved_arguments(const std::string& arguments) {
+  if (arguments.find_first_not_of(" \t\r\n") != std::string::npos) {
+    Result<std::string> canonical = canonical_arguments(arguments);  // objects, the usual case
+    if (canonical.ok()) return std::move(*canonical);
+  }
+  auto parsed = nlohmann::json::parse(arguments, nullptr, false);
+  return parsed.is_discarded() ? arguments : parsed.dump();
 }
 
 RunUpdate state_update(RunState state) {
@@ -265,25 +278,30 @@ void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, i
   r.tool = result.name.empty() ? call.name : result.name;
   if (r.tool != call.name) r.alias = call.name;
   r.raw_args = call.arguments;
-  auto parsed = nlohmann::json::parse(call.arguments, nullptr, false);
-  r.resolved_args = parsed.is_discarded() ? call.arguments : parsed.dump();
+  r.resolved_args = resolved_arguments(call.arguments);
   r.started_ms = started_us / 1000;
   r.ended_ms = ended_us / 1000;
   r.duration_ms = result.duration_ms;
   r.status = result.status;
   (result.ok() ? r.result : r.error) = result.content;
-  nlohmann::json attrs = {{"call_id", call.id}, {"bytes", result.content.size()}};
+  // {"bytes", "call_id", and with captured content the arguments and result}: keys in order.
+  std::string attrs = "{\"bytes\":";
+  append_json_int(attrs, static_cast<int64_t>(result.content.size()));
+  attrs += ",\"call_id\":";
+  append_json_string(attrs, call.id);
   if (capture_genai_content()) {
-    attrs["gen_ai.tool.call.arguments"] = r.resolved_args;
-    attrs["gen_ai.tool.call.result"] = result.content.substr(0, kCapturedContentBytes);
+    attrs += ",\"gen_ai.tool.call.arguments\":";
+    append_json_string(attrs, r.resolved_args);
+    attrs += ",\"gen_ai.tool.call.result\":";
+    append_json_string(attrs, std::string_view(result.content).substr(0, kCapturedContentBytes));
   }
+  attrs += '}';
   const std::string tool = tool_span_name(r.tool);
   {
     std::lock_guard lock(pending_mu_);
     pending_runs_.push_back(std::move(r));
   }
-  span("tool", tool, started_us, ended_us, tool_status_name(result.status),
-       attrs.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  span("tool", tool, started_us, ended_us, tool_status_name(result.status), std::move(attrs));
 }
 
 void SessionRecorder::approval_decided(const ApprovalRequest& request, const ApprovalDecision& decision) {

@@ -2,6 +2,8 @@
 // preflight intents and prompt sections.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/guards/call_signature.hpp"
 #include "core/guards/result_budget.hpp"
 #include "keel/core/injection_detector.hpp"
@@ -60,6 +62,32 @@ TEST(CallSignatureTest, CanonicalArgumentsAreOrderAndSpaceInsensitive) {
   EXPECT_EQ(*detail::canonical_arguments(""), "{}");
   EXPECT_FALSE(detail::canonical_arguments("[1]").ok());
   EXPECT_FALSE(detail::canonical_arguments("{oops").ok());
+}
+
+// The usual arguments are made canonical in place; every text must come out as a document's dump
+// (keys sorted bytewise, the last of a repeated key, nlohmann's escapes and number forms).
+TEST(CallSignatureTest, CanonicalArgumentsAreWhatADocumentWouldPrint) {
+  const char* texts[] = {
+      R"({"a":"x","b":1})",
+      R"({ "b" : 1 , "a" : "x" })",
+      R"({"a":1,"a":2})",
+      R"({"a":"1","ab":"2","b":"3","B":"4","_":"5"})",
+      R"({"é":"accent key","e":"plain","z":"last"})",
+      R"({"path":"caf\u00e9","q":"a\/b","t":"tab\there"})",
+      R"({"k\u0041":"escaped key"})",
+      R"({"n":-0,"m":0,"p":-12,"q":9223372036854775807,"r":9223372036854775808})",
+      R"({"f":1.0,"g":1e2,"h":-2.50,"i":1E-3})",
+      R"({"t":true,"u":false,"v":null})",
+      R"({"o":{"b":1,"a":2},"l":[3,{"y":1,"x":2}]})",
+      R"({})",
+      R"(  {"a":"x"}  )",
+      R"({"emoji":"😀","ctrl":"\u0001"})",
+  };
+  for (const char* text : texts) {
+    auto canonical = detail::canonical_arguments(text);
+    ASSERT_TRUE(canonical.ok()) << text << ": " << canonical.status().to_string();
+    EXPECT_EQ(*canonical, nlohmann::json::parse(text).dump()) << text;
+  }
 }
 
 TEST(CallSignatureTest, SimilarityNormalisesStringsAndRejectsOtherDifferences) {

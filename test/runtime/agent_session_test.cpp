@@ -331,6 +331,8 @@ TEST_F(AgentSessionTest, ASummaryIsKeptInTheStoreAndAnswersTheSameSpanInALaterRu
   EXPECT_TRUE(summarized);
 }
 
+// A read-only round is written while the run goes on (it is safe to repeat): its lost write is
+// found at the latest when the run ends, and the run fails with it instead of answering.
 TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
   StoreOptions so;
   so.path = dir_.path() / "small.db";
@@ -347,6 +349,38 @@ TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_FALSE(out->ok);
   EXPECT_NE(out->error.find("could not save"), std::string::npos) << out->error;
+  auto run = (*small)->get_run(out->run_id);
+  ASSERT_TRUE(run.ok()) << run.status().to_string();
+  EXPECT_EQ(run->state, RunState::kFailed);  // not finished with an answer the store lacks
+}
+
+// Before an act with side effects the conversation that led to it must be stored: when it cannot
+// be, the act never happens and no model is asked again.
+TEST_F(AgentSessionTest, AnActWhoseCallCannotBeStoredNeverHappens) {
+  StoreOptions so;
+  so.path = dir_.path() / "small.db";
+  so.max_page_count = 60;
+  auto small = open_sqlite_store(so);
+  ASSERT_TRUE(small.ok()) << small.status().to_string();
+  std::atomic<int> writes{0};
+  ToolSpec spec;
+  spec.name = "write_note";
+  spec.parameters_schema = R"({"type":"object","properties":{"text":{"type":"string"}}})";
+  spec.read_only = false;
+  ASSERT_TRUE(tools_.add(make_tool(spec, [&writes](const nlohmann::json&, const ToolContext&) -> Result<std::string> {
+                ++writes;
+                return std::string("written");
+              })).ok());
+  AgentOptions o = options();
+  o.store = small->get();
+  llm_.push_call("write_note", nlohmann::json{{"text", std::string(400 * 1024, 'z')}}.dump());
+  llm_.push_text("never");
+  Agent agent(llm_, tools_, o);
+  auto out = agent.run("fill it");
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_FALSE(out->ok);
+  EXPECT_NE(out->error.find("could not save"), std::string::npos) << out->error;
+  EXPECT_EQ(writes.load(), 0);  // the act whose call is not stored never ran
   EXPECT_LE(llm_.requests().size(), 1u);  // no model call after a lost message
 }
 

@@ -2,13 +2,69 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+
+#include "core/parsing/json/json_view.hpp"
 
 namespace keel::detail {
 namespace {
 
 using nlohmann::json;
+
+// Whether a number prints as written in canonical JSON: an integer that fits 64 bits, not "-0".
+bool prints_as_written(std::string_view number) {
+  if (number == "-0") return false;
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  return ec == std::errc() && end == number.data() + number.size();
+}
+
+// The canonical text of the usual arguments, read in place: a flat object whose keys are already
+// in order and whose values print as they are written (strings and keys without escapes, integers,
+// true, false, null). Nothing when a document must decide (any other shape).
+std::optional<std::string> canonical_in_place(std::string_view text) {
+  JsonIndex index;
+  const StrictJson scanned = scan_strict_json(text, &index);
+  if (!scanned.ok) return std::nullopt;
+  const JsonView object(text.substr(scanned.begin, scanned.end - scanned.begin), &index);
+  if (!object.is_object()) return std::nullopt;
+  std::string out;
+  out.reserve(scanned.end - scanned.begin);
+  out += '{';
+  std::string_view previous;
+  bool first = true;
+  JsonView::Items items = object.items();
+  JsonView key, value;
+  while (items.next(key, value)) {
+    const std::string_view quoted = key.raw();
+    const std::string_view name = quoted.substr(1, quoted.size() - 2);
+    if (name.find('\\') != std::string_view::npos || (!first && !(previous < name))) return std::nullopt;
+    switch (value.type()) {
+      case JsonType::kString:
+        if (value.raw().find('\\') != std::string_view::npos) return std::nullopt;
+        break;
+      case JsonType::kNumber:
+        if (!prints_as_written(value.raw())) return std::nullopt;
+        break;
+      case JsonType::kBoolean:
+      case JsonType::kNull:
+        break;
+      default:
+        return std::nullopt;  // a nested object or array
+    }
+    if (!first) out += ',';
+    out.append(quoted);
+    out += ':';
+    out.append(value.raw());
+    previous = name;
+    first = false;
+  }
+  out += '}';
+  return out;
+}
 
 // Lowercase, collapse whitespace, trim surrounding punctuation and whitespace.
 std::string normalize(std::string_view s) {
@@ -70,6 +126,7 @@ double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
 Result<std::string> canonical_arguments(std::string_view json_text) {
   size_t first = json_text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return std::string("{}");
+  if (std::optional<std::string> canonical = canonical_in_place(json_text)) return std::move(*canonical);
   json parsed = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Status::InvalidArgument("arguments are not valid JSON");
   if (!parsed.is_object()) return Status::InvalidArgument("arguments must be a JSON object, got " + std::string(parsed.type_name()));
