@@ -1,6 +1,9 @@
 #include "cli/text_output.hpp"
 
+#include <map>
 #include <nlohmann/json.hpp>
+
+#include "core/parsing/json/json_view.hpp"
 
 namespace keel::cli {
 namespace {
@@ -18,16 +21,24 @@ void flush_line(std::FILE* f, RunContext& ctx) {
 }  // namespace
 
 std::string short_arguments(const std::string& json_text, size_t max_value) {
-  nlohmann::json args = nlohmann::json::parse(json_text.empty() ? "{}" : json_text, nullptr, false);
-  if (!args.is_object()) return json_text.substr(0, max_value);
+  // Read in place (a line is printed per tool call): keys in order, the last of a repeated key,
+  // values as a document would print them.
+  const std::string_view text = json_text.empty() ? std::string_view("{}") : std::string_view(json_text);
+  const detail::StrictJson scanned = detail::scan_strict_json(text);
+  const detail::JsonView args(text.substr(scanned.begin, scanned.end - scanned.begin));
+  if (!scanned.ok || !args.is_object()) return json_text.substr(0, max_value);
+  std::map<std::string, detail::JsonView> members;
+  detail::JsonView::Items items = args.items();
+  detail::JsonView key, value;
+  while (items.next(key, value)) members.insert_or_assign(key.str(), value);
   std::string out;
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    std::string v = it->is_string() ? it->get<std::string>() : it->dump();
-    for (char& c : v) {
+  for (const auto& [name, v] : members) {
+    std::string shown = v.is_string() ? v.str() : nlohmann::json::parse(v.raw()).dump();
+    for (char& c : shown) {
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     }
-    if (v.size() > max_value) v = v.substr(0, max_value) + "…";
-    out += (out.empty() ? "" : " ") + it.key() + "=" + v;
+    if (shown.size() > max_value) shown = shown.substr(0, max_value) + "…";
+    out += (out.empty() ? "" : " ") + name + "=" + shown;
   }
   return out;
 }

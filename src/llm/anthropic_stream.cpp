@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "llm/anthropic_wire.hpp"
+#include "llm/json_numbers.hpp"
 #include "llm/openai_wire.hpp"
 #include "llm/stream_assembler.hpp"
 
@@ -28,7 +29,7 @@ int64_t stream_index(const json& payload) {
 std::optional<int64_t> stream_count(const json& object, const char* key) {
   const auto it = object.find(key);
   if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->is_number_float() ? static_cast<int64_t>(it->get<double>()) : it->get<int64_t>();
+  return number_as_count(*it);
 }
 
 const json* object_field(const json& object, const char* key) {

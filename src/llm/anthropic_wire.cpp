@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "core/parsing/json/json_text.hpp"
+#include "llm/json_numbers.hpp"
 #include "llm/openai_wire.hpp"
 
 namespace keel::detail {
@@ -23,10 +24,7 @@ std::string anth_string(const json& object, const char* key) {
 
 int64_t anth_int(const json& object, const char* key) {
   const auto it = object.find(key);
-  if (it == object.end()) return 0;
-  if (it->is_number_integer() || it->is_number_unsigned()) return it->get<int64_t>();
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
-  return 0;
+  return it == object.end() ? 0 : number_as_count(*it);
 }
 
 // Writes the "messages" array, opening a new message only when the role changes so that

@@ -6,6 +6,7 @@
 #include "core/parsing/json/json_text.hpp"
 #include "core/text/utf8_text.hpp"
 #include "llm/completion_view.hpp"
+#include "llm/json_numbers.hpp"
 
 namespace keel::detail {
 namespace {
@@ -95,10 +96,7 @@ Status append_tools(std::string& out, const ModelRequest& request) {
 
 int64_t int_field(const json& object, const char* key) {
   const auto it = object.find(key);
-  if (it == object.end()) return 0;
-  if (it->is_number_integer() || it->is_number_unsigned()) return it->get<int64_t>();
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
-  return 0;
+  return it == object.end() ? 0 : number_as_count(*it);
 }
 
 std::string string_field(const json& object, const char* key) {

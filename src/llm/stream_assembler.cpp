@@ -5,6 +5,7 @@
 #include <string>
 
 #include "llm/json_view_fields.hpp"
+#include "llm/json_numbers.hpp"
 #include "llm/openai_wire.hpp"
 
 namespace keel::detail {
@@ -129,7 +130,7 @@ Status StreamAssembler::on_chunk(const json& chunk) {
     for (const auto& [key, field] : {std::pair{"prompt_tokens", &Usage::prompt_tokens},
                                      std::pair{"completion_tokens", &Usage::completion_tokens}}) {
       const auto it = usage->find(key);
-      if (it != usage->end() && it->is_number()) reply_.usage.*field = it->get<int64_t>();
+      if (it != usage->end() && it->is_number()) reply_.usage.*field = number_as_count(*it);
     }
     reply_.usage.cached_prompt_tokens = openai_cached_prompt_tokens(*usage);
   }
@@ -138,7 +139,7 @@ Status StreamAssembler::on_chunk(const json& chunk) {
   for (const json& choice : *choices) {
     if (!choice.is_object()) continue;
     const auto index = choice.find("index");
-    if (index != choice.end() && index->is_number() && index->get<int64_t>() != 0) continue;  // n > 1
+    if (index != choice.end() && index->is_number() && number_as_count(*index) != 0) continue;  // n > 1
     if (const auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
       KEEL_TRY(on_delta(*delta));
     }

@@ -55,6 +55,15 @@ class AgentSessionTest : public ::testing::Test {
     o.store = store_.get();
     return o;
   }
+  // A store with room for the schema (about 50 pages) and little else.
+  std::unique_ptr<Store> small_store() {
+    StoreOptions so;
+    so.path = dir_.path() / "small.db";
+    so.max_page_count = 60;
+    auto s = open_sqlite_store(so);
+    EXPECT_TRUE(s.ok()) << s.status().to_string();
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
   std::vector<Message> stored(const std::string& session) {
     auto m = store_->load_messages(session);
     EXPECT_TRUE(m.ok()) << m.status().to_string();
@@ -334,13 +343,10 @@ TEST_F(AgentSessionTest, ASummaryIsKeptInTheStoreAndAnswersTheSameSpanInALaterRu
 // A read-only round is written while the run goes on (it is safe to repeat): its lost write is
 // found at the latest when the run ends, and the run fails with it instead of answering.
 TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
-  StoreOptions so;
-  so.path = dir_.path() / "small.db";
-  so.max_page_count = 60;  // the schema itself takes about 50 pages
-  auto small = open_sqlite_store(so);
-  ASSERT_TRUE(small.ok()) << small.status().to_string();
+  std::unique_ptr<Store> small = small_store();
+  ASSERT_NE(small, nullptr);
   AgentOptions o = options();
-  o.store = small->get();
+  o.store = small.get();
   std::string huge(400 * 1024, 'z');
   llm_.push_call("echo", nlohmann::json{{"text", huge}}.dump());
   llm_.push_text("never");
@@ -349,7 +355,7 @@ TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_FALSE(out->ok);
   EXPECT_NE(out->error.find("could not save"), std::string::npos) << out->error;
-  auto run = (*small)->get_run(out->run_id);
+  auto run = small->get_run(out->run_id);
   ASSERT_TRUE(run.ok()) << run.status().to_string();
   EXPECT_EQ(run->state, RunState::kFailed);  // not finished with an answer the store lacks
 }
@@ -357,11 +363,8 @@ TEST_F(AgentSessionTest, AStoreThatCannotBeWrittenFailsTheRunExplicitly) {
 // Before an act with side effects the conversation that led to it must be stored: when it cannot
 // be, the act never happens and no model is asked again.
 TEST_F(AgentSessionTest, AnActWhoseCallCannotBeStoredNeverHappens) {
-  StoreOptions so;
-  so.path = dir_.path() / "small.db";
-  so.max_page_count = 60;
-  auto small = open_sqlite_store(so);
-  ASSERT_TRUE(small.ok()) << small.status().to_string();
+  std::unique_ptr<Store> small = small_store();
+  ASSERT_NE(small, nullptr);
   std::atomic<int> writes{0};
   ToolSpec spec;
   spec.name = "write_note";
@@ -372,7 +375,7 @@ TEST_F(AgentSessionTest, AnActWhoseCallCannotBeStoredNeverHappens) {
                 return std::string("written");
               })).ok());
   AgentOptions o = options();
-  o.store = small->get();
+  o.store = small.get();
   llm_.push_call("write_note", nlohmann::json{{"text", std::string(400 * 1024, 'z')}}.dump());
   llm_.push_text("never");
   Agent agent(llm_, tools_, o);
@@ -387,19 +390,16 @@ TEST_F(AgentSessionTest, AnActWhoseCallCannotBeStoredNeverHappens) {
 // The answer is the last thing saved: when it cannot be, the stored run is failed with the reason,
 // not finished with an answer the conversation lacks.
 TEST_F(AgentSessionTest, AnAnswerThatCannotBeSavedLeavesTheRunFailedNotFinished) {
-  StoreOptions so;
-  so.path = dir_.path() / "small.db";
-  so.max_page_count = 60;
-  auto small = open_sqlite_store(so);
-  ASSERT_TRUE(small.ok()) << small.status().to_string();
+  std::unique_ptr<Store> small = small_store();
+  ASSERT_NE(small, nullptr);
   AgentOptions o = options();
-  o.store = small->get();
+  o.store = small.get();
   llm_.push_text(std::string(400 * 1024, 'a'));
   Agent agent(llm_, tools_, o);
   auto out = agent.run("answer at length");
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_FALSE(out->ok);
-  auto run = (*small)->get_run(out->run_id);
+  auto run = small->get_run(out->run_id);
   ASSERT_TRUE(run.ok()) << run.status().to_string();
   EXPECT_EQ(run->state, RunState::kFailed);
   EXPECT_EQ(run->answer, "");
