@@ -10,12 +10,7 @@ namespace {
 
 // Whether the body's parts have the shapes read here (see the header).
 bool plain_parts(const JsonView& usage, const JsonView& message) {
-  if (usage.is_object()) {
-    static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens", "prompt_tokens_details"};
-    const auto [prompt, completion, details] = usage.find_each(kUsage);
-    if (inexact_number(prompt) || inexact_number(completion)) return false;
-    if (details && details->is_object() && inexact_number(details->find("cached_tokens"))) return false;
-  }
+  if (usage.is_object() && !plain_usage(usage)) return false;
   static constexpr std::string_view kMessage[] = {"content", "tool_calls"};
   const auto [content, calls] = message.find_each(kMessage);
   if (!absent_or_null(content) && !content->is_string()) return false;
@@ -23,24 +18,10 @@ bool plain_parts(const JsonView& usage, const JsonView& message) {
     JsonView::Items items = calls->items();
     JsonView key, call;
     while (items.next(key, call)) {
-      if (!call.is_object()) continue;
-      const std::optional<JsonView> fn = call.find("function");
-      if (!fn || !fn->is_object()) continue;
-      const std::optional<JsonView> arguments = fn->find("arguments");
-      if (!absent_or_null(arguments) && !arguments->is_string()) return false;
+      if (call.is_object() && !text_arguments(call)) return false;
     }
   }
   return true;
-}
-
-void read_usage(const JsonView& usage, Usage& out) {
-  static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens", "prompt_tokens_details"};
-  const auto [prompt, completion, details] = usage.find_each(kUsage);
-  out.prompt_tokens = prompt ? integer_of(*prompt).value_or(0) : 0;
-  out.completion_tokens = completion ? integer_of(*completion).value_or(0) : 0;
-  std::optional<JsonView> cached;
-  if (details && details->is_object()) cached = details->find("cached_tokens");
-  out.cached_prompt_tokens = cached ? integer_of(*cached).value_or(0) : 0;
 }
 
 ToolCall read_call(const JsonView& call) {
@@ -59,6 +40,31 @@ ToolCall read_call(const JsonView& call) {
 }
 
 }  // namespace
+
+bool plain_usage(const JsonView& usage) {
+  static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens", "prompt_tokens_details"};
+  const auto [prompt, completion, details] = usage.find_each(kUsage);
+  if (inexact_number(prompt) || inexact_number(completion)) return false;
+  return !(details && details->is_object() && inexact_number(details->find("cached_tokens")));
+}
+
+void read_usage_counts(const JsonView& usage, Usage& out) {
+  static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens", "prompt_tokens_details"};
+  const auto [prompt, completion, details] = usage.find_each(kUsage);
+  if (prompt && prompt->type() == JsonType::kNumber) out.prompt_tokens = int64_value(*prompt).value_or(0);
+  if (completion && completion->type() == JsonType::kNumber)
+    out.completion_tokens = int64_value(*completion).value_or(0);
+  std::optional<JsonView> cached;
+  if (details && details->is_object()) cached = details->find("cached_tokens");
+  out.cached_prompt_tokens = cached ? int64_value(*cached).value_or(0) : 0;
+}
+
+bool text_arguments(const JsonView& call) {
+  const std::optional<JsonView> fn = call.find("function");
+  if (!fn || !fn->is_object()) return true;
+  const std::optional<JsonView> arguments = fn->find("arguments");
+  return absent_or_null(arguments) || arguments->is_string();
+}
 
 std::optional<ModelReply> read_plain_completion(std::string_view body) {
   JsonIndex index;
@@ -80,7 +86,7 @@ std::optional<ModelReply> read_plain_completion(std::string_view body) {
   ModelReply reply;
   reply.model = string_or_empty(model);
   reply.finish_reason = string_or_empty(finish_reason);
-  if (usage && usage->is_object()) read_usage(*usage, reply.usage);
+  if (usage && usage->is_object()) read_usage_counts(*usage, reply.usage);
   static constexpr std::string_view kMessage[] = {"content", "refusal", "reasoning_content", "reasoning", "tool_calls"};
   const auto [content, refusal, reasoning_content, reasoning, calls] = message->find_each(kMessage);
   reply.text = string_or_empty(content);

@@ -261,7 +261,7 @@ int64_t openai_cached_prompt_tokens(const json& usage) {
   const auto details = usage.find("prompt_tokens_details");
   if (details == usage.end() || !details->is_object()) return 0;
   const auto cached = details->find("cached_tokens");
-  return cached != details->end() && cached->is_number_integer() ? cached->get<int64_t>() : 0;
+  return cached != details->end() && cached->is_number_integer() ? number_as_count(*cached) : 0;
 }
 
 Result<ModelReply> parse_chat_completion(std::string_view body) {

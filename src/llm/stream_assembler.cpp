@@ -5,6 +5,7 @@
 #include <string>
 
 #include "llm/json_view_fields.hpp"
+#include "llm/completion_view.hpp"
 #include "llm/json_numbers.hpp"
 #include "llm/openai_wire.hpp"
 
@@ -48,13 +49,7 @@ bool plain_tool_deltas(const JsonView& calls) {
   JsonView key, call;
   while (items.next(key, call)) {
     if (!call.is_object()) continue;
-    static constexpr std::string_view kKeys[] = {"index", "function"};
-    const auto [index, fn] = call.find_each(kKeys);
-    if (inexact_number(index)) return false;
-    if (fn && fn->is_object()) {
-      const std::optional<JsonView> arguments = fn->find("arguments");
-      if (!absent_or_null(arguments) && !arguments->is_string()) return false;
-    }
+    if (inexact_number(call.find("index")) || !text_arguments(call)) return false;
   }
   return true;
 }
@@ -66,12 +61,7 @@ bool plain_chunk(const JsonView& chunk) {
   static constexpr std::string_view kTop[] = {"error", "usage", "x_groq", "choices"};
   const auto [error, usage, groq, choices] = chunk.find_each(kTop);
   if (!absent_or_null(error) || !absent_or_null(groq)) return false;
-  if (usage && usage->is_object()) {
-    static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens"};
-    for (const std::optional<JsonView>& count : usage->find_each(kUsage)) {
-      if (inexact_number(count)) return false;
-    }
-  }
+  if (usage && usage->is_object() && !plain_usage(*usage)) return false;
   if (!choices || !choices->is_array()) return true;
   JsonView::Items items = choices->items();
   JsonView key, choice;
@@ -210,17 +200,7 @@ Status StreamAssembler::on_plain_chunk(const JsonView& chunk) {
   static constexpr std::string_view kTop[] = {"model", "usage", "choices"};
   const auto [model, usage, choices] = chunk.find_each(kTop);
   if (reply_.model.empty()) reply_.model = string_or_empty(model);
-  if (usage && usage->is_object()) {
-    static constexpr std::string_view kUsage[] = {"prompt_tokens", "completion_tokens", "prompt_tokens_details"};
-    const auto [prompt, completion, details] = usage->find_each(kUsage);
-    if (prompt && prompt->type() == JsonType::kNumber) reply_.usage.prompt_tokens = integer_of(*prompt).value_or(0);
-    if (completion && completion->type() == JsonType::kNumber) {
-      reply_.usage.completion_tokens = integer_of(*completion).value_or(0);
-    }
-    std::optional<JsonView> cached;
-    if (details && details->is_object()) cached = details->find("cached_tokens");
-    reply_.usage.cached_prompt_tokens = cached ? integer_of(*cached).value_or(0) : 0;
-  }
+  if (usage && usage->is_object()) read_usage_counts(*usage, reply_.usage);
   if (!choices || !choices->is_array()) return Status::Ok();
   JsonView::Items items = choices->items();
   JsonView key, choice;
@@ -228,7 +208,7 @@ Status StreamAssembler::on_plain_chunk(const JsonView& chunk) {
     if (!choice.is_object()) continue;
     static constexpr std::string_view kChoice[] = {"index", "delta", "finish_reason"};
     const auto [index, delta, finish_reason] = choice.find_each(kChoice);
-    if (index && index->type() == JsonType::kNumber && integer_of(*index) != 0) continue;  // n > 1
+    if (index && index->type() == JsonType::kNumber && int64_value(*index) != 0) continue;  // n > 1
     if (delta && delta->is_object()) KEEL_TRY(on_plain_delta(*delta));
     std::string finish = string_or_empty(finish_reason);
     if (!finish.empty()) reply_.finish_reason = std::move(finish);
@@ -265,7 +245,7 @@ void StreamAssembler::on_plain_tool_delta(const JsonView& delta) {
   static constexpr std::string_view kKeys[] = {"id", "index", "function"};
   const auto [id_field, index_field, fn] = delta.find_each(kKeys);
   const std::string id = string_or_empty(id_field);
-  const std::optional<int64_t> given = index_field ? integer_of(*index_field) : std::nullopt;
+  const std::optional<int64_t> given = index_field ? int64_value(*index_field) : std::nullopt;
   const int64_t index = given ? *given : implied_index(id);
   last_index_ = index;
   ToolCall& call = calls_[index];

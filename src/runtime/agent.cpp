@@ -12,6 +12,7 @@
 
 #include "base/clock.hpp"
 #include "base/random_token.hpp"
+#include "core/parsing/json/json_text.hpp"
 #include "core/text/text_util.hpp"
 #include "keel/core/prompt_builder.hpp"
 #include "runtime/agent_impl.hpp"
@@ -350,18 +351,14 @@ void Agent::Impl::drive(RunContext& ctx, AgentMachine& machine, detail::SessionR
       emit([&](Hooks& h) { h.on_compaction(ctx, *decision.compaction); });
       if (recorder != nullptr) {
         const CompactionReport& c = *decision.compaction;
-        std::string attrs;  // keys in order, as the other spans' documents print them
-        for (const auto& [key, value] : {std::pair<const char*, size_t>{"digested", c.messages_digested},
-                                         {"dropped", c.messages_dropped},
-                                         {"summarized", c.messages_summarized},
-                                         {"tokens_after", c.tokens_after},
-                                         {"tokens_before", c.tokens_before}}) {
-          attrs += attrs.empty() ? "{\"" : ",\"";
-          attrs += key;
-          attrs += "\":";
-          attrs += std::to_string(value);
-        }
-        attrs += '}';
+        detail::SortedJsonObject fields;
+        detail::append_json_int(fields.member("tokens_before"), static_cast<int64_t>(c.tokens_before));
+        detail::append_json_int(fields.member("tokens_after"), static_cast<int64_t>(c.tokens_after));
+        detail::append_json_int(fields.member("digested"), static_cast<int64_t>(c.messages_digested));
+        detail::append_json_int(fields.member("summarized"), static_cast<int64_t>(c.messages_summarized));
+        detail::append_json_int(fields.member("dropped"), static_cast<int64_t>(c.messages_dropped));
+        std::string attrs;
+        fields.append_to(attrs);
         int64_t t = detail::wall_now_us();
         recorder->span("context", "compaction", t, t, "ok", std::move(attrs));
       }

@@ -93,8 +93,8 @@ void SessionRecorder::write_queued(std::unique_lock<std::mutex>& lock) {
 }
 
 void SessionRecorder::write_group(std::deque<QueuedStep>& group) {
-  // Steps that queued up while the store was busy share one transaction: the pages they touch
-  // (the ends of the same tables and indexes) are written once, and there is one commit.
+  // The steps share one transaction: the pages they touch (the ends of the same tables and
+  // indexes) are written once, and there is one commit.
   Status saved = Status::Ok();
   if (group.size() > 1) {
     saved = store_.write_together([&]() -> Status {
@@ -284,18 +284,16 @@ void SessionRecorder::tool_ran(const ToolCall& call, const ToolResult& result, i
   r.duration_ms = result.duration_ms;
   r.status = result.status;
   (result.ok() ? r.result : r.error) = result.content;
-  // {"bytes", "call_id", and with captured content the arguments and result}: keys in order.
-  std::string attrs = "{\"bytes\":";
-  append_json_int(attrs, static_cast<int64_t>(result.content.size()));
-  attrs += ",\"call_id\":";
-  append_json_string(attrs, call.id);
+  SortedJsonObject fields;
+  append_json_string(fields.member("call_id"), call.id);
+  append_json_int(fields.member("bytes"), static_cast<int64_t>(result.content.size()));
   if (capture_genai_content()) {
-    attrs += ",\"gen_ai.tool.call.arguments\":";
-    append_json_string(attrs, r.resolved_args);
-    attrs += ",\"gen_ai.tool.call.result\":";
-    append_json_string(attrs, std::string_view(result.content).substr(0, kCapturedContentBytes));
+    append_json_string(fields.member("gen_ai.tool.call.arguments"), r.resolved_args);
+    append_json_string(fields.member("gen_ai.tool.call.result"),
+                       std::string_view(result.content).substr(0, kCapturedContentBytes));
   }
-  attrs += '}';
+  std::string attrs;
+  fields.append_to(attrs);
   const std::string tool = tool_span_name(r.tool);
   {
     std::lock_guard lock(pending_mu_);

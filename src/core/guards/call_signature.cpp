@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -13,14 +12,6 @@ namespace keel::detail {
 namespace {
 
 using nlohmann::json;
-
-// Whether a number prints as written in canonical JSON: an integer that fits 64 bits, not "-0".
-bool prints_as_written(std::string_view number) {
-  if (number == "-0") return false;
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  return ec == std::errc() && end == number.data() + number.size();
-}
 
 // The canonical text of the usual arguments, read in place: a flat object whose keys are already
 // in order and whose values print as they are written (strings and keys without escapes, integers,
@@ -46,8 +37,8 @@ std::optional<std::string> canonical_in_place(std::string_view text) {
       case JsonType::kString:
         if (value.raw().find('\\') != std::string_view::npos) return std::nullopt;
         break;
-      case JsonType::kNumber:
-        if (!prints_as_written(value.raw())) return std::nullopt;
+      case JsonType::kNumber:  // an integer prints as written, but for "-0"
+        if (value.raw() == "-0" || !int64_value(value)) return std::nullopt;
         break;
       case JsonType::kBoolean:
       case JsonType::kNull:

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 
@@ -315,6 +316,15 @@ std::size_t JsonView::distinct_keys(std::size_t limit) const {
     if (!repeated) seen[n++] = k.raw();
   }
   return n;
+}
+
+std::optional<std::int64_t> int64_value(const JsonView& value) {
+  if (value.type() != JsonType::kNumber) return std::nullopt;
+  const std::string_view raw = value.raw();
+  std::int64_t out = 0;
+  const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), out);
+  if (ec != std::errc() || end != raw.data() + raw.size()) return std::nullopt;
+  return out;
 }
 
 std::size_t skip_json_value(std::string_view text, std::size_t pos) {

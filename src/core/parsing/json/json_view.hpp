@@ -107,6 +107,10 @@ class JsonView {
 // The end of the validated JSON value that starts at text[pos].
 std::size_t skip_json_value(std::string_view text, std::size_t pos);
 
+// An integer number's value when it fits 64 bits; nothing for anything else (a fraction, an
+// exponent, a larger integer, not a number).
+std::optional<std::int64_t> int64_value(const JsonView& value);
+
 // Just past the '"' that closes the string opening at text[quote] (a backslash escapes the byte
 // after it), or text.size() when it is not closed. Any text; fast on long strings.
 std::size_t json_string_end(std::string_view text, std::size_t quote);
