@@ -63,7 +63,8 @@ if(TARGET keel_llama AND NOT KEEL_LLAMA_DIR AND NOT KEEL_LLAMA_SYSTEM)
 endif()
 
 # The .deb: one package with the command and the development files. Its dependencies are the
-# Debian packages of the libraries keel links (and, for C++ programs, their headers).
+# Debian packages of the libraries the keel command loads (the others are linked into it with
+# KEEL_STATIC_DEPS), and for C++ programs the -dev packages of the libraries the layers use.
 set(CPACK_PACKAGE_NAME keel)
 set(CPACK_PACKAGE_VENDOR "keel")
 set(CPACK_PACKAGE_CONTACT "keel maintainers <keel@localhost>")
@@ -72,8 +73,12 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libcurl4, libssl3, libsqlite3-0, libpq5, libyaml-cpp0.7, libre2-9, liblua5.4-0, libgumbo1, libseccomp2, bubblewrap, tzdata")
+if(KEEL_STATIC_DEPS)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4, libssl3, libpq5, bubblewrap, tzdata")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "libcurl4, libssl3, libsqlite3-0, libpq5, libyaml-cpp0.7, libre2-9, liblua5.4-0, libgumbo1, libseccomp2, bubblewrap, tzdata")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
     "nlohmann-json3-dev, libsqlite3-dev, libpq-dev, libyaml-cpp-dev, libre2-dev, liblua5.4-dev, libgumbo-dev, libseccomp-dev")
 set(CPACK_PACKAGE_FILE_NAME "keel_${PROJECT_VERSION}_amd64")
