@@ -47,8 +47,9 @@ foreach(target SQLite::SQLite3 yaml-cpp)
 endforeach()
 set_property(TARGET SQLite::SQLite3 APPEND PROPERTY INTERFACE_LINK_LIBRARIES m)
 
-# The C++ runtime, linked into `target` (an executable that loads no C++ shared library at start:
-# llama.cpp, which brings its own, is opened at run time and binds to that one).
+# The C++ runtime, linked into `target`: an executable that loads no C++ shared library at start
+# and exports none of the runtime's symbols, so llama.cpp, opened at run time with its own
+# libstdc++, binds to that one (its exceptions stay inside it).
 function(keel_static_runtime target)
   target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
 endfunction()
