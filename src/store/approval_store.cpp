@@ -20,13 +20,16 @@ Result<int64_t> SqlStore::record_approval(const ApprovalRecord& r) {
   int64_t decided = or_now(r.decided_ms);
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(
-        Stmt stmt,
-        db_->prepare(
-            "INSERT INTO approvals (run_id, session_id, workspace, tool, arguments, verdict, reason, decided_ms) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id"));
-    stmt.bind_or_null(1, r.run_id).bind_or_null(2, r.session_id).bind(3, r.workspace).bind(4, r.tool);
-    stmt.bind(5, r.arguments).bind(6, approval_verdict_name(r.verdict)).bind(7, r.reason).bind(8, decided);
-    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
+        id, insert_with_id(
+                *db_,
+                "INSERT INTO approvals (run_id, session_id, workspace, tool, arguments, verdict, reason, decided_ms) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                [&](Stmt& stmt) {
+                  stmt.bind_or_null(1, r.run_id).bind_or_null(2, r.session_id);
+                  stmt.bind(3, r.workspace).bind(4, r.tool).bind(5, r.arguments);
+                  stmt.bind(6, approval_verdict_name(r.verdict)).bind(7, r.reason);
+                  stmt.bind(8, decided);
+                }));
     return Status::Ok();
   }));
   return id;

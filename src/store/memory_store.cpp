@@ -29,10 +29,9 @@ Result<int64_t> SqlStore::memory_write(std::string_view workspace, std::string_v
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_ASSIGN_OR_RETURN(
-        Stmt stmt,
-        db_->prepare("INSERT INTO memory (workspace, text, tags, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING id"));
-    stmt.bind(1, workspace).bind(2, text).bind(3, tags).bind(4, now);
-    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
+        id, insert_with_id(
+                *db_, "INSERT INTO memory (workspace, text, tags, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?4)",
+                [&](Stmt& stmt) { stmt.bind(1, workspace).bind(2, text).bind(3, tags).bind(4, now); }));
     return Status::Ok();
   }));
   return id;

@@ -181,14 +181,17 @@ Result<int64_t> SqlStore::record_tool_run(const ToolRunRecord& r) {
   KEEL_TRY(db_->write([&]() -> Status {
     KEEL_TRY(require_run_locked(r.run_id));
     KEEL_ASSIGN_OR_RETURN(
-        Stmt stmt,
-        db_->prepare(
-            "INSERT INTO tool_runs (run_id, call_id, tool, alias, raw_args, resolved_args, started_ms, ended_ms, "
-            "duration_ms, status, result, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id"));
-    stmt.bind(1, r.run_id).bind(2, r.call_id).bind(3, r.tool).bind(4, r.alias).bind(5, r.raw_args);
-    stmt.bind(6, r.resolved_args).bind(7, r.started_ms).bind(8, r.ended_ms).bind(9, r.duration_ms);
-    stmt.bind(10, tool_status_name(r.status)).bind(11, r.result).bind(12, r.error);
-    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
+        id, insert_with_id(*db_,
+                           "INSERT INTO tool_runs (run_id, call_id, tool, alias, raw_args, resolved_args, started_ms, "
+                           "ended_ms, duration_ms, status, result, error) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                           [&](Stmt& stmt) {
+                             stmt.bind(1, r.run_id).bind(2, r.call_id).bind(3, r.tool);
+                             stmt.bind(4, r.alias).bind(5, r.raw_args).bind(6, r.resolved_args);
+                             stmt.bind(7, r.started_ms).bind(8, r.ended_ms).bind(9, r.duration_ms);
+                             stmt.bind(10, tool_status_name(r.status)).bind(11, r.result);
+                             stmt.bind(12, r.error);
+                           }));
     return Status::Ok();
   }));
   return id;

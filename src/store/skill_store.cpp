@@ -118,15 +118,20 @@ Result<int64_t> SqlStore::add_skill_proposal(const SkillProposal& proposal) {
   KEEL_ASSIGN_OR_RETURN(auto lease, pool_.lease());
   int64_t id = 0;
   KEEL_TRY(db_->write([&]() -> Status {
-    KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO skill_proposals (workspace, skill, run_id, tool, "
-                                                  "arguments, output, summary, status, result, created_ms, public_id) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id"));
-    stmt.bind(1, proposal.workspace).bind(2, proposal.skill).bind(3, proposal.run_id).bind(4, proposal.tool);
-    stmt.bind(5, arguments).bind(6, output).bind(7, proposal.summary);
-    stmt.bind(8, static_cast<int64_t>(proposal.status)).bind(9, proposal.result);
-    stmt.bind(10, or_now(proposal.created_ms));
-    stmt.bind(11, random_id("sp_"));
-    KEEL_ASSIGN_OR_RETURN(id, inserted_id(stmt));
+    KEEL_ASSIGN_OR_RETURN(
+        id,
+        insert_with_id(
+            *db_,
+            "INSERT INTO skill_proposals (workspace, skill, run_id, tool, arguments, output, summary, status, result, "
+            "created_ms, public_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            [&](Stmt& stmt) {
+              stmt.bind(1, proposal.workspace).bind(2, proposal.skill);
+              stmt.bind(3, proposal.run_id).bind(4, proposal.tool);
+              stmt.bind(5, arguments).bind(6, output).bind(7, proposal.summary);
+              stmt.bind(8, static_cast<int64_t>(proposal.status));
+              stmt.bind(9, proposal.result).bind(10, or_now(proposal.created_ms));
+              stmt.bind(11, random_id("sp_"));
+            }));
     return Status::Ok();
   }));
   return id;

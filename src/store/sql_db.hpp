@@ -131,6 +131,11 @@ class Db {
   virtual Status exec(const std::string& sql) = 0;
   // Rows changed by the last INSERT, UPDATE or DELETE run on this connection.
   virtual int64_t changes() const = 0;
+  // The rowid of the last row an INSERT on this connection added (SQLite; insert_with_id() uses it).
+  // Engines without one (PostgreSQL) name the id with RETURNING instead: kInternal here.
+  virtual Result<int64_t> last_insert_rowid() const {
+    return Status::Internal("this database names an inserted row's id with RETURNING");
+  }
   virtual SqlDialect dialect() const = 0;
   // Makes the connection usable before it is lent (a server connection that dropped is remade,
   // waiting for a server that is down as long as the engine's reconnect wait when the calling
@@ -235,6 +240,25 @@ inline Result<int64_t> query_int(Db& db, std::string_view sql, int64_t if_none =
   int64_t value = row ? stmt.int64(0) : if_none;
   KEEL_TRY(stmt.run());
   return value;
+}
+
+// Runs the INSERT `insert` (without a RETURNING clause) with the parameters `bind(Stmt&)` sets
+// and gives the new row's id. SQLite runs it as written and reads the connection's last rowid:
+// there RETURNING builds a temporary table at every execution, which cost more than the insert
+// itself. PostgreSQL runs it with " RETURNING id" appended.
+template <class Bind>
+Result<int64_t> insert_with_id(Db& db, std::string_view insert, Bind&& bind) {
+  if (db.dialect() != SqlDialect::kSqlite) {
+    std::string returning(insert);
+    returning += " RETURNING id";
+    KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(returning));
+    bind(stmt);
+    return inserted_id(stmt);
+  }
+  KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(insert));
+  bind(stmt);
+  KEEL_TRY(stmt.run());
+  return db.last_insert_rowid();
 }
 
 }  // namespace keel::detail

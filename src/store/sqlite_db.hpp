@@ -26,6 +26,7 @@ class SqliteDb final : public Db {
   Result<Stmt> prepare(std::string_view sql) override;
   Status exec(const std::string& sql) override;
   int64_t changes() const override { return sqlite3_changes(db_); }
+  Result<int64_t> last_insert_rowid() const override { return static_cast<int64_t>(sqlite3_last_insert_rowid(db_)); }
   SqlDialect dialect() const override { return SqlDialect::kSqlite; }
   Result<std::unique_ptr<StoreClaim>> claim(const std::string& key) override;
 

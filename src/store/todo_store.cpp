@@ -54,11 +54,14 @@ Result<TodoItem> SqlStore::todo_add(std::string_view workspace, const NewTodo& t
   item.notes = todo.notes;
   item.created_ms = or_now(todo.created_ms);
   KEEL_TRY(db_->write([&]() -> Status {
-    KEEL_ASSIGN_OR_RETURN(Stmt stmt, db_->prepare("INSERT INTO todos (workspace, text, priority, notes, created_ms) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id"));
-    stmt.bind(1, workspace).bind(2, todo.text).bind(3, static_cast<int64_t>(todo.priority)).bind(4, todo.notes);
-    stmt.bind(5, item.created_ms);
-    KEEL_ASSIGN_OR_RETURN(item.id, inserted_id(stmt));
+    KEEL_ASSIGN_OR_RETURN(
+        item.id,
+        insert_with_id(*db_,
+                       "INSERT INTO todos (workspace, text, priority, notes, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                       [&](Stmt& stmt) {
+                         stmt.bind(1, workspace).bind(2, todo.text).bind(3, static_cast<int64_t>(todo.priority));
+                         stmt.bind(4, todo.notes).bind(5, item.created_ms);
+                       }));
     return Status::Ok();
   }));
   return item;

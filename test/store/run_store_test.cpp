@@ -141,6 +141,23 @@ TEST_P(RunStoreTest, ToolRunsRoundTripInOrder) {
   EXPECT_EQ(got.result, a.result);
   EXPECT_EQ((*runs)[1].status, ToolStatus::kTimeout);
   EXPECT_EQ((*runs)[1].error, b.error);
+  // Each insert gives its own row's id (SQLite reads the connection's last rowid, PostgreSQL
+  // RETURNING), also inside a transaction holding other inserts.
+  EXPECT_EQ((*runs)[1].id, *idb);
+  EXPECT_NE(*ida, *idb);
+  Result<int64_t> idc = Status::Internal("not run");
+  ASSERT_TRUE(store_
+                  ->write_together([&]() -> Status {
+                    KEEL_TRY(store_->append_message(sid, *run, Message::user("between"), 0).status());
+                    idc = store_->record_tool_run(a);
+                    return idc.status();
+                  })
+                  .ok());
+  ASSERT_TRUE(idc.ok());
+  runs = store_->list_tool_runs(*run);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[2].id, *idc);
 
   ToolRunRecord orphan = a;
   orphan.run_id = "r_missing";
