@@ -12,6 +12,13 @@ bool is_json_object(std::string_view text) {
   return value.ok && text[value.begin] == '{';
 }
 
+// Binds the span's fields as ?1 (trace_id) to ?11 (attributes), in the spans table's order.
+void bind_span(Stmt& stmt, const SpanRecord& span, std::string_view attributes) {
+  stmt.bind(1, span.trace_id).bind(2, span.span_id).bind_or_null(3, span.parent_span_id);
+  stmt.bind_or_null(4, span.session_id).bind_or_null(5, span.run_id).bind(6, span.kind).bind(7, span.name);
+  stmt.bind(8, span.start_us).bind(9, span.duration_us).bind(10, span.status).bind(11, attributes);
+}
+
 }  // namespace
 
 Status SqlStore::record_span(const SpanRecord& span) {
@@ -26,18 +33,25 @@ Status SqlStore::record_span(const SpanRecord& span) {
   return db_->write([&]() -> Status {
     if (!span.session_id.empty()) KEEL_TRY(require_session_locked(span.session_id));
     KEEL_TRY(require_run_locked(span.run_id));
-    KEEL_ASSIGN_OR_RETURN(
-        Stmt stmt,
-        db_->prepare("INSERT INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, start_us, "
-                     "duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-                     "ON CONFLICT (trace_id, span_id) DO UPDATE SET parent_span_id = excluded.parent_span_id, "
-                     "session_id = excluded.session_id, run_id = excluded.run_id, kind = excluded.kind, "
-                     "name = excluded.name, start_us = excluded.start_us, duration_us = excluded.duration_us, "
-                     "status = excluded.status, attributes = excluded.attributes"));
-    stmt.bind(1, span.trace_id).bind(2, span.span_id).bind_or_null(3, span.parent_span_id);
-    stmt.bind_or_null(4, span.session_id).bind_or_null(5, span.run_id).bind(6, span.kind).bind(7, span.name);
-    stmt.bind(8, span.start_us).bind(9, span.duration_us).bind(10, span.status).bind(11, attributes);
-    return stmt.run();
+    // A new span is a plain insert; a span written again (a run's root span, at its start and at
+    // its end) is updated. An upsert (ON CONFLICT DO UPDATE) would do both in one statement, but
+    // SQLite then keeps a statement journal, a copy of every page the insert changes.
+    {
+      KEEL_ASSIGN_OR_RETURN(
+          Stmt insert,
+          db_->prepare("INSERT INTO spans (trace_id, span_id, parent_span_id, session_id, run_id, kind, name, start_us, "
+                       "duration_us, status, attributes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                       "ON CONFLICT (trace_id, span_id) DO NOTHING"));
+      bind_span(insert, span, attributes);
+      KEEL_TRY(insert.run());
+    }
+    if (db_->changes() != 0) return Status::Ok();
+    KEEL_ASSIGN_OR_RETURN(Stmt update,
+                          db_->prepare("UPDATE spans SET parent_span_id = ?3, session_id = ?4, run_id = ?5, kind = ?6, "
+                                       "name = ?7, start_us = ?8, duration_us = ?9, status = ?10, attributes = ?11 "
+                                       "WHERE trace_id = ?1 AND span_id = ?2"));
+    bind_span(update, span, attributes);
+    return update.run();
   });
 }
 

@@ -35,11 +35,32 @@ TEST_P(TraceStoreTest, SpansRoundTripOrderedByStart) {
   EXPECT_EQ((*spans)[1].attributes, "{}");
   EXPECT_EQ((*spans)[1].session_id, "");
 
-  // Recording a span again replaces it (e.g. on end, with its duration).
+  // Recording a span again replaces every field but its ids (e.g. on end, with its duration), also
+  // inside a transaction that wrote other spans first.
   tool.duration_us = 40;
   KEEL_ASSERT_OK(store_->record_span(tool));
   EXPECT_EQ(store_->list_spans("trace1")->size(), 3u);
   EXPECT_EQ(store_->list_spans("trace1")->at(2).duration_us, 40);
+  SpanRecord later{"trace1", "tool2", "root", sid, *run, "tool", "fs_stat", 1700, 5, "ok", "{}"};
+  tool = {"trace1", "tool1", "model1", "", "", "tool", "fs_write", 1800, 50, "ok", R"({"bytes":3})"};
+  KEEL_ASSERT_OK(store_->write_together([&]() -> Status {
+    KEEL_TRY(store_->record_span(later));
+    return store_->record_span(tool);
+  }));
+  spans = store_->list_spans("trace1");
+  ASSERT_TRUE(spans.ok());
+  ASSERT_EQ(spans->size(), 4u);
+  EXPECT_EQ((*spans)[2].span_id, "tool2");
+  const SpanRecord& replaced = (*spans)[3];
+  EXPECT_EQ(replaced.span_id, "tool1");
+  EXPECT_EQ(replaced.parent_span_id, "model1");
+  EXPECT_EQ(replaced.session_id, "");
+  EXPECT_EQ(replaced.run_id, "");
+  EXPECT_EQ(replaced.name, "fs_write");
+  EXPECT_EQ(replaced.start_us, 1800);
+  EXPECT_EQ(replaced.duration_us, 50);
+  EXPECT_EQ(replaced.status, "ok");
+  EXPECT_EQ(replaced.attributes, R"({"bytes":3})");
 }
 
 TEST_P(TraceStoreTest, BadSpansAreRefused) {
