@@ -1,11 +1,14 @@
 # KEEL_STATIC_DEPS (CMakeLists.txt says why): the imported targets of the third-party libraries are
 # pointed at their static archives, found beside the shared objects CMake and pkg-config found.
 
+# A shared object's name ends so: libx.so or libx.so.N.N.N.
+set(KEEL_SHARED_SUFFIX "\\.so(\\.[0-9.]+)?$")
+
 # The static archive beside shared object `so` (libx.so or libx.so.N.N.N -> libx.a), into `out`.
 function(keel_static_archive out so)
   get_filename_component(dir "${so}" DIRECTORY)
   get_filename_component(name "${so}" NAME)
-  string(REGEX REPLACE "\\.so(\\.[0-9.]+)?$" ".a" archive "${name}")
+  string(REGEX REPLACE "${KEEL_SHARED_SUFFIX}" ".a" archive "${name}")
   if(NOT EXISTS "${dir}/${archive}")
     message(FATAL_ERROR "keel: ${dir}/${archive} (the static archive of ${so}) is missing; install the "
                         "library's -dev package, or configure with -DKEEL_STATIC_DEPS=OFF")
@@ -19,7 +22,7 @@ function(keel_static_pkg target extra)
   get_target_property(libs ${target} INTERFACE_LINK_LIBRARIES)
   set(static_libs "")
   foreach(lib IN LISTS libs)
-    if(lib MATCHES "\\.so(\\.[0-9.]+)?$")
+    if(lib MATCHES "${KEEL_SHARED_SUFFIX}")
       keel_static_archive(archive "${lib}")
       list(APPEND static_libs "${archive}")
     else()

@@ -5,9 +5,9 @@
 // pieces of the arguments text to be concatenated. Usage arrives in a final chunk with no choices
 // (Groq: in that chunk's x_groq object).
 //
-// Most chunks (text, reasoning and tool-call deltas) are read in place from the validated text;
-// the rarer shapes (errors, usage, content parts, whole-object arguments) through a JSON document,
-// the reference reading that both ways match.
+// Most chunks (text, reasoning, tool-call deltas, integer usage counts) are read in place from the
+// validated text; the rarer shapes (errors, Groq's usage, content parts, whole-object arguments,
+// fractional counts or indexes) through a JSON document, the reference reading that both ways match.
 //
 // Thread-safety: not thread-safe; one assembler per streamed attempt.
 #pragma once

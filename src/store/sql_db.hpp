@@ -110,15 +110,6 @@ inline int64_t sql_limit(int64_t limit) {
   return limit > 0 ? limit : std::numeric_limits<int64_t>::max();
 }
 
-// The id an `INSERT ... RETURNING id` gave its row (stepping the statement to its end).
-inline Result<int64_t> inserted_id(Stmt& insert) {
-  KEEL_ASSIGN_OR_RETURN(bool row, insert.step());
-  if (!row) return Status::Internal("an insert returned no id");
-  int64_t id = insert.int64(0);
-  KEEL_TRY(insert.run());
-  return id;
-}
-
 class Db {
  public:
   virtual ~Db() = default;
@@ -253,7 +244,11 @@ Result<int64_t> insert_with_id(Db& db, std::string_view insert, Bind&& bind) {
     returning += " RETURNING id";
     KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(returning));
     bind(stmt);
-    return inserted_id(stmt);
+    KEEL_ASSIGN_OR_RETURN(bool row, stmt.step());
+    if (!row) return Status::Internal("an insert returned no id");
+    const int64_t id = stmt.int64(0);
+    KEEL_TRY(stmt.run());
+    return id;
   }
   KEEL_ASSIGN_OR_RETURN(Stmt stmt, db.prepare(insert));
   bind(stmt);
